@@ -1,0 +1,74 @@
+"""pe_core: the sinusoidal positional encoding of "Attention Is All You Need", in NumPy.
+
+The maths lives in one module per idea, each function next to the formula it computes:
+
+- ``encoding``: frequencies, angles, wavelengths and the matrix P itself;
+- ``relative``: the rotation W, the transition matrix M(delta) and ``shift``;
+- ``similarity``: dot product, cosine, SSE, and their closed forms by offset;
+- ``binary``: binary codes of positions and Hamming distance (seed 003);
+- ``display``: block averages that reduce a large matrix to a screen without aliasing.
+
+No Streamlit here: every function is pure, vectorised, and raises ValueError with an
+actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
+length x d <= 2**25 cells, |positions| and |offsets| <= 10**12.
+"""
+
+from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION
+from pe_core.binary import binary_encoding, bit_periods, bits_needed, hamming_distance
+from pe_core.display import (
+    ReducedEncoding,
+    angle_block_mean,
+    block_average,
+    block_edges,
+    column_groups,
+    encoding_block_average,
+    offset_matrix_block_average,
+)
+from pe_core.encoding import (
+    angles,
+    column_pairs,
+    frequencies,
+    pair_count,
+    positional_encoding,
+    positions,
+    sine_cosine_columns,
+    wavelengths,
+)
+from pe_core.relative import rotation, shift, transition_matrix
+from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
+
+__all__ = [
+    "CONVENTIONS",
+    "LAYOUTS",
+    "MAX_CELLS",
+    "MAX_D",
+    "MAX_LENGTH",
+    "MAX_POSITION",
+    "ReducedEncoding",
+    "angle_block_mean",
+    "angles",
+    "binary_encoding",
+    "bit_periods",
+    "bits_needed",
+    "block_average",
+    "block_edges",
+    "column_groups",
+    "column_pairs",
+    "cosine_similarity",
+    "dot_by_offset",
+    "dot_similarity",
+    "encoding_block_average",
+    "frequencies",
+    "hamming_distance",
+    "offset_matrix_block_average",
+    "pair_count",
+    "positional_encoding",
+    "positions",
+    "rotation",
+    "shift",
+    "sine_cosine_columns",
+    "sse",
+    "sse_by_offset",
+    "transition_matrix",
+    "wavelengths",
+]

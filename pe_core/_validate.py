@@ -1,0 +1,142 @@
+"""Argument checks shared by every public function of pe_core.
+
+Each check either returns the value in a canonical type or raises ValueError with a
+sentence that names the argument, what it received and what is allowed, so that the
+app can show the message as it is.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+#: Largest embedding size d a single call accepts.
+MAX_D = 16_384
+#: Largest number of positions a single call builds.
+MAX_LENGTH = 1_048_576
+#: Largest number of cells (positions x dimensions) a single call builds: 2**25, which is
+#: exactly the app's largest view L=16384, d=2048 (256 MiB in float64).
+MAX_CELLS = 2**25
+#: Largest |position| or |offset|: beyond it a float64 angle has no correct digit left
+#: in its fastest pair (the spacing of float64 numbers near 1e12 is 1e-4 rad).
+MAX_POSITION = 10**12
+#: The layouts and conventions understood everywhere.
+LAYOUTS = ("interleaved", "concatenated")
+CONVENTIONS = ("paper", "tensor2tensor")
+
+
+def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int, or raise if it is not a whole number in [low, high]."""
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{name} must be a whole number, got {value!r}.")
+    if isinstance(value, numbers.Integral):
+        result = int(value)
+    elif isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError(f"{name} must be a finite whole number, got {value!r}.")
+        if not number.is_integer():
+            raise ValueError(f"{name} must be a whole number, got {value!r}.")
+        result = int(number)
+    else:
+        raise ValueError(f"{name} must be a whole number, got {type(value).__name__} {value!r}.")
+    if low is not None and result < low:
+        raise ValueError(f"{name} must be at least {low:,}, got {result:,}.")
+    if high is not None and result > high:
+        raise ValueError(f"{name} must be at most {high:,}, got {result:,}.")
+    return result
+
+
+def check_base(n: object) -> float:
+    """Return the base n as a float, or raise unless it is a finite real number > 1."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        raise ValueError(f"n (the base) must be a real number greater than 1, got {n!r}.")
+    base = float(n)
+    if not math.isfinite(base):
+        raise ValueError(f"n (the base) must be finite, got {n!r}; the paper uses 10000.")
+    if base <= 1.0:
+        raise ValueError(
+            f"n (the base) must be greater than 1, got {n!r}: with n <= 1 the wavelengths "
+            "do not grow along the dimensions. The paper uses 10000."
+        )
+    return base
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise naming the choices."""
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}.")
+    return value
+
+
+def check_d(d: object) -> int:
+    """Return the embedding size d as an int in [1, MAX_D]."""
+    return check_int("d (the embedding size)", d, low=1, high=MAX_D)
+
+
+def check_even_d(d: int, what: str) -> None:
+    """Raise for odd d where a function needs every sine to have its cosine partner."""
+    if d % 2:
+        raise ValueError(
+            f"{what} needs an even d, got d={d}: the last sine column has no cosine "
+            "partner to rotate with. Use an even d (the paper uses 512)."
+        )
+
+
+def check_cells(length: int, d: int) -> None:
+    """Raise if a (length, d) result would exceed MAX_CELLS."""
+    if length * d > MAX_CELLS:
+        raise ValueError(
+            f"length x d = {length:,} x {d:,} = {length * d:,} cells is more than the limit "
+            f"of {MAX_CELLS:,} (16384 x 2048); ask for fewer positions or dimensions."
+        )
+
+
+def check_dtype(dtype: object) -> np.dtype:
+    """Return a NumPy floating dtype, or raise for anything else."""
+    try:
+        result = np.dtype(dtype)
+    except TypeError as error:
+        raise ValueError(f"dtype must be a NumPy floating type such as float64, got {dtype!r}.") from error
+    if result.kind != "f":
+        raise ValueError(f"dtype must be a floating type (float16, float32, float64), got {result}.")
+    return result
+
+
+def check_matrix(
+    name: str, matrix: object, *, ndim: tuple[int, ...] = (2,), check_finite: bool = True
+) -> np.ndarray:
+    """Return ``matrix`` as a float64 array of an allowed ndim with only finite values.
+
+    ``check_finite=False`` leaves the finiteness check to a caller that can fold it into
+    its own pass over the data (see ``shift``); it must then call ``check_finite_values``.
+    """
+    try:
+        array = np.asarray(matrix, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be an array of real numbers: {error}.") from error
+    if array.ndim not in ndim:
+        dims = " or ".join(f"{k}-D" for k in ndim)
+        raise ValueError(f"{name} must be {dims}, got an array of shape {array.shape}.")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty (shape {array.shape}); it needs at least one value.")
+    if array.size > MAX_CELLS:
+        raise ValueError(f"{name} has {array.size:,} values, more than the limit of {MAX_CELLS:,}.")
+    if check_finite:
+        check_finite_values(name, array)
+    return array
+
+
+def check_finite_values(name: str, array: np.ndarray) -> None:
+    """Raise if ``array`` holds NaN or an infinity, saying how many."""
+    if not np.all(np.isfinite(array)):
+        bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
+        raise ValueError(f"{name} contains {bad:,} NaN or infinite value(s); every value must be finite.")
+
+
+def check_position(name: str, value: object) -> int:
+    """Return a whole-number position or offset with |value| <= MAX_POSITION."""
+    return check_int(name, value, low=-MAX_POSITION, high=MAX_POSITION)

@@ -1,0 +1,189 @@
+r"""The sinusoidal positional encoding of "Attention Is All You Need" (section 3.5).
+
+.. math::
+
+    PE(k, 2i)   = \sin(k / n^{2i/d}) = \sin(k\,\omega_i)
+
+    PE(k, 2i+1) = \cos(k / n^{2i/d}) = \cos(k\,\omega_i)
+
+k is a position, d the embedding size, n the base (10000 in the paper) and
+i = 0 .. ceil(d/2) - 1 the index of a sine/cosine pair, whose angular frequency is
+:math:`\omega_i` rad/position and whose wavelength is :math:`2\pi/\omega_i` positions.
+
+Two conventions for :math:`\omega_i` are in use, and two layouts of the columns:
+
+- convention ``"paper"``: :math:`\omega_i = n^{-2i/d}`;
+- convention ``"tensor2tensor"``: :math:`\omega_i = n^{-i/(m-1)}` with m = ceil(d/2)
+  pairs (tensor2tensor's ``get_timing_signal_1d``, fairseq, the TensorFlow notebook of
+  seed 001), so that the slowest pair has exactly :math:`\omega = 1/n`;
+- layout ``"interleaved"``: columns sin w0, cos w0, sin w1, cos w1, ... (the paper);
+- layout ``"concatenated"``: all sines, then all cosines (tensor2tensor, seed 001).
+
+For odd d the interleaved layout follows the per-column formula (column d-1 is a sine
+with no cosine partner) and the concatenated layout puts that extra sine at the end of
+the first half.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pe_core._validate import (
+    CONVENTIONS,
+    LAYOUTS,
+    MAX_LENGTH,
+    check_base,
+    check_cells,
+    check_choice,
+    check_d,
+    check_dtype,
+    check_int,
+    check_position,
+)
+
+
+def pair_count(d: int) -> int:
+    """Number of frequencies m = ceil(d/2) of a d-dimensional encoding."""
+    return (check_d(d) + 1) // 2
+
+
+def frequencies(d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:
+    r"""Angular frequency :math:`\omega_i` of each sine/cosine pair, in rad/position.
+
+    - ``"paper"``: :math:`\omega_i = n^{-2i/d}`, i = 0 .. ceil(d/2)-1;
+    - ``"tensor2tensor"``: :math:`\omega_i = n^{-i/\max(m-1, 1)}` with m = ceil(d/2),
+      i.e. seed 001's ``min_rate ** linspace(0, 1, d/2)`` with ``min_rate = 1/n``.
+
+    Args:
+        d: embedding size, 1 .. 16384.
+        n: base, a finite number > 1 (10000 in the paper).
+        convention: ``"paper"`` or ``"tensor2tensor"``.
+
+    Returns:
+        float64 array of shape (ceil(d/2),), decreasing from 1.
+
+    Example:
+        >>> frequencies(4, n=100)
+        array([1. , 0.1])
+
+    Reference: Vaswani et al. 2017, "Attention Is All You Need", section 3.5.
+    """
+    d = check_d(d)
+    base = check_base(n)
+    convention = check_choice("convention", convention, CONVENTIONS)
+    m = (d + 1) // 2
+    i = np.arange(m, dtype=np.float64)
+    if convention == "paper":
+        exponents = 2.0 * i / d
+    else:
+        exponents = i / max(m - 1, 1)
+    return np.power(base, -exponents)
+
+
+def wavelengths(d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:
+    r"""Wavelength :math:`\lambda_i = 2\pi / \omega_i` of each pair, in positions.
+
+    In the paper's convention :math:`\lambda_i = 2\pi\, n^{2i/d}`: a geometric progression
+    from :math:`2\pi` to just under :math:`2\pi n` (seed 003).
+
+    Example:
+        >>> wavelengths(2, n=100)
+        array([6.28318531])
+    """
+    return 2.0 * np.pi / frequencies(d, n, convention)
+
+
+def positions(length: int, start: int = 0) -> np.ndarray:
+    """The positions k = start, start+1, ..., start+length-1 as float64."""
+    length = check_int("length (the number of positions)", length, low=0, high=MAX_LENGTH)
+    start = check_position("start", start)
+    check_position("the last position start + length - 1", start + max(length - 1, 0))
+    return start + np.arange(length, dtype=np.float64)
+
+
+def angles(
+    length: int, d: int, n: float = 10000.0, *, convention: str = "paper", start: int = 0
+) -> np.ndarray:
+    r"""The angle :math:`\theta_{k,i} = k\,\omega_i` in radians, shape (length, ceil(d/2)).
+
+    Seed 001 draws these in degrees modulo 360 with a cyclic colour map.
+    """
+    w = frequencies(d, n, convention)
+    k = positions(length, start)
+    check_cells(k.size, w.size)
+    return np.multiply.outer(k, w)
+
+
+def column_pairs(d: int, layout: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
+    """For each column c, its pair index i and whether it is a sine (True) or cosine.
+
+    Interleaved: column c is pair c // 2, a sine when c is even. Concatenated: the first
+    ceil(d/2) columns are the sines of pairs 0.., the rest the cosines of pairs 0...
+
+    Example:
+        >>> column_pairs(5, "concatenated")
+        (array([0, 1, 2, 0, 1]), array([ True,  True,  True, False, False]))
+    """
+    d = check_d(d)
+    layout = check_choice("layout", layout, LAYOUTS)
+    c = np.arange(d)
+    if layout == "interleaved":
+        return c // 2, c % 2 == 0
+    m = (d + 1) // 2
+    return np.where(c < m, c, c - m), c < m
+
+
+def sine_cosine_columns(d: int, layout: str = "interleaved") -> tuple[slice, slice]:
+    """Slices selecting the sine columns and the cosine columns, both in pair order."""
+    layout = check_choice("layout", layout, LAYOUTS)
+    m = (d + 1) // 2
+    if layout == "interleaved":
+        return slice(0, d, 2), slice(1, d, 2)
+    return slice(0, m), slice(m, d)
+
+
+def positional_encoding(
+    length: int,
+    d: int,
+    n: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+    convention: str = "paper",
+    start: int = 0,
+    dtype: object = np.float64,
+) -> np.ndarray:
+    r"""The positional-encoding matrix P of shape (length, d).
+
+    .. math::
+
+        P[k, 2i] = \sin(k\,\omega_i), \qquad P[k, 2i+1] = \cos(k\,\omega_i)
+
+    for k = start .. start+length-1 (interleaved layout; the concatenated layout holds the
+    same values with all sines first). Values are computed in float64 and then cast to
+    ``dtype``, which is the most exact result that dtype can hold.
+
+    Args:
+        length: number of positions, 0 .. 1,048,576 (and length x d <= 2**25).
+        d: embedding size, 1 .. 16384.
+        n: base, finite and > 1.
+        layout: ``"interleaved"`` (paper) or ``"concatenated"`` ([sin | cos]).
+        convention: ``"paper"`` or ``"tensor2tensor"`` frequencies (see ``frequencies``).
+        start: first position (a whole number), e.g. to continue a sequence.
+        dtype: floating result type.
+
+    Example:
+        >>> positional_encoding(2, 4, n=100).round(4)
+        array([[0.    , 1.    , 0.    , 1.    ],
+               [0.8415, 0.5403, 0.0998, 0.995 ]])
+
+    Reference: Vaswani et al. 2017, section 3.5, equations for PE(pos, 2i), PE(pos, 2i+1).
+    """
+    d = check_d(d)
+    layout = check_choice("layout", layout, LAYOUTS)
+    dtype = check_dtype(dtype)
+    theta = angles(length, d, n, convention=convention, start=start)
+    P = np.empty((theta.shape[0], d), dtype=np.float64)
+    sines, cosines = sine_cosine_columns(d, layout)
+    np.sin(theta, out=P[:, sines])
+    np.cos(theta[:, : d // 2], out=P[:, cosines])
+    return P if dtype == np.float64 else P.astype(dtype)

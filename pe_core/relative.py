@@ -1,0 +1,208 @@
+r"""Relative positions: the encoding of k + delta is a fixed linear map of the encoding of k.
+
+For each pair i, with :math:`\phi = \delta\,\omega_i`, the angle-addition formulas
+
+.. math::
+
+    \sin(\omega_i (k+\delta)) &= \sin(\omega_i k)\cos\phi + \cos(\omega_i k)\sin\phi \\
+    \cos(\omega_i (k+\delta)) &= \cos(\omega_i k)\cos\phi - \sin(\omega_i k)\sin\phi
+
+say that the row vector [sin, cos] of pair i is multiplied by the rotation
+
+.. math::
+
+    W(\phi) = \begin{bmatrix} \cos\phi & -\sin\phi \\ \sin\phi & \cos\phi \end{bmatrix}
+
+(rows: input sin, cos; columns: output sin, cos). This is seeds 003's and 004's W acting
+on a column vector, transposed to act on the rows of P, as seed 001 does. The transition
+matrix M(delta) places one W per pair on the block diagonal (interleaved) or in four
+diagonal blocks (concatenated), and :math:`P[k] M(\delta) = P[k + \delta]` for every k.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from pe_core._validate import (
+    CONVENTIONS,
+    LAYOUTS,
+    MAX_D,
+    check_base,
+    check_choice,
+    check_d,
+    check_even_d,
+    check_finite_values,
+    check_matrix,
+    check_position,
+)
+from pe_core.encoding import frequencies, sine_cosine_columns
+
+
+def rotation(phi: float) -> np.ndarray:
+    r"""The 2x2 matrix W(phi) that turns the row [sin t, cos t] into [sin(t+phi), cos(t+phi)].
+
+    .. math:: W(\phi) = \begin{bmatrix} \cos\phi & -\sin\phi \\ \sin\phi & \cos\phi \end{bmatrix}
+
+    Example:
+        >>> rotation(0.0)
+        array([[ 1., -0.],
+               [ 0.,  1.]])
+    """
+    phi = float(phi)
+    if not np.isfinite(phi):
+        raise ValueError(f"the rotation angle must be finite, got {phi!r}.")
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([[c, -s], [s, c]])
+
+
+def _pair_rotations(delta: object, d: int, n: float, convention: str) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of delta * w_i for every pair of an even-d encoding."""
+    delta = check_position("delta (the offset)", delta)
+    phi = delta * frequencies(d, n, convention)
+    return np.cos(phi), np.sin(phi)
+
+
+def transition_matrix(
+    delta: int,
+    d: int,
+    n: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+    convention: str = "paper",
+) -> np.ndarray:
+    r"""The d x d matrix M(delta) with :math:`P[k] M(\delta) = P[k+\delta]` for every k.
+
+    Interleaved: block diagonal, block i is :math:`W(\delta\omega_i)` in rows and columns
+    2i, 2i+1. Concatenated (seed 001): four diagonal blocks
+    :math:`\begin{bmatrix} C & -S \\ S & C \end{bmatrix}` with
+    :math:`C = \mathrm{diag}(\cos\delta\omega_i)`, :math:`S = \mathrm{diag}(\sin\delta\omega_i)`.
+    M is orthogonal, :math:`M(a)M(b) = M(a+b)` and :math:`M(-\delta) = M(\delta)^T`.
+
+    Args:
+        delta: offset, a whole number (negative shifts back, as seed 001's -10).
+        d: even embedding size (odd d raises: a lone sine has no partner to rotate with).
+        n, layout, convention: as in ``positional_encoding``.
+
+    Example:
+        >>> transition_matrix(1, 2, n=100).round(4)
+        array([[ 0.5403, -0.8415],
+               [ 0.8415,  0.5403]])
+    """
+    d = check_d(d)
+    check_even_d(d, "transition_matrix")
+    layout = check_choice("layout", layout, LAYOUTS)
+    cos_phi, sin_phi = _pair_rotations(delta, d, n, convention)
+    sines, cosines = sine_cosine_columns(d, layout)
+    sine_index = np.arange(d)[sines]
+    cosine_index = np.arange(d)[cosines]
+    M = np.zeros((d, d))
+    M[sine_index, sine_index] = cos_phi
+    M[cosine_index, sine_index] = sin_phi
+    M[sine_index, cosine_index] = -sin_phi
+    M[cosine_index, cosine_index] = cos_phi
+    return M
+
+
+def shift(
+    P: np.ndarray,
+    delta: int,
+    n: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+    convention: str = "paper",
+) -> np.ndarray:
+    r"""``P @ transition_matrix(delta, P.shape[-1], ...)``, computed pair by pair.
+
+    .. math::
+
+        P'[k, s_i] = P[k, s_i]\cos\phi_i + P[k, c_i]\sin\phi_i, \qquad
+        P'[k, c_i] = P[k, c_i]\cos\phi_i - P[k, s_i]\sin\phi_i
+
+    with :math:`\phi_i = \delta\omega_i` and :math:`s_i, c_i` the sine and cosine columns
+    of pair i. Written as complex numbers :math:`z_i = P[k, s_i] + \mathrm{i}\,P[k, c_i]`
+    this is one multiplication, :math:`z_i' = z_i\,e^{-\mathrm{i}\phi_i}`: O(L d) work
+    instead of the O(L d^2) of the dense product.
+
+    Args:
+        P: array of shape (d,) or (L, d), d even, finite values.
+        delta, n, layout, convention: as in ``transition_matrix``.
+
+    Returns:
+        float64 array of P's shape.
+
+    Example:
+        >>> from pe_core import positional_encoding
+        >>> P = positional_encoding(20, 8)
+        >>> bool(np.allclose(shift(P[:10], 10), P[10:]))
+        True
+    """
+    P = np.ascontiguousarray(check_matrix("P", P, ndim=(1, 2), check_finite=False))
+    d = P.shape[-1]
+    if d > MAX_D:
+        raise ValueError(f"P has {d:,} columns, more than the limit d <= {MAX_D:,}.")
+    check_even_d(d, "shift")
+    layout = check_choice("layout", layout, LAYOUTS)
+    check_base(n)
+    check_choice("convention", convention, CONVENTIONS)
+    cos_phi, sin_phi = _pair_rotations(delta, d, n, convention)
+    turn = cos_phi - 1j * sin_phi
+    rows = P.reshape(-1, d)
+    out = np.empty_like(rows)
+    m = d // 2
+
+    def rotate(first: int, stop: int) -> bool:
+        """Rotate rows first..stop-1 in cache-sized blocks; False if a value is not finite."""
+        finite = True
+        # One buffer per call, so that the two threads never share one.
+        buffer = np.empty((_CACHE_ROWS, m), dtype=np.complex128) if layout == "concatenated" else None
+        for row in range(first, stop, _CACHE_ROWS):
+            end = min(row + _CACHE_ROWS, stop)
+            if buffer is None:
+                # Columns sin, cos, sin, cos... are already the real and imaginary parts
+                # of a complex128 array: one contiguous vectorised multiply.
+                np.multiply(rows[row:end].view(np.complex128), turn, out=out[row:end].view(np.complex128))
+            else:
+                # [sin | cos]: gather into a complex buffer, rotate, scatter back.
+                z = buffer[: end - row]
+                z.real, z.imag = rows[row:end, :m], rows[row:end, m:]
+                z *= turn
+                out[row:end, :m], out[row:end, m:] = z.real, z.imag
+            # NaN or inf in P reaches the rotated block, whose sum is read while in cache:
+            # this replaces a separate pass of np.isfinite over all of P.
+            finite &= bool(np.isfinite(out[row:end].sum()))
+        return finite
+
+    if not _over_row_blocks(rotate, rows.shape[0], rows.size):
+        check_finite_values("P", P)
+        raise ValueError("P has values too large to rotate without overflow (near 1e308).")
+    return out.reshape(P.shape)
+
+
+#: Rows per cache-sized block (64 x 1024 complex = 1 MiB at d = 2048).
+_CACHE_ROWS = 64
+#: Below this many values one thread is faster than handing work to two.
+_PARALLEL_MIN_VALUES = 1 << 20
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _over_row_blocks(work: Callable[[int, int], bool], rows: int, values: int) -> bool:
+    """Run ``work(first, stop)`` over row ranges, on two threads for large arrays; True if
+    every call returned True.
+
+    NumPy's ufuncs release the GIL, so two halves of a large array are rotated at once;
+    without this, shift is bound by one core while the dense BLAS product uses all.
+    """
+    global _POOL
+    workers = min(2, os.cpu_count() or 1)
+    if workers == 1 or values < _PARALLEL_MIN_VALUES:
+        return work(0, rows)
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pe_core-shift")
+    bounds = np.linspace(0, rows, workers + 1).astype(int)
+    futures = [_POOL.submit(work, a, b) for a, b in itertools.pairwise(bounds)]
+    return all([future.result() for future in futures])
