@@ -1,0 +1,4 @@
+"""binary page."""
+import streamlit as st
+
+st.title("binary")

@@ -1,0 +1,4 @@
+"""relative page."""
+import streamlit as st
+
+st.title("relative")

@@ -1,0 +1,4 @@
+"""similarity page."""
+import streamlit as st
+
+st.title("similarity")

@@ -1,0 +1,4 @@
+"""waves page."""
+import streamlit as st
+
+st.title("waves")

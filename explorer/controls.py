@@ -1,0 +1,179 @@
+"""The sidebar's shared controls and page controls, each mirrored in the URL.
+
+How a value reaches a widget, in order: a preset's pending value, then the URL (read
+once per session and key, validated by explorer.settings), then the widget's default.
+After the page has run, ``write_url`` puts every control that differs from its default
+back in the query string, so a copied URL reopens the same view, on any page, also on a
+freshly started server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from explorer import settings as s
+from explorer.presets import CUSTOM, PRESETS, preset_label
+
+_SEEDED = "_url_seeded"  # keys already read from the URL in this session
+_PENDING = "_pending"  # values a preset set for controls that are not drawn yet
+_DEFAULTS = "_url_defaults"  # key -> default of every control drawn in this run
+_NOTICES = "_notices"
+_SWITCH_TO = "_switch_to"
+
+
+def begin_run() -> None:
+    """Forget which controls the previous run drew."""
+    st.session_state[_DEFAULTS] = {}
+
+
+def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> None:
+    """Put the value this control should start with into session state, before drawing it."""
+    state = st.session_state
+    state[_DEFAULTS][key] = default
+    pending = state.setdefault(_PENDING, {})
+    if key in pending:
+        state[key] = pending.pop(key)
+        return
+    seeded = state.setdefault(_SEEDED, set())
+    if key not in seeded:
+        seeded.add(key)
+        raws = st.query_params.get_all(key)
+        if raws:
+            state[key], notices = parse(raws)
+            state.setdefault(_NOTICES, []).extend(notices)
+    state.setdefault(key, default)
+
+
+def _mark_custom() -> None:
+    st.session_state["preset"] = CUSTOM
+
+
+def _apply_preset() -> None:
+    """Sidebar callback: set the shared controls, queue the page's, and go to its page."""
+    key = st.session_state["preset"]
+    if key == CUSTOM:
+        return
+    preset = PRESETS[key]
+    for name, value in vars(preset.settings).items():
+        st.session_state[name] = value
+    st.session_state.setdefault(_PENDING, {}).update(preset.page_values)
+    st.session_state[_SWITCH_TO] = preset.page
+
+
+def _parse_preset(raws: list[str]) -> tuple[str, list[str]]:
+    value, notices = s.parse_choice("preset", raws, default=CUSTOM, options=(CUSTOM, *PRESETS))
+    if value != CUSTOM:
+        # A preset in a URL sets what the URL does not say itself.
+        for name, setting in vars(PRESETS[value].settings).items():
+            if not st.query_params.get_all(name):
+                st.session_state.setdefault(_PENDING, {})[name] = setting
+        st.session_state.setdefault(_PENDING, {}).update(
+            {k: v for k, v in PRESETS[value].page_values.items() if not st.query_params.get_all(k)}
+        )
+    return value, notices
+
+
+def sidebar_ui() -> s.Settings:
+    """Draw the shared controls in the sidebar and return the settings they hold."""
+    with st.sidebar:
+        _seed("preset", CUSTOM, _parse_preset)
+        st.selectbox("Preset", (CUSTOM, *PRESETS), format_func=preset_label, key="preset", on_change=_apply_preset)
+        _seed("d", s.D_DEFAULT, s.PARSERS["d"])
+        d = st.slider(
+            "d: embedding size", s.D_MIN, s.D_MAX, step=2, key="d", on_change=_mark_custom,
+            help="Number of dimensions; sine/cosine pairs, so even.",
+        )
+        _seed("n", s.N_DEFAULT, s.PARSERS["n"])
+        n = st.select_slider(
+            "n: base (log scale)", s.N_OPTIONS, format_func=s.format_n, key="n", on_change=_mark_custom,
+            help="The paper uses 10000; wavelengths grow from 2π to about 2π·n.",
+        )
+        _seed("L", s.L_DEFAULT, s.PARSERS["L"])
+        L = st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_mark_custom)
+        _seed("layout", "interleaved", s.PARSERS["layout"])
+        layout = st.radio(
+            "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_mark_custom,
+            help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines].",
+        )
+        _seed("convention", "paper", s.PARSERS["convention"])
+        convention = st.radio(
+            "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,
+            on_change=_mark_custom,
+            help="paper: ω_i = n^(-2i/d). tensor2tensor: ω_i = n^(-i/(m-1)), slowest exactly 1/n.",
+        )
+    # Defensive: a value set through session state may bypass the slider's step.
+    d = max(s.D_MIN, min(s.D_MAX, int(d) - int(d) % 2))
+    return s.Settings(d=d, n=float(n), L=int(L), layout=layout, convention=convention)
+
+
+def int_control(
+    key: str, label: str, *, default: int, low: int, high: int, container=None, help: str | None = None
+) -> int:
+    """A page's whole-number slider, kept in the URL under ``key``, clamped to [low, high]."""
+    high = max(high, low)
+    default = min(max(default, low), high)
+    _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
+    # Limits depend on the settings (e.g. ref < L): clamp what an earlier run left.
+    st.session_state[key] = min(max(int(st.session_state[key]), low), high)
+    if low == high:
+        (container or st).caption(f"{label}: {low}")
+        return low
+    return int((container or st).slider(label, low, high, key=key, help=help))
+
+
+def choice_control(
+    key: str, label: str, options: tuple[str, ...], *, default: str, container=None,
+    format_func: Callable[[str], str] = str, horizontal: bool = True,
+) -> str:
+    """A page's radio choice, kept in the URL under ``key``."""
+    _seed(key, default, lambda raws: s.parse_choice(key, raws, default=default, options=options))
+    return (container or st).radio(label, options, key=key, format_func=format_func, horizontal=horizontal)
+
+
+def bool_control(key: str, label: str, *, default: bool = False, container=None) -> bool:
+    """A page's toggle, kept in the URL under ``key`` as true/false."""
+
+    def parse(raws: list[str]) -> tuple[bool, list[str]]:
+        value, notices = s.parse_choice(key, raws, default=str(default).lower(), options=("true", "false"))
+        return value == "true", notices
+
+    _seed(key, default, parse)
+    return bool((container or st).toggle(label, key=key))
+
+
+def text_control(
+    key: str, label: str, *, default: str, parse: Callable[[str], tuple[str, list[str]]], container=None
+) -> str:
+    """A page's text box, kept in the URL under ``key``; ``parse`` cleans what is typed."""
+    _seed(key, default, lambda raws: parse(raws[-1]))
+    raw = (container or st).text_input(label, key=key, max_chars=s.MAX_RAW_LENGTH * 4)
+    value, notices = parse(raw)
+    for notice in notices:
+        st.caption(notice)
+    return value
+
+
+def show_notices(container) -> None:
+    """Show, once, what was changed in the URL's values (one line each)."""
+    for notice in st.session_state.pop(_NOTICES, []):
+        container.warning(notice, icon=":material/link_off:")
+
+
+def pending_page_switch() -> str | None:
+    """The page a preset asked to open, if any (read once)."""
+    return st.session_state.pop(_SWITCH_TO, None)
+
+
+def write_url() -> None:
+    """Mirror every control drawn in this run that differs from its default into the URL."""
+    state = st.session_state
+    query = {
+        key: s.query_value(key, state[key]).lower() if isinstance(state[key], bool) else s.query_value(key, state[key])
+        for key, default in state[_DEFAULTS].items()
+        if key in state and state[key] != default
+    }
+    current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
+    if query != current:
+        st.query_params.from_dict(query)

@@ -1,0 +1,161 @@
+"""The shared settings, their limits, and how a URL query string becomes settings.
+
+Pure Python: no Streamlit here, so that every rule about bad URLs is unit-tested. A URL
+value is never trusted: each parser returns a value inside the limits and, when it had
+to change what the URL said, a one-line notice saying what it did.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from pe_core import CONVENTIONS, LAYOUTS
+
+D_MIN, D_MAX, D_DEFAULT = 2, 2048, 128
+L_MIN, L_MAX, L_DEFAULT = 1, 16384, 100
+N_MIN, N_MAX, N_DEFAULT = 2.0, 1e8, 10000.0
+#: The base on a log scale: 1, 1.5, 2, 3, 5, 7 per decade from 2 to 10^8, so that the
+#: seeds' 100, 10000 and 1000000 are each one stop of the slider.
+N_OPTIONS: tuple[float, ...] = tuple(
+    sorted({float(m * 10**e) for e in range(9) for m in (1, 1.5, 2, 3, 5, 7) if N_MIN <= m * 10**e <= N_MAX})
+)
+#: Longest URL value read at all; longer ones are reset without being parsed.
+MAX_RAW_LENGTH = 64
+
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The view every page draws: embedding size d, base n, length L, layout, convention."""
+
+    d: int = D_DEFAULT
+    n: float = N_DEFAULT
+    L: int = L_DEFAULT
+    layout: str = "interleaved"
+    convention: str = "paper"
+
+
+def format_n(n: float) -> str:
+    """The base as a person writes it: 10000, 1000000, 1.5e+07 is 15000000."""
+    return f"{n:.0f}" if float(n).is_integer() else f"{n:g}"
+
+
+def _last(key: str, raws: list[str], notices: list[str]) -> str:
+    if len(raws) > 1:
+        notices.append(f"URL key '{key}' was given {len(raws)} times; using the last value.")
+    return raws[-1].strip()
+
+
+def _shown(raw: str) -> str:
+    return raw if len(raw) <= 20 else raw[:17] + "..."
+
+
+def _number(raw: str) -> float | None:
+    """A finite number from text, or None (no eval, no locale, no absurd lengths)."""
+    if _INTEGER.fullmatch(raw):
+        # A huge whole number is clamped like any other out-of-range one.
+        return float(int(raw)) if len(raw) <= 18 else math.copysign(1e18, -1.0 if raw[0] == "-" else 1.0)
+    if not raw or len(raw) > MAX_RAW_LENGTH:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_int(
+    key: str, raws: list[str], *, default: int, low: int, high: int, even: bool = False
+) -> tuple[int, list[str]]:
+    """A whole number in [low, high] (even if asked) from URL values, with notices."""
+    notices: list[str] = []
+    raw = _last(key, raws, notices)
+    value = _number(raw)
+    if value is None or not float(value).is_integer():
+        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a whole number"
+        notices.append(f"URL: {key}{reason}; using {default}.")
+        return default, notices
+    number = int(value)
+    if number < low or number > high:
+        clamped = min(max(number, low), high)
+        notices.append(f"URL: {key}={_shown(raw)} is outside {low}..{high}; using {clamped}.")
+        number = clamped
+    if even and number % 2:
+        fixed = number - 1 if number - 1 >= low else number + 1
+        notices.append(f"URL: {key}={number} must be even (sine/cosine pairs); using {fixed}.")
+        number = fixed
+    return number, notices
+
+
+def parse_choice(key: str, raws: list[str], *, default: str, options: tuple[str, ...]) -> tuple[str, list[str]]:
+    """One of ``options`` from URL values, with notices."""
+    notices: list[str] = []
+    raw = _last(key, raws, notices)
+    if raw in options:
+        return raw, notices
+    notices.append(f"URL: {key}='{_shown(raw)}' is not one of {', '.join(options)}; using {default}.")
+    return default, notices
+
+
+def nearest_n(value: float) -> float:
+    """The stop of the log-scale base slider nearest to ``value`` (in log terms)."""
+    logs = np.log10(N_OPTIONS)
+    return N_OPTIONS[int(np.argmin(np.abs(logs - math.log10(value))))]
+
+
+def parse_n(raws: list[str]) -> tuple[float, list[str]]:
+    """The base n from URL values: clamped to 2..1e8 and set on the slider's nearest stop."""
+    notices: list[str] = []
+    raw = _last("n", raws, notices)
+    value = _number(raw)
+    if value is None:
+        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a finite number"
+        notices.append(f"URL: n{reason}; using {format_n(N_DEFAULT)}.")
+        return N_DEFAULT, notices
+    clamped = min(max(value, N_MIN), N_MAX)
+    if clamped != value:
+        notices.append(f"URL: n={_shown(raw)} is outside 2..1e8; using {format_n(nearest_n(clamped))}.")
+    elif nearest_n(clamped) != value:
+        notices.append(f"URL: n={_shown(raw)} is not on the base scale; using {format_n(nearest_n(clamped))}.")
+    return nearest_n(clamped), notices
+
+
+#: How each shared URL key is read: raw values -> (value, notices).
+PARSERS: dict[str, Callable[[list[str]], tuple[object, list[str]]]] = {
+    "d": lambda raws: parse_int("d", raws, default=D_DEFAULT, low=D_MIN, high=D_MAX, even=True),
+    "n": parse_n,
+    "L": lambda raws: parse_int("L", raws, default=L_DEFAULT, low=L_MIN, high=L_MAX),
+    "layout": lambda raws: parse_choice("layout", raws, default="interleaved", options=LAYOUTS),
+    "convention": lambda raws: parse_choice("convention", raws, default="paper", options=CONVENTIONS),
+}
+
+
+def settings_from_query(query: dict[str, list[str]], base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a parsed query string (key -> all its values), starting from ``base``.
+
+    Keys that are absent keep ``base``'s value; every bad value is replaced and noted.
+    """
+    values = asdict(base or Settings())
+    notices: list[str] = []
+    for key, parse in PARSERS.items():
+        if query.get(key):
+            values[key], found = parse(query[key])
+            notices += found
+    return Settings(**values), notices
+
+
+def query_value(key: str, value: object) -> str:
+    """How a setting is written in the URL."""
+    return format_n(value) if key == "n" else str(value)
+
+
+def settings_to_query(settings: Settings) -> dict[str, str]:
+    """The URL form of the settings that differ from the defaults (a clean, short URL)."""
+    default = asdict(Settings())
+    return {key: query_value(key, value) for key, value in asdict(settings).items() if value != default[key]}
