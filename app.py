@@ -18,7 +18,9 @@ PAGES = {
     "similarity": st.Page(
         "app_pages/similarity.py", title="Similarity", icon=":material/compare_arrows:", url_path="similarity"
     ),
-    "binary": st.Page("app_pages/binary.py", title="Binary vs sinusoid", icon=":material/looks_one:", url_path="binary"),
+    "binary": st.Page(
+        "app_pages/binary.py", title="Binary vs sinusoid", icon=":material/looks_one:", url_path="binary"
+    ),
     "relative": st.Page(
         "app_pages/relative.py", title="Relative positions", icon=":material/rotate_right:", url_path="relative"
     ),

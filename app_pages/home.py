@@ -1,6 +1,92 @@
-"""Home: what positional encoding is for, the formula, and the map of the pages."""
+"""Home: what positional encoding is for, the formula, seed 000's criteria measured live,
+the seed presets, and a map of the pages."""
+
+import math
 
 import streamlit as st
 
+from explorer import compute, controls
+from explorer.presets import PRESETS
+from explorer.settings import Settings, format_n
+
+#: The other pages: file, title and icon as in app.py (a page cannot import app.py, which
+#: runs the navigation), and what a visitor finds there.
+PAGE_MAP = (
+    ("app_pages/matrix.py", "Encoding matrix", ":material/grid_on:",
+     "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths."),
+    ("app_pages/waves.py", "Waves", ":material/show_chart:",
+     "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle."),
+    ("app_pages/similarity.py", "Similarity", ":material/compare_arrows:",
+     "Dot product, cosine and SSE against a reference position; they depend only on the offset."),
+    ("app_pages/binary.py", "Binary vs sinusoid", ":material/looks_one:",
+     "Binary codes of the positions beside the sinusoids: bit periods against wavelengths."),
+    ("app_pages/relative.py", "Relative positions", ":material/rotate_right:",
+     "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair."),
+)
+
+settings: Settings = st.session_state["settings"]
+
 st.title("Positional Encoding Explorer")
-st.latex(r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\qquad PE(k, 2i+1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)")
+st.markdown(
+    "Self-attention is **order-blind**: it compares every token with every other one, and "
+    "shuffling the tokens only shuffles its output. *The cat chased the mouse* and *the mouse "
+    "chased the cat* hold the same words, so without help a transformer sees the same bag of "
+    "vectors. The fix of *Attention Is All You Need* is to add to the embedding of the token at "
+    "position k a vector P[k] that depends only on k: the **positional encoding**."
+)
+
+st.subheader("The formula")
+st.latex(
+    r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\qquad "
+    r"PE(k, 2i+1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
+)
+st.markdown(
+    "- **k**: the position of a token in the sequence, 0 .. L-1;\n"
+    "- **d**: the size of the embedding (the number of columns of P);\n"
+    "- **n**: the base, 10000 in the paper; the wavelengths grow from 2π to about 2π·n;\n"
+    "- **i**: the index of a sine/cosine pair, 0 .. d/2-1; the pair turns at "
+    "ω_i = n^(-2i/d) radians per position."
+)
+st.markdown(
+    "Two variants are in use, both in the sidebar. **Frequencies**: *paper* ω_i = n^(-2i/d), or "
+    "*tensor2tensor* ω_i = n^(-i/(d/2-1)), whose slowest pair turns at exactly 1/n (the TensorFlow "
+    "notebook, fairseq). **Layout**: *interleaved* sin, cos, sin, cos... (the paper), or "
+    "*concatenated* all sines then all cosines (tensor2tensor). They hold the same numbers in a "
+    "different order, so a model trained with one must not be fed the other."
+)
+
+st.subheader("Does it meet seed 000's criteria?")
+shape = (
+    f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+)
+measurements = compute.criteria(settings)
+passed = sum(m.passed for m in measurements)
+summary = f"{passed} of {len(measurements)} criteria pass for the current settings ({shape})."
+if passed == len(measurements):
+    st.success(summary, icon=":material/check_circle:")
+else:
+    st.error(summary, icon=":material/cancel:")
+for column, m in zip(st.columns(len(measurements)), measurements, strict=True):
+    with column:
+        shown = f"{m.value:.6g}" if math.isfinite(m.value) else "n/a"
+        verdict = ":green[:material/check_circle: pass]" if m.passed else ":red[:material/cancel: fail]"
+        st.metric(m.title, shown, help=m.label)
+        st.markdown(f"{verdict} · {m.label}")
+        st.caption(m.reason)
+st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
+
+st.subheader("Reproduce a figure of the sources")
+st.markdown("Each button sets every control as the source did and opens the page that draws it.")
+preset_columns = st.columns(2)
+for index, (key, preset) in enumerate(PRESETS.items()):
+    with preset_columns[index % 2]:
+        st.button(
+            preset.label, key=f"home_preset_{key}", on_click=controls.apply_preset, args=(key,),
+            icon=":material/play_arrow:", width="stretch",
+        )
+        st.caption(preset.source)
+
+st.subheader("Map of the pages")
+for path, title, icon, description in PAGE_MAP:
+    st.page_link(path, label=title, icon=icon)
+    st.caption(description)

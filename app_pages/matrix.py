@@ -1,5 +1,7 @@
 """Encoding matrix: P as a heatmap, its angles, its frequencies and wavelengths."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -43,7 +45,7 @@ if view == "values":
     ui.reduced_note("Encoding", reduced.values.shape, (settings.L, settings.d))
 else:
     degrees, row_first, row_last, pair_edges = compute.angle_map(settings, MAX_ROWS, MAX_COLS)
-    labels = [figures._pair_text(int(a), int(b) - 1, w) for a, b in zip(pair_edges[:-1], pair_edges[1:])]
+    labels = [figures.pair_text(int(a), int(b) - 1, w) for a, b in itertools.pairwise(pair_edges)]
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
         title=f"Angle k·ω_i in degrees, mod 360 ({shape})", transpose=transpose, value_name="angle (deg)",

@@ -1,4 +1,168 @@
-"""relative page."""
+"""Relative positions: the encoding of k + delta is a fixed linear map M(delta) of the
+encoding of k (seed 001's transition matrix and shifted map; seeds 003 and 004's W)."""
+
+import numpy as np
 import streamlit as st
 
-st.title("relative")
+import pe_core
+from explorer import compute, controls, figures, relation_figures, ui
+from explorer.settings import format_n
+
+#: Rows and columns of M drawn at once; larger d shows a window the user moves.
+WINDOW = 128
+#: Each shifted map: at most this many row blocks, and this many cells (~0.45 MB each).
+MAP_ROWS = 300
+MAP_CELLS = 80_000
+
+settings, odd_notice = relation_figures.even_settings(
+    st.session_state["settings"], "a lone sine has no cosine partner to rotate with"
+)
+d, L = settings.d, settings.L
+st.title("Relative positions")
+if odd_notice:
+    st.warning(odd_notice, icon=":material/warning:")
+st.markdown(
+    "For any offset δ there is one matrix M(δ), the same for every position, that turns the "
+    "encoding of position k into the encoding of position k + δ. This is why the paper chose "
+    "sinusoids: a relative position is a linear function of the absolute one (end of section 3.5)."
+)
+st.latex(r"P[k]\,M(\delta) = P[k+\delta]\quad\text{for every position } k")
+st.latex(
+    r"\big[\sin\omega_i k,\ \cos\omega_i k\big]\,W(\delta\omega_i) = \big[\sin\omega_i (k{+}\delta),\ "
+    r"\cos\omega_i (k{+}\delta)\big],\qquad W(\phi) = \begin{bmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi"
+    r"\end{bmatrix}"
+)
+
+span = max(L - 1, 1)
+delta = controls.int_control(
+    "delta", "Offset δ (positions; negative shifts back)", default=1, low=-span, high=span,
+    help=f"A whole number from −{span:,} to {span:,}. Seed 001 uses −10.",
+)
+shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+w = compute.frequencies(settings)
+
+st.subheader(f"The transition matrix M({delta})")
+window_start = 0
+if d > WINDOW:
+    window_start = controls.int_control(
+        "window_start", f"First dimension of the {WINDOW} x {WINDOW} window",
+        default=0, low=0, high=relation_figures.transition_window_limit(d, settings.layout, WINDOW),
+        help="M is d x d; a window of it is drawn so that each cell stays visible.",
+    )
+dims = relation_figures.transition_window_dims(d, settings.layout, window_start, WINDOW)
+M_window = relation_figures.transition_window(
+    delta, d, settings.n, layout=settings.layout, convention=settings.convention, dims=dims
+)
+window = relation_figures.window_text(dims, d)
+ui.chart(
+    relation_figures.transition_figure(
+        M_window, dims, d=d, layout=settings.layout, delta=delta,
+        title=f"M({delta}), rows and columns: {window}" + (" (window)" if dims.size < d else ""),
+    ),
+    key="relative_transition",
+)
+if settings.layout == "interleaved":
+    structure = "block diagonal: the 2 x 2 block of pair i, in rows and columns 2i and 2i+1, is W(δ·ω_i)"
+else:
+    structure = (
+        "four diagonal blocks, as in seed 001: [[C, −S], [S, C]] with C = diag(cos δω_i), S = diag(sin δω_i); "
+        "the window shows the sines of a run of pairs and their cosine partners d/2 further on"
+    )
+st.caption(
+    f"M({delta}) is {structure}. Every other entry is 0. M is orthogonal and M(−δ) = M(δ)ᵀ."
+    + (f" Only {window} are drawn; move the window with the slider above." if dims.size < d else "")
+)
+
+st.subheader("The shifted map")
+rows = min(L, MAP_ROWS)
+max_cols = d if rows * d <= MAP_CELLS else MAP_CELLS // rows
+comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
+labels, ticks = figures.encoding_axis_labels(
+    comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
+)
+left, right = st.columns(2)
+with left:
+    ui.chart(
+        figures.encoding_figure(
+            comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
+            title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]",
+        ),
+        key="relative_shifted",
+    )
+with right:
+    ui.chart(
+        figures.encoding_figure(
+            comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
+            title=f"PE(k {delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)",
+        ),
+        key="relative_direct",
+    )
+ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
+st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
+
+error_col, seed_col = st.columns(2)
+error_col.metric(
+    f"max |P M({delta}) − PE(k{delta:+d})|", f"{comparison.max_error:.2e}",
+    help=f"Over every cell of positions {comparison.checked_first:,}..{comparison.checked_last:,}.",
+)
+if comparison.seed_error is None:
+    seed_col.metric("Seed 001's check", "no rows", help=f"|δ| ≥ L: no row k has k{delta:+d} inside 0..{L - 1}.")
+else:
+    seed_col.metric(
+        f"Seed 001's check: max |(P M)[k] − P[k{delta:+d}]|", f"{comparison.seed_error:.2e}",
+        help=f"Over the {comparison.seed_rows:,} rows k whose k{delta:+d} is also a position of P "
+        "(seed 001: errors = (P @ M)[10:] − P[:−10] for δ = −10).",
+    )
+if not comparison.whole_matrix:
+    st.caption(
+        f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the error "
+        f"is measured on positions {comparison.checked_first:,}..{comparison.checked_last:,}, the last ones, "
+        "where the angles and their rounding are largest. The maps are exact block means from the closed form."
+    )
+verdict = (
+    f"largest error {max(comparison.max_error, comparison.seed_error or 0.0):.2e}, tolerance "
+    f"{comparison.tolerance:.2e} = {relation_figures.PRECISION_EPS_FACTOR:g}·ε·(1 + largest angle in rad)"
+)
+if comparison.accurate:
+    st.success(f"Seed 001: \"This is accurate to numerical precision.\" Checked live: {verdict}.")
+else:
+    st.error(f"Not within numerical precision: {verdict}.")
+
+st.subheader("One pair, in the plane")
+m = d // 2
+pair_col, k_col = st.columns(2)
+pair = controls.int_control("pair", "Pair i", default=0, low=0, high=m - 1, container=pair_col)
+k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
+theta, phi = k * w[pair], delta * w[pair]
+if settings.layout == "interleaved":
+    axis_names = (f"column {2 * pair} = sin(k·ω_{pair})", f"column {2 * pair + 1} = cos(k·ω_{pair})")
+else:
+    axis_names = (f"column {pair} = sin(k·ω_{pair})", f"column {m + pair} = cos(k·ω_{pair})")
+ui.chart(
+    relation_figures.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
+    key="relative_rotation",
+)
+W = pe_core.rotation(phi)
+c, s = W[0, 0], W[1, 0]
+image = np.array([np.sin(theta), np.cos(theta)]) @ W
+expected = np.array([np.sin((k + delta) * w[pair]), np.cos((k + delta) * w[pair])])
+angle_col, wrapped_col, check_col = st.columns(3)
+angle_col.metric(
+    f"angle δ·ω_{pair}", f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
+)
+wrapped_col.metric("the same angle mod 360°", f"{np.degrees(phi) % 360:.6g}°")
+check_col.metric(
+    f"max |v·W − (sin, cos) of (k{delta:+d})·ω_{pair}|", f"{np.abs(image - expected).max():.2e}",
+    help="The rotated point against the pair of P[k + δ] computed directly.",
+)
+st.latex(
+    rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
+    rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
+)
+st.markdown(
+    "Seeds 003 and 004 write the same rotation as "
+    r"$\begin{bmatrix}\cos\theta & \sin\theta\\ -\sin\theta & \cos\theta\end{bmatrix}$ "
+    r"acting on a **column** vector $[\sin t;\ \cos t]$ from the left. Here each row of P is a **row** vector "
+    r"multiplied from the right, $v\,W$, so W is that matrix transposed: the same map. "
+    "The point turns clockwise in this (sin, cos) plane as the angle grows."
+)

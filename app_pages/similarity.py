@@ -1,4 +1,120 @@
-"""similarity page."""
+"""Similarity: how alike every position's encoding is to one reference position (seed 001),
+the position x position dot-product matrix, and its closed form sum_i cos(w_i delta)."""
+
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-st.title("similarity")
+import pe_core
+from explorer import compute, controls, relation_figures, ui
+from explorer.settings import format_n
+
+#: Blocks of positions per axis of the dot-product matrix: 400 x 400 cells, ~0.9 MB.
+MATRIX_BLOCKS = 400
+#: Rows of the table of exact values around the reference position.
+TABLE_RADIUS = 5
+#: Cells of the encoding built to measure the dot products when P is too large (~4 MB).
+MEASURED_CELLS = 2**19
+
+settings, odd_notice = relation_figures.even_settings(
+    st.session_state["settings"], "the closed forms need sine/cosine pairs"
+)
+d, L = settings.d, settings.L
+st.title("Similarity")
+if odd_notice:
+    st.warning(odd_notice, icon=":material/warning:")
+st.markdown(
+    "Nearby positions have similar encodings. Compare every position k with one reference "
+    "position, as seed 001 does with position 20: the dot product is largest at the "
+    "reference and falls off with distance; the sum of squared differences (SSE) does the opposite."
+)
+st.latex(
+    r"P[k]\cdot P[k+\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
+    r" + \cos\omega_i k\,\cos\omega_i (k{+}\delta)\big) = \sum_{i} \cos(\omega_i \delta)"
+)
+st.latex(r"\lVert P[k]-P[k+\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
+
+ref = controls.int_control(
+    "ref", "Reference position", default=min(20, L - 1), low=0, high=L - 1,
+    help="Every position is compared with this one (seed 001 uses 20).",
+)
+
+shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+by_offset = compute.dot_by_offset(settings)
+if L * d <= compute.FULL_MATRIX_CELLS:
+    curves = relation_figures.similarity_from_matrix(compute.encoding(settings), ref)
+    method = (
+        f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
+    )
+else:
+    curves = relation_figures.similarity_from_offsets(by_offset, ref, d)
+    method = (
+        f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the curves "
+        "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
+        "(every row has squared norm d/2). They are checked against the matrix around the reference below."
+    )
+
+st.subheader(f"Every position against position {ref}")
+ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
+         key="similarity_lines")
+st.caption(method)
+
+near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
+cols = st.columns(3)
+cols[0].metric(f"P[{ref}]·P[{ref}] = d/2", f"{curves.dot[ref]:.10g}")
+if L > 1:
+    neighbour = ref + 1 if ref + 1 < L else ref - 1
+    cols[1].metric(f"P[{neighbour}]·P[{ref}] (neighbour)", f"{curves.dot[neighbour]:.10g}")
+    cols[2].metric(f"SSE to the neighbour {neighbour}", f"{curves.sse[neighbour]:.10g}")
+st.dataframe(
+    pd.DataFrame(
+        {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
+         "SSE": curves.sse[near], "cosine": curves.cosine[near]}
+    ).style.format({"dot product": "{:.12g}", "SSE": "{:.12g}", "cosine": "{:.12g}"}),
+    hide_index=True,
+)
+
+st.subheader("Every pair of positions")
+edges = pe_core.block_edges(L, MATRIX_BLOCKS)
+blocks = pe_core.offset_matrix_block_average(by_offset, edges)
+ui.chart(
+    relation_figures.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
+    key="similarity_matrix",
+)
+st.caption(
+    "Each cell depends only on the offset k′ − k, so the matrix is constant along every diagonal "
+    "(a Toeplitz matrix): it is drawn from the closed form Σ cos(ω_i (k′ − k)) over the 2L − 1 offsets, "
+    "never built as an L x L matrix."
+)
+ui.reduced_note("Dot-product matrix", blocks.shape, (L, L))
+
+st.subheader("The closed form")
+if curves.from_matrix:
+    first, measured = 0, curves.dot
+    where = "every position"
+else:
+    # P is too large to build: measure the dot products on a window of positions around ref.
+    first, measured = relation_figures.measure_around(
+        L, d, settings.n, layout=settings.layout, convention=settings.convention, ref=ref,
+        max_cells=MEASURED_CELLS,
+    )
+    where = f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
+closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
+difference = float(np.abs(measured - closed).max())
+ui.chart(
+    relation_figures.closed_form_figure(
+        by_offset, measured=measured, measured_first_offset=first - ref,
+        title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
+    ),
+    key="similarity_closed_form",
+)
+left, right = st.columns(2)
+left.metric("f(0) = d/2", f"{by_offset[L - 1]:.10g}")
+right.metric(
+    "max |measured − closed form|", f"{difference:.2e}",
+    help=f"Largest difference between P[k]·P[ref] computed on the encoding and Σ cos(ω_i (k − ref)), over {where}.",
+)
+st.caption(
+    f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
+    f"for both layouts. Measured points: {where}."
+)

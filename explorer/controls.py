@@ -51,8 +51,17 @@ def _mark_custom() -> None:
 
 
 def _apply_preset() -> None:
-    """Sidebar callback: set the shared controls, queue the page's, and go to its page."""
-    key = st.session_state["preset"]
+    """Sidebar callback: apply the preset the selectbox now shows."""
+    apply_preset(st.session_state["preset"])
+
+
+def apply_preset(key: str) -> None:
+    """Set the shared controls to preset ``key``, queue its page's, and go to its page.
+
+    Use as a widget callback (the sidebar's selectbox, the Home page's buttons): it
+    writes widget state, which Streamlit allows only before the widgets are drawn.
+    """
+    st.session_state["preset"] = key
     if key == CUSTOM:
         return
     preset = PRESETS[key]

@@ -137,7 +137,7 @@ def range_label(first: int, last: int, name: str) -> str:
     return f"{name} = {first}..{last} (mean of {last - first + 1})"
 
 
-def _pair_text(first: int, last: int, w: np.ndarray) -> str:
+def pair_text(first: int, last: int, w: np.ndarray) -> str:
     if first == last:
         return f"pair i = {first}, ω = {w[first]:.6g} rad/pos, λ = {2 * np.pi / w[first]:.6g} pos"
     return (
@@ -163,7 +163,7 @@ def encoding_axis_labels(
             columns = (first, last) if is_sine else (m + first, m + last)
         kind = "sin" if is_sine else "cos"
         where = f"column {columns[0]}" if first == last else f"columns {columns[0]}..{columns[1]} ({kind} only)"
-        labels.append(f"{where}: {kind}, {_pair_text(int(first), int(last), w)}")
+        labels.append(f"{where}: {kind}, {pair_text(int(first), int(last), w)}")
         ticks.append(str(columns[0]))
     return labels, ticks
 

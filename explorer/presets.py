@@ -51,7 +51,7 @@ PRESETS: dict[str, Preset] = {
         "Seed 001: shift by -10",
         Settings(d=512, n=10000.0, L=50, layout="concatenated", convention="tensor2tensor"),
         "relative",
-        {"delta": -10},
+        {"delta": -10, "window_start": 0},
         source="transition_matrix(-10), the shifted map and its error 'to numerical precision'.",
     ),
     "seed002-dims": Preset(
@@ -81,7 +81,7 @@ PRESETS: dict[str, Preset] = {
         "Seed 003: binary codes of 0..99 (width 10)",
         Settings(d=512, n=1e6, L=100),
         "binary",
-        {"bits": 10},
+        {"bits": 10, "transpose": True},
         source="binary_representation(range(100)) with width 10, least significant bit first.",
     ),
     "seed004-heatmap": Preset(

@@ -52,8 +52,15 @@ def _last(key: str, raws: list[str], notices: list[str]) -> str:
     return raws[-1].strip()
 
 
+#: What a notice may repeat of a URL value: notices are rendered as Markdown, so a
+#: bracket, a star or a newline from the URL could make a link or break the line.
+_ECHO_UNSAFE = re.compile(r"[^A-Za-z0-9.+\-]")
+
+
 def _shown(raw: str) -> str:
-    return raw if len(raw) <= 20 else raw[:17] + "..."
+    """The URL value as a notice may quote it: safe characters only, at most 20."""
+    safe = _ECHO_UNSAFE.sub("", raw) or "?"
+    return safe if len(safe) <= 20 else safe[:17] + "..."
 
 
 def _number(raw: str) -> float | None:
@@ -159,3 +166,53 @@ def settings_to_query(settings: Settings) -> dict[str, str]:
     """The URL form of the settings that differ from the defaults (a clean, short URL)."""
     default = asdict(Settings())
     return {key: query_value(key, value) for key, value in asdict(settings).items() if value != default[key]}
+
+
+#: Characters of a rejected list entry that a notice may echo back (no markdown, no markup).
+_LIST_SEPARATORS = re.compile(r"[,;\s]+")
+_WHOLE_NUMBER = re.compile(r"[+-]?\d+")
+
+
+def parse_int_list(
+    key: str, raw: str, *, default: str, low: int, high: int, max_count: int
+) -> tuple[str, list[str]]:
+    """Whole numbers typed as "0, 4, 8" (or in a URL) -> canonical text "0,4,8", with a notice.
+
+    Entries that are not whole numbers are ignored, out-of-range ones clamped into
+    [low, high], repeats dropped, and at most ``max_count`` kept; all of that is said in
+    one line. Nothing usable (or an absurdly long text) gives ``default``. Rejected entries
+    are echoed back only as letters and digits, so no typed markdown reaches the page.
+    """
+    raw = str(raw).strip()
+    if not raw or len(raw) > MAX_RAW_LENGTH * 4:
+        reason = "is empty" if not raw else "is too long"
+        return default, [f"{key} {reason}; using {default}."]
+    kept: list[int] = []
+    junk: list[str] = []
+    clamped = repeats = 0
+    for token in filter(None, _LIST_SEPARATORS.split(raw)):
+        if not _WHOLE_NUMBER.fullmatch(token):
+            junk.append(_shown(token))
+            continue
+        number = int(token)  # at most 256 digits: the text's length is capped above
+        inside = min(max(number, low), high)
+        clamped += inside != number
+        if inside in kept:
+            repeats += 1
+        else:
+            kept.append(inside)
+    problems = []
+    if junk:
+        shown = ", ".join(f"`{j}`" for j in junk[:3]) + (" ..." if len(junk) > 3 else "")
+        problems.append(f"ignored {shown} (not whole numbers)")
+    if clamped:
+        problems.append(f"moved {clamped} value(s) into {low}..{high:,}")
+    if repeats:
+        problems.append(f"dropped {repeats} repeat(s)")
+    if len(kept) > max_count:
+        problems.append(f"kept the first {max_count} of {len(kept)}")
+        kept = kept[:max_count]
+    if not kept:
+        return default, [f"{key}: no whole number in it; using {default}."]
+    notices = [f"{key}: " + "; ".join(problems) + "."] if problems else []
+    return ",".join(map(str, kept)), notices

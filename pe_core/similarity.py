@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_core._validate import MAX_CELLS, check_d, check_even_d, check_int, check_matrix
+from pe_core._validate import MAX_LENGTH, check_d, check_even_d, check_int, check_matrix
 from pe_core.encoding import frequencies
 
 
@@ -73,12 +73,19 @@ def dot_by_offset(delta: object, d: int, n: float = 10000.0, convention: str = "
     check_even_d(d, "dot_by_offset")
     w = frequencies(d, n, convention)
     delta = check_matrix("delta", delta, ndim=(0, 1))
-    if delta.size * w.size > MAX_CELLS:
-        raise ValueError(
-            f"{delta.size:,} offsets x {w.size:,} pairs is more than {MAX_CELLS:,} terms; "
-            "ask for fewer offsets."
-        )
-    return np.cos(np.multiply.outer(delta, w)).sum(axis=-1)
+    if delta.size > 2 * MAX_LENGTH:
+        raise ValueError(f"{delta.size:,} offsets is more than the limit of {2 * MAX_LENGTH:,}; ask for fewer.")
+    flat = delta.reshape(-1)
+    out = np.empty(flat.shape)
+    # Blocks of offsets keep the (offsets x pairs) temporary near 8 MB at any size.
+    block = max(1, _BLOCK_TERMS // w.size)
+    for first in range(0, flat.size, block):
+        out[first : first + block] = np.cos(np.multiply.outer(flat[first : first + block], w)).sum(axis=-1)
+    return out.reshape(delta.shape)
+
+
+#: Terms (offsets x pairs) evaluated at once by dot_by_offset.
+_BLOCK_TERMS = 1 << 20
 
 
 def sse_by_offset(delta: object, d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:

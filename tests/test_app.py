@@ -1,0 +1,311 @@
+"""The whole app through streamlit.testing: every page, at defaults, at the largest
+settings, with every seed preset, with hostile URLs, and moving between pages.
+
+Pages are discovered from app.py (the st.Page calls), so a page added there is covered
+here without editing this file. Each test opens the app the way a visitor's URL does:
+a fresh session, on the page's path, with the query string set before the first run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import criteria
+from explorer import settings as s
+from explorer.presets import CUSTOM, PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+#: Budgets of PRODUCT.md, in bytes of what the server sends.
+MAX_CHART_BYTES = 1_500_000
+MAX_PAGE_BYTES = 3_000_000
+SIDEBAR_KEYS = ("d", "n", "L", "layout", "convention", "preset")
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One st.Page of app.py, as written there."""
+
+    key: str
+    path: str
+    title: str
+    icon: str
+    url_path: str
+    default: bool
+
+
+def _constant(node: ast.AST | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def pages_of_app() -> list[PageSpec]:
+    """Every ``"key": st.Page("app_pages/x.py", title=..., ...)`` of app.py's PAGES dict."""
+    for node in ast.walk(ast.parse(APP.read_text())):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PAGES" for t in node.targets):
+            assert isinstance(node.value, ast.Dict), "app.PAGES should be a dict literal"
+            specs = []
+            for key, call in zip(node.value.keys, node.value.values, strict=True):
+                assert isinstance(call, ast.Call) and call.args, f"PAGES[{_constant(key)!r}] is not st.Page(...)"
+                kw = {k.arg: _constant(k.value) for k in call.keywords}
+                path = str(_constant(call.args[0]))
+                specs.append(
+                    PageSpec(
+                        key=str(_constant(key)), path=path, title=str(kw.get("title")), icon=str(kw.get("icon")),
+                        url_path=str(kw.get("url_path") or Path(path).stem), default=bool(kw.get("default")),
+                    )
+                )
+            return specs
+    raise AssertionError("app.py defines no PAGES dict")
+
+
+PAGES = pages_of_app()
+PAGE_BY_KEY = {page.key: page for page in PAGES}
+HOME = next(page for page in PAGES if page.default)
+MATRIX = PAGE_BY_KEY["matrix"]
+
+
+def page_id(page: PageSpec) -> str:
+    return page.key
+
+
+def open_page(page: PageSpec, query: dict[str, str | list[str]] | None = None) -> AppTest:
+    """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    if not page.default:
+        # Before the first run AppTest names a page by its file name, which is also the
+        # hash st.navigation gives a page whose url_path is that name (checked below).
+        at.switch_page(page.path)
+    at.query_params.update(query or {})
+    at.run()
+    assert_page_ran(at, page)
+    return at
+
+
+def ran_page_path(at: AppTest) -> str:
+    """The file of the page the last run drew (from AppTest's navigation registry)."""
+    info = at._registered_pages.get(at._finished_page_script_hash, {})  # no public API for it in 1.67
+    return Path(str(info.get("script_path", ""))).resolve().relative_to(ROOT).as_posix()
+
+
+def assert_page_ran(at: AppTest, page: PageSpec) -> None:
+    assert not at.exception, f"{page.path} raised: {[e.value for e in at.exception]}"
+    assert ran_page_path(at) == page.path
+
+
+def sidebar_values(at: AppTest) -> dict[str, object]:
+    return {key: at.sidebar.get_by_key(key).value for key in SIDEBAR_KEYS}
+
+
+def expected_sidebar(settings: s.Settings, preset: str = CUSTOM) -> dict[str, object]:
+    return {
+        "d": settings.d, "n": settings.n, "L": settings.L, "layout": settings.layout,
+        "convention": settings.convention, "preset": preset,
+    }
+
+
+def element_bytes(at: AppTest) -> int:
+    """Serialised size of every element of the run: roughly what goes over the wire."""
+    return sum(
+        node.proto.ByteSize()
+        for block in (at.main, at.sidebar)
+        for node in block
+        if not hasattr(node, "children") and getattr(node, "proto", None) is not None
+    )
+
+
+def url_notices(at: AppTest) -> list[str]:
+    """The one-line notices about the URL's values (a page's own warnings are not counted)."""
+    return [w.value for w in at.warning if w.value.startswith("URL")]
+
+
+def page_controls(at: AppTest, names: object) -> dict[str, object]:
+    return {name: at.session_state.get(name, "(not drawn)") for name in names}
+
+
+def warnings_naming(at: AppTest, key: str) -> list[str]:
+    pattern = re.compile(rf"(?<![\w/]){re.escape(key)}(?![\w])")
+    return [w.value for w in at.warning if pattern.search(w.value)]
+
+
+# --- the pages exist and Home maps them -------------------------------------------------
+
+
+def test_every_page_file_is_in_the_navigation() -> None:
+    files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py") if p.name != "__init__.py"}
+    assert files == {page.path for page in PAGES}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_deep_link_path_is_the_file_name(page: PageSpec) -> None:
+    # open_page relies on it, and so does a visitor guessing /<page> from the file list.
+    assert page.default or page.url_path == Path(page.path).stem
+
+
+def test_home_links_every_page_with_its_title_and_icon() -> None:
+    at = open_page(HOME)
+    links = {(link.proto.page, link.proto.label, link.proto.icon) for link in at.get("page_link")}
+    expected = {(page.url_path, page.title, page.icon) for page in PAGES if not page.default}
+    assert expected <= links
+
+
+def test_home_summary_matches_the_criteria_module() -> None:
+    at = open_page(HOME)
+    measured = criteria.evaluate(s.Settings())
+    assert len(at.metric) == len(measured)
+    for metric, m in zip(at.metric, measured, strict=True):
+        assert metric.label.startswith(m.title)
+        assert float(metric.value) == pytest.approx(m.value, rel=1e-5, abs=1e-300)
+    summary = "4 of 4 criteria pass for the current settings (L=100, d=128, n=10000, interleaved, paper)."
+    assert [x.value for x in at.success] == [summary]
+
+
+def test_home_criteria_follow_the_sidebar() -> None:
+    at = open_page(HOME)
+    at.sidebar.slider(key="d").set_value(2).run()
+    at.sidebar.slider(key="L").set_value(s.L_MAX).run()
+    unique = at.metric[0]
+    # d=2: one pair at w=1; offsets 710 apart come back within 6.03e-05 of each other.
+    assert float(unique.value) == pytest.approx(criteria.unique(s.L_MAX, 2, s.N_DEFAULT).value, rel=1e-5)
+    assert float(unique.value) < 1e-4
+
+
+# --- (1) every page at the defaults, (2) at the largest settings --------------------------
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_page_runs_at_defaults(page: PageSpec) -> None:
+    at = open_page(page)
+    assert sidebar_values(at) == expected_sidebar(s.Settings())
+    assert not url_notices(at), "a notice without a bad URL"
+    assert at.query_params == {}, "the defaults stay out of the URL"
+
+
+@pytest.mark.parametrize("n", ["100000000", "2"])
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_page_at_largest_settings_stays_in_budget(page: PageSpec, n: str) -> None:
+    at = open_page(page, {"d": str(s.D_MAX), "L": str(s.L_MAX), "n": n})
+    largest = s.Settings(d=s.D_MAX, L=s.L_MAX, n=float(n))
+    assert sidebar_values(at) == expected_sidebar(largest)
+    sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
+    assert all(size <= MAX_CHART_BYTES for size in sizes), f"chart JSON sizes {sizes}"
+    total = element_bytes(at)
+    assert total <= MAX_PAGE_BYTES, f"page sends {total:,} bytes (charts {sizes})"
+
+
+# --- (3) every preset ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["target", "home"])
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_preset_url_sets_the_sidebar(key: str, where: str) -> None:
+    preset = PRESETS[key]
+    page = PAGE_BY_KEY[preset.page] if where == "target" else HOME
+    at = open_page(page, {"preset": key})
+    assert sidebar_values(at) == expected_sidebar(preset.settings, key)
+    assert not url_notices(at)
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_preset_url_sets_the_page_controls(key: str) -> None:
+    preset = PRESETS[key]
+    at = open_page(PAGE_BY_KEY[preset.page], {"preset": key})
+    assert page_controls(at, preset.page_values) == preset.page_values
+
+
+def test_preset_url_keeps_what_the_url_says() -> None:
+    at = open_page(MATRIX, {"preset": "seed001-notebook", "d": "64"})
+    expected = expected_sidebar(PRESETS["seed001-notebook"].settings, "seed001-notebook")
+    assert sidebar_values(at) == {**expected, "d": 64}
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_home_preset_button_applies_it_and_opens_its_page(key: str) -> None:
+    preset = PRESETS[key]
+    at = open_page(HOME)
+    at.button(key=f"home_preset_{key}").click().run()
+    assert_page_ran(at, PAGE_BY_KEY[preset.page])
+    assert sidebar_values(at) == expected_sidebar(preset.settings, key)
+    assert page_controls(at, preset.page_values) == preset.page_values
+    assert at.query_params.get("preset") == key
+
+
+def test_sidebar_preset_selectbox_applies_it_and_opens_its_page() -> None:
+    at = open_page(HOME)
+    at.sidebar.get_by_key("preset").set_value("seed003-binary").run()
+    assert_page_ran(at, PAGE_BY_KEY["binary"])
+    assert sidebar_values(at) == expected_sidebar(PRESETS["seed003-binary"].settings, "seed003-binary")
+
+
+# --- (4) hostile URLs ---------------------------------------------------------------------
+
+TEN_KB = 10 * 1024
+#: (id, query, sidebar values expected instead of the defaults, the key a notice names)
+BAD_QUERIES: list[tuple[str, dict[str, str | list[str]], dict[str, object], str | None]] = [
+    ("text-d", {"d": "abc"}, {}, "d"),
+    ("nan-d", {"d": "nan"}, {}, "d"),
+    ("fraction-d", {"d": "12.5"}, {}, "d"),
+    ("inf-n", {"n": "inf"}, {}, "n"),
+    ("minus-inf-n", {"n": "-inf"}, {}, "n"),
+    ("nan-n", {"n": "NaN"}, {}, "n"),
+    ("negative-L", {"L": "-5"}, {"L": s.L_MIN}, "L"),
+    ("negative-n", {"n": "-3"}, {"n": s.N_MIN}, "n"),
+    ("zero-d", {"d": "0"}, {"d": s.D_MIN}, "d"),
+    ("huge-L", {"L": str(10**30)}, {"L": s.L_MAX}, "L"),
+    ("huge-float-L", {"L": "1e30"}, {"L": s.L_MAX}, "L"),
+    ("huge-n", {"n": "1e300"}, {"n": s.N_MAX}, "n"),
+    ("500-digits-d", {"d": "7" * 500}, {"d": s.D_MAX}, "d"),
+    ("odd-d", {"d": "7"}, {"d": 6}, "d"),
+    ("empty-L", {"L": ""}, {}, "L"),
+    ("repeated-d", {"d": ["4", "8"]}, {"d": 8}, "d"),
+    ("unknown-key", {"foo": "bar", "zzz": "x" * TEN_KB}, {}, None),
+    ("unknown-layout", {"layout": "diagonal"}, {}, "layout"),
+    ("unknown-convention", {"convention": "bert"}, {}, "convention"),
+    ("unknown-preset", {"preset": "seed999"}, {}, "preset"),
+    ("10kB-text-layout", {"layout": "a" * TEN_KB}, {}, "layout"),
+    ("10kB-digits-n", {"n": "9" * TEN_KB}, {"n": s.N_MAX}, "n"),
+    ("10kB-text-L", {"L": "x" * TEN_KB}, {}, "L"),
+    ("markup-convention", {"convention": "<script>alert(1)</script>"}, {}, "convention"),
+]
+BAD_QUERY_PAGES = [HOME, MATRIX, PAGE_BY_KEY["relative"]]
+
+
+@pytest.mark.parametrize(("query", "changed", "key"), [case[1:] for case in BAD_QUERIES],
+                         ids=[case[0] for case in BAD_QUERIES])
+@pytest.mark.parametrize("page", BAD_QUERY_PAGES, ids=page_id)
+def test_bad_url_is_clamped_with_a_notice(
+    page: PageSpec, query: dict[str, str | list[str]], changed: dict[str, object], key: str | None
+) -> None:
+    at = open_page(page, query)
+    assert sidebar_values(at) == {**expected_sidebar(s.Settings()), **changed}
+    if key is not None:
+        notices = warnings_naming(at, key)
+        assert notices, f"no notice names {key!r}: {[w.value for w in at.warning]}"
+        for notice in notices:
+            assert "\n" not in notice and len(notice) <= 400, notice
+    assert all(len(value) <= 64 for values in at.query_params.values() for value in
+               ([values] if isinstance(values, str) else values)), "a bad value stays in the URL"
+
+
+# --- (5) the URL follows the controls, and the settings follow the visitor ---------------
+
+
+def test_moving_controls_updates_the_url_and_survives_every_page() -> None:
+    at = open_page(HOME)
+    at.sidebar.slider(key="d").set_value(256).run()
+    assert at.query_params.get("d") == "256"
+    at.sidebar.select_slider(key="n").set_value(100.0).run()
+    at.sidebar.radio(key="layout").set_value("concatenated").run()
+    expected_query = {"d": "256", "n": "100", "layout": "concatenated"}
+    assert {k: at.query_params.get(k) for k in expected_query} == expected_query
+    moved = s.Settings(d=256, n=100.0, layout="concatenated")
+    for page in [*PAGES[1:], HOME]:
+        at.switch_page(page.path).run()
+        assert_page_ran(at, page)
+        assert sidebar_values(at) == expected_sidebar(moved), page.path
+        assert {k: at.query_params.get(k) for k in expected_query} == expected_query, page.path

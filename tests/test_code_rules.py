@@ -1,0 +1,42 @@
+"""Rules of the code base that a reviewer would otherwise check by eye."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "explorer").glob("*.py"))]
+CORE_CODE = sorted((ROOT / "pe_core").glob("*.py"))
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff")
+    command = [ruff] if ruff else [sys.executable, "-m", "ruff"]
+    result = subprocess.run([*command, "check", "--quiet", str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("path", CORE_CODE, ids=lambda p: p.name)
+def test_pe_core_imports_no_streamlit(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    imported = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    } | {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert not imported & {"streamlit", "plotly", "pandas"}, f"{path.name} imports {imported}"
+
+
+@pytest.mark.parametrize("path", APP_CODE, ids=lambda p: p.name)
+def test_no_raw_html_anywhere(path: Path) -> None:
+    """No page renders raw HTML, so no user text (URL, upload, typed) can reach it."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "unsafe_allow_html":
+            pytest.fail(f"{path.name}:{node.value.lineno} passes unsafe_allow_html")
+        if isinstance(node, ast.Attribute) and node.attr == "html":
+            pytest.fail(f"{path.name}:{node.lineno} calls .html")

@@ -1,0 +1,169 @@
+"""explorer.settings: how a URL's query string becomes settings, without Streamlit.
+
+Every bad value must come back inside the limits with a one-line notice that names the
+key; good values must round-trip through settings_to_query; and no text at all, for any
+key, may raise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer import settings as s
+from pe_core import CONVENTIONS, LAYOUTS
+
+DEFAULT = s.Settings()
+
+#: (key, raw values, value expected, words the notice must contain; None: no notice)
+CASES = [
+    ("d", ["256"], 256, None),
+    ("d", [" 64 "], 64, None),
+    ("d", ["abc"], 128, ("d", "not a whole number", "128")),
+    ("d", ["nan"], 128, ("d", "128")),
+    ("d", ["12.5"], 128, ("d", "not a whole number")),
+    ("d", ["7"], 6, ("d", "even", "6")),
+    ("d", ["1"], 2, ("d", "outside", "2")),
+    ("d", ["0"], 2, ("d", "outside")),
+    ("d", ["-64"], 2, ("d", "outside")),
+    ("d", ["4097"], 2048, ("d", "outside", "2048")),
+    ("d", ["9" * 500], 2048, ("d", "outside", "2048")),
+    ("d", [""], 128, ("d", "empty", "128")),
+    ("d", ["4", "8"], 8, ("d", "2 times", "last")),
+    ("d", ["0x10"], 128, ("d",)),
+    ("L", ["-5"], 1, ("L", "outside", "1")),
+    ("L", [str(10**30)], 16384, ("L", "outside", "16384")),
+    ("L", ["1e30"], 16384, ("L", "outside", "16384")),
+    ("L", ["1e3"], 1000, None),
+    ("L", ["x" * 10240], 100, ("L", "not a whole number", "100")),
+    ("n", ["10000"], 10000.0, None),
+    ("n", ["1e6"], 1e6, None),
+    ("n", ["100"], 100.0, None),
+    ("n", ["inf"], 10000.0, ("n", "not a finite number", "10000")),
+    ("n", ["-inf"], 10000.0, ("n", "not a finite number")),
+    ("n", ["NaN"], 10000.0, ("n", "not a finite number")),
+    ("n", ["-3"], 2.0, ("n", "outside", "2")),
+    ("n", ["1"], 2.0, ("n", "outside", "2")),
+    ("n", ["1e300"], 1e8, ("n", "outside", "100000000")),
+    ("n", ["9" * 10240], 1e8, ("n", "outside", "100000000")),
+    ("n", ["11000"], 10000.0, ("n", "not on the base scale", "10000")),
+    ("n", ["12345"], 15000.0, ("n", "not on the base scale", "15000")),
+    ("n", ["1.4e9"], 1e8, ("n", "outside")),
+    ("layout", ["concatenated"], "concatenated", None),
+    ("layout", ["diagonal"], "interleaved", ("layout", "interleaved, concatenated")),
+    ("layout", ["a" * 10240], "interleaved", ("layout",)),
+    ("layout", [""], "interleaved", ("layout",)),
+    ("convention", ["tensor2tensor"], "tensor2tensor", None),
+    ("convention", ["bert"], "paper", ("convention", "paper, tensor2tensor")),
+    ("convention", ["PAPER"], "paper", ("convention",)),
+]
+
+
+@pytest.mark.parametrize(("key", "raws", "expected", "words"), CASES,
+                         ids=[f"{c[0]}={c[1][0][:12]!r}x{len(c[1])}" for c in CASES])
+def test_each_value_is_read_or_clamped_with_a_notice(key, raws, expected, words) -> None:
+    value, notices = s.PARSERS[key](raws)
+    assert value == expected
+    assert type(value) is type(getattr(DEFAULT, key))
+    if words is None:
+        assert notices == []
+    else:
+        assert len(notices) >= 1
+        text = " ".join(notices)
+        for word in words:
+            assert word in text
+        for notice in notices:
+            assert "\n" not in notice and len(notice) <= 200, notice
+
+
+def test_settings_from_query_keeps_absent_keys_and_notes_each_bad_one() -> None:
+    base = s.Settings(d=64, n=100.0, L=7, layout="concatenated", convention="tensor2tensor")
+    result, notices = s.settings_from_query({"d": ["abc"], "L": ["3"], "other": ["x"]}, base)
+    assert result == s.Settings(d=128, n=100.0, L=3, layout="concatenated", convention="tensor2tensor")
+    assert len(notices) == 1 and "d" in notices[0]
+
+
+def test_settings_from_query_ignores_empty_lists_and_unknown_keys() -> None:
+    assert s.settings_from_query({"d": [], "zzz": ["1"]}) == (DEFAULT, [])
+
+
+def test_defaults_make_an_empty_query() -> None:
+    assert s.settings_to_query(DEFAULT) == {}
+
+
+def test_nearest_n_lands_on_the_seed_bases() -> None:
+    for base in (100.0, 10000.0, 1e6, 2.0, 1e8):
+        assert base in s.N_OPTIONS
+        assert s.nearest_n(base) == base
+    assert s.format_n(1e8) == "100000000" and s.format_n(1.5) == "1.5"
+
+
+valid_settings = st.builds(
+    s.Settings,
+    d=st.integers(s.D_MIN // 2, s.D_MAX // 2).map(lambda half: 2 * half),
+    n=st.sampled_from(s.N_OPTIONS),
+    L=st.integers(s.L_MIN, s.L_MAX),
+    layout=st.sampled_from(LAYOUTS),
+    convention=st.sampled_from(CONVENTIONS),
+)
+
+
+@given(valid_settings)
+def test_settings_to_query_round_trips(view: s.Settings) -> None:
+    query = s.settings_to_query(view)
+    assert set(query) <= set(asdict(view))
+    parsed, notices = s.settings_from_query({key: [value] for key, value in query.items()})
+    assert parsed == view
+    assert notices == []
+
+
+def assert_within_limits(view: s.Settings) -> None:
+    assert isinstance(view.d, int) and s.D_MIN <= view.d <= s.D_MAX and view.d % 2 == 0
+    assert isinstance(view.L, int) and s.L_MIN <= view.L <= s.L_MAX
+    assert isinstance(view.n, float) and math.isfinite(view.n) and view.n in s.N_OPTIONS
+    assert view.layout in LAYOUTS and view.convention in CONVENTIONS
+
+
+number_like = st.one_of(
+    st.text(max_size=80),
+    st.text(alphabet="0123456789+-.eE infaINFA", max_size=40),
+    st.integers().map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(0, 600).map(lambda k: "9" * k),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from([*s.PARSERS, "preset", "zzz"]), st.lists(number_like, max_size=3)))
+def test_any_text_for_any_key_never_raises_and_stays_in_limits(query: dict[str, list[str]]) -> None:
+    view, notices = s.settings_from_query(query)
+    assert_within_limits(view)
+    assert all(isinstance(notice, str) and len(notice) <= 200 for notice in notices)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(list(s.PARSERS)), st.lists(st.text(), min_size=1, max_size=3))
+def test_every_notice_is_one_line(key: str, raws: list[str]) -> None:
+    _, notices = s.PARSERS[key](raws)
+    for notice in notices:
+        assert "\n" not in notice and "\r" not in notice, repr(notice)
+
+
+#: Texts that st.warning (markdown) would render as a link, an image, formatting or an
+#: icon if a notice echoed them as they are.
+MARKDOWN_PAYLOADS = ["[x](//ev.il)", "![](//ev.il/a)", "**bold**", "`code`", ":red[x]", "$x^2$", "a\nb", "<b>x</b>"]
+
+
+@pytest.mark.parametrize("key", list(s.PARSERS))
+def test_notices_do_not_echo_markdown(key: str) -> None:
+    echoed = []
+    for payload in MARKDOWN_PAYLOADS:
+        _, notices = s.PARSERS[key]([payload])
+        text = " ".join(notices)
+        markers = ("[", "**", "`", "$", "<", "\n")
+        echoed += [(payload, text) for marker in markers if marker in payload and marker in text]
+    assert not echoed, f"notices echo markdown: {echoed}"
