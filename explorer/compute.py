@@ -11,6 +11,8 @@ import numpy as np
 import streamlit as st
 
 import pe_core
+from explorer import criteria as criteria_module
+from explorer import relation_figures
 from explorer.settings import Settings
 
 #: Largest matrix (cells) a page builds in full, e.g. for a download; larger views are
@@ -51,4 +53,52 @@ def angle_map(settings: Settings, max_rows: int, max_pairs: int):
     """Circular block means of the angles, in degrees."""
     return pe_core.angle_block_mean(
         settings.L, settings.d, settings.n, convention=settings.convention, max_rows=max_rows, max_pairs=max_pairs
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def criteria(settings: Settings) -> tuple[criteria_module.Measurement, ...]:
+    """Seed 000's four criteria measured for the settings (explorer.criteria; ~0.6 s at the largest)."""
+    return criteria_module.evaluate(settings)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def sse_by_abs_offset(settings: Settings) -> np.ndarray:
+    """SSE of two positions |delta| = 0 .. L-1 apart, closed form d - 2 sum_i cos(w_i delta).
+
+    The SSE is even in delta, so one array serves every reference position. Computed in
+    chunks of offsets, so the (offsets x pairs) temporary stays near 8 MB at L=16384, d=2048.
+    """
+    offsets = np.arange(settings.L, dtype=np.float64)
+    chunk = max(1, 2**20 // pe_core.pair_count(settings.d))
+    return np.concatenate([
+        pe_core.sse_by_offset(offsets[start:start + chunk], settings.d, settings.n, settings.convention)
+        for start in range(0, settings.L, chunk)
+    ])
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def dot_by_offset(settings: Settings) -> np.ndarray:
+    """Dot product of two positions t apart, closed form sum_i cos(w_i t), for t = -(L-1) .. L-1.
+
+    ``values[t + L - 1] = f(t)`` (the layout of pe_core.offset_matrix_block_average). f is
+    even, so only t = 0 .. L-1 is computed, in chunks that keep the temporary near 8 MB.
+    """
+    offsets = np.arange(settings.L, dtype=np.float64)
+    chunk = max(1, 2**20 // pe_core.pair_count(settings.d))
+    half = np.concatenate([
+        pe_core.dot_by_offset(offsets[start:start + chunk], settings.d, settings.n, settings.convention)
+        for start in range(0, settings.L, chunk)
+    ])
+    return relation_figures.mirrored_offsets(half)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def shift_comparison(
+    settings: Settings, delta: int, max_rows: int, max_cols: int
+) -> relation_figures.ShiftComparison:
+    """P @ M(delta) against PE(k + delta) computed directly (explorer.relation_figures.compare_shift)."""
+    return relation_figures.compare_shift(
+        settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
+        max_rows=max_rows, max_cols=max_cols, full_cells=FULL_MATRIX_CELLS,
     )
