@@ -1,4 +1,122 @@
-"""binary page."""
+"""Binary vs sinusoid: the binary code of a position is the discrete ancestor of the
+sinusoidal encoding (seed 003): the lowest bit flips fastest, as the first pair turns fastest."""
+
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-st.title("binary")
+import pe_core
+from explorer import compute, controls, figures, ui, wave_figures
+from explorer.settings import Settings, format_n
+
+#: Positions drawn (blocks when L is larger); dimensions up to a cell budget that keeps the
+#: sinusoid heatmap near 0.7 MB, so seed 003's 100 x 512 matrix is drawn exactly.
+MAX_ROWS, MAX_COLS, MAX_CELLS = 400, 1024, 100_000
+MAX_BITS = 16
+NEIGHBOURS_SHOWN = 8
+
+settings: Settings = st.session_state["settings"]
+d, L = settings.d, settings.L
+w = compute.frequencies(settings)
+
+st.title("Binary vs sinusoid")
+st.markdown(
+    "Write each position k in binary, least significant bit first (seed 003): bit j flips every "
+    "2^j positions, a square wave of period 2^(j+1). The sinusoidal encoding does the same with "
+    "smooth waves: pair i turns with wavelength 2π/ω_i. Both go from fast (top) to slow (bottom)."
+)
+
+needed = pe_core.bits_needed(L - 1)
+left, right = st.columns(2)
+bits = controls.int_control(
+    "bits", "Bits (width of the code)", default=needed, low=needed, high=MAX_BITS, container=left,
+    help=f"At least {needed} bits to write position {L - 1:,}.",
+)
+transpose = controls.bool_control(
+    "transpose", "Transpose (bit / dimension down, token across, as seed 003)", container=right
+)
+
+# Both maps share the same blocks of positions, so a column of one faces the same column of the other.
+row_edges = pe_core.block_edges(L, MAX_ROWS)
+B = pe_core.binary_encoding(L, bits)
+binary_blocks = pe_core.block_average(B, row_edges, np.arange(bits + 1))
+ui.chart(
+    wave_figures.binary_figure(
+        binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
+        title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
+    ),
+    key="binary_codes",
+)
+ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
+
+max_cols = min(MAX_COLS, MAX_CELLS // (len(row_edges) - 1))
+reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
+labels, ticks = figures.encoding_axis_labels(
+    reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
+)
+shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+sinusoid = figures.encoding_figure(
+    reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
+    title=f"Sinusoidal encoding P ({shape})", transpose=transpose,
+)
+if transpose:
+    # About two pixels per dimension: alternating sin/cos rows squeezed below one pixel alias into bands.
+    rows_drawn = reduced.values.shape[1]
+    sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
+ui.chart(sinusoid, key="binary_sinusoid")
+ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+
+st.subheader("Bit period against wavelength")
+periods = pe_core.bit_periods(bits)
+lengths = pe_core.wavelengths(d, settings.n, settings.convention)
+ui.chart(wave_figures.periods_figure(periods, lengths, L), key="binary_periods")
+st.markdown(
+    "Bit periods double at every bit; wavelengths grow by the constant factor "
+    f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
+    f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
+    f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
+)
+st.dataframe(
+    pd.DataFrame({
+        "bit j / pair i": np.arange(bits),
+        "bit period 2^(j+1) (positions)": periods,
+        # With fewer pairs than bits (tiny d) the missing wavelengths are left blank.
+        "wavelength 2π/ω_i (positions)": np.r_[lengths[:bits], np.full(max(0, bits - len(lengths)), np.nan)],
+    }),
+    hide_index=True,
+)
+
+st.subheader("Hamming distance against SSE")
+ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
+hamming = pe_core.hamming_distance(B, ref)
+sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+
+neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
+st.markdown(
+    "The binary distance **jumps**: two neighbours can differ in one bit or in all of them "
+    "(7 and 8, 0111 and 1000 in binary, differ in 4), and a far position can be one bit away. The sinusoid's "
+    "SSE is **smooth** and depends only on the offset, never on where you stand: "
+    "‖P[k] − P[k+δ]‖² = d − 2·Σ_i cos(ω_i δ), the same for every k."
+)
+if L > 1:
+    worst = int(np.argmax(neighbour_flips))
+    first, second, third = st.columns(3)
+    first.metric(
+        "Hamming distance between neighbours",
+        f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
+        help=f"Largest between positions {worst} and {worst + 1}.",
+    )
+    second.metric("SSE between neighbours (any k)", f"{compute.sse_by_abs_offset(settings)[1]:.6g}")
+    third.metric(f"Largest SSE to position {ref}", f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
+near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
+st.dataframe(
+    pd.DataFrame({
+        "position k": near,
+        "offset k − ref": near - ref,
+        "binary code (LSB first)": ["".join(str(int(b)) for b in B[k]) for k in near],
+        "Hamming distance (bits)": hamming[near].astype(int),
+        "SSE": sse[near],
+    }),
+    hide_index=True,
+)

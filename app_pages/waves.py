@@ -1,4 +1,123 @@
-"""waves page."""
+"""Waves: each pair is a wave, seen across pairs (seed 000), across positions (seed 002),
+and as a point turning on the unit circle."""
+
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-st.title("waves")
+import pe_core
+from explorer import compute, controls, ui, wave_figures
+from explorer.settings import Settings, format_n, parse_int_list
+
+MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
+MAX_WAVE_COLUMNS = 8
+MAX_TABLE_ROWS = 1000
+SEED002_BUG_BASE = 1e8
+
+settings: Settings = st.session_state["settings"]
+d, L = settings.d, settings.L
+w = compute.frequencies(settings)
+pairs = len(w)
+shape = f"d={d:,}, n={format_n(settings.n)}, {settings.convention}"
+
+st.title("Waves")
+st.markdown(
+    "Every sine/cosine pair i is a wave that turns at ω_i radians per position. Look at it "
+    "three ways: one position across all pairs, chosen columns across positions, and one pair "
+    "as a point going round the unit circle."
+)
+
+# (a) ---------------------------------------------------------------------------------
+st.subheader("One position across the pairs (seed 000)")
+left, right = st.columns(2)
+positions_text = controls.text_control(
+    "wave_positions", f"Positions k (up to {MAX_WAVE_POSITIONS}, comma-separated)", default="0,4,8,12",
+    container=left,
+    parse=lambda raw: parse_int_list(
+        "wave_positions", raw, default="0,4,8,12", low=0, high=MAX_POSITION_SHOWN,
+        max_count=MAX_WAVE_POSITIONS,
+    ),
+)
+wave_dims = controls.int_control(
+    "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
+)
+profile_positions = [int(k) for k in positions_text.split(",")]
+st.markdown(
+    "Seed 000's `plotSinusoid(k)` draws `sin(k / n**(2*x/d))` for x = 0..99. Its x is the **pair "
+    "index**, not the column: each panel is sin(k·ω_x), the sine column 2x of the interleaved "
+    "matrix. Position 0 is flat at 0; the larger k, the more the fast pairs (small x) oscillate "
+    "while the slow pairs stay near sin(0) = 0."
+)
+ui.chart(
+    wave_figures.position_profile_figure(
+        profile_positions, w[:wave_dims], title=f"sin(k·ω_x) for pairs x = 0..{wave_dims - 1} ({shape})"
+    ),
+    key="waves_profiles",
+)
+with st.expander("Values of these panels"):
+    st.dataframe(
+        pd.DataFrame(
+            np.sin(np.multiply.outer(w[:wave_dims], profile_positions)),
+            columns=[f"k={k}" for k in profile_positions],
+        ).rename_axis("pair x"),
+    )
+
+# (b) ---------------------------------------------------------------------------------
+st.subheader("Chosen columns across positions (seed 002)")
+columns_text = controls.text_control(
+    "wave_columns", f"Matrix columns j (0..{d - 1}, up to {MAX_WAVE_COLUMNS})", default="0,1",
+    parse=lambda raw: parse_int_list("wave_columns", raw, default="0,1", low=0, high=d - 1,
+                                     max_count=MAX_WAVE_COLUMNS),
+)
+chosen = [int(c) for c in columns_text.split(",")]
+values = wave_figures.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
+                                       convention=settings.convention)
+names = wave_figures.column_names(chosen, d, w, settings.layout)
+ui.chart(
+    wave_figures.columns_over_positions_figure(
+        values, names, title=f"Columns {columns_text} over positions 0..{L - 1} ({shape}, {settings.layout})"
+    ),
+    key="waves_columns",
+)
+st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
+with st.expander("Values of these lines"):
+    shown = min(L, MAX_TABLE_ROWS)
+    table = pd.DataFrame(values[:shown], columns=[f"column {c}" for c in chosen])
+    st.dataframe(table.rename_axis("position k"))
+    if shown < L:
+        st.caption(f"Positions 0..{shown - 1} of {L:,}; the chart above draws all of them.")
+if settings.n == SEED002_BUG_BASE and pairs > 1:
+    paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]
+    st.caption(
+        "n = 10^8 = (10^4)²: seed 002's loop `for i in range(0, d_model, 2)` with "
+        "`10000 ** (2 * i / d_model)` gives pair j = i/2 the exponent 4j/d, so its 10000^(4j/d) is the "
+        "paper's formula with base n² = 10^8. Columns 0 and 1 (pair 0, ω = 1) are the same with or "
+        "without the bug; every slower pair turns slower: choose columns 2,3 to see pair 1 with "
+        f"ω_1 = {w[1]:.6g} here against {paper_w1:.6g} with n = 10^4."
+    )
+
+# (c) ---------------------------------------------------------------------------------
+st.subheader("One pair on the unit circle")
+left, right = st.columns(2)
+pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
+k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
+angle = k * w[pair]
+circle_col, numbers_col = st.columns([3, 2])
+with circle_col:
+    ui.chart(wave_figures.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
+with numbers_col:
+    trail_first = max(0, k - wave_figures.MAX_TRAIL + 1)
+    st.markdown(
+        f"Each position k puts pair {pair} at the angle k·ω_{pair} on the circle; its two columns are the "
+        "point's (cos, sin). Going from k to k + δ turns the point by δ·ω_i, whatever k: that is why a "
+        "shift is a fixed linear map (a rotation per pair)."
+    )
+    st.caption(
+        f"The trail shows positions {trail_first}..{k}"
+        + (f", the last {wave_figures.MAX_TRAIL:,}: a picture of the turning, not a data series."
+           if trail_first > 0 else ".")
+    )
+    st.metric(f"ω_{pair} (rad/position)", f"{w[pair]:.10g}")
+    st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
+    st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
+    st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")

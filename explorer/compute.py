@@ -62,19 +62,13 @@ def criteria(settings: Settings) -> tuple[criteria_module.Measurement, ...]:
     return criteria_module.evaluate(settings)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def sse_by_abs_offset(settings: Settings) -> np.ndarray:
     """SSE of two positions |delta| = 0 .. L-1 apart, closed form d - 2 sum_i cos(w_i delta).
 
-    The SSE is even in delta, so one array serves every reference position. Computed in
-    chunks of offsets, so the (offsets x pairs) temporary stays near 8 MB at L=16384, d=2048.
+    The SSE is even in delta, so one array serves every reference position. Derived from the
+    cached ``dot_by_offset`` (as pe_core.sse_by_offset is), so the pages share one computation.
     """
-    offsets = np.arange(settings.L, dtype=np.float64)
-    chunk = max(1, 2**20 // pe_core.pair_count(settings.d))
-    return np.concatenate([
-        pe_core.sse_by_offset(offsets[start:start + chunk], settings.d, settings.n, settings.convention)
-        for start in range(0, settings.L, chunk)
-    ])
+    return settings.d - 2.0 * dot_by_offset(settings)[settings.L - 1:]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -82,14 +76,9 @@ def dot_by_offset(settings: Settings) -> np.ndarray:
     """Dot product of two positions t apart, closed form sum_i cos(w_i t), for t = -(L-1) .. L-1.
 
     ``values[t + L - 1] = f(t)`` (the layout of pe_core.offset_matrix_block_average). f is
-    even, so only t = 0 .. L-1 is computed, in chunks that keep the temporary near 8 MB.
+    even, so only t = 0 .. L-1 is computed (pe_core bounds its own temporary memory).
     """
-    offsets = np.arange(settings.L, dtype=np.float64)
-    chunk = max(1, 2**20 // pe_core.pair_count(settings.d))
-    half = np.concatenate([
-        pe_core.dot_by_offset(offsets[start:start + chunk], settings.d, settings.n, settings.convention)
-        for start in range(0, settings.L, chunk)
-    ])
+    half = pe_core.dot_by_offset(np.arange(settings.L, dtype=np.float64), settings.d, settings.n, settings.convention)
     return relation_figures.mirrored_offsets(half)
 
 
