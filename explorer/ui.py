@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -21,3 +25,43 @@ def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> No
             f"{what}: {full[0]:,} x {full[1]:,} values drawn as {shown[0]:,} x {shown[1]:,} block averages "
             "(each cell is the mean of the block it stands for; hover says which). Nothing is skipped."
         )
+
+
+def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
+    """CSV and NPY downloads of the data a chart shows (generated only when clicked)."""
+    csv_col, npy_col = st.columns(2)
+    csv_col.download_button(
+        f"Download {name} (CSV)",
+        data=lambda: table.to_csv(index=True).encode(),
+        file_name=f"{key}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+    def npy_bytes() -> bytes:
+        buffer = io.BytesIO()
+        np.save(buffer, table.to_numpy(), allow_pickle=False)
+        return buffer.getvalue()
+
+    npy_col.download_button(
+        f"Download {name} (NPY)",
+        data=npy_bytes,
+        file_name=f"{key}.npy",
+        mime="application/octet-stream",
+        key=f"{key}_npy",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
+    """The 'reproduce this' code for the exact current settings, NumPy and PyTorch."""
+    with st.expander("Reproduce this in code", icon=":material/code:"):
+        if torch_code is None:
+            st.code(numpy_code, language="python")
+            return
+        numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
+        numpy_tab.code(numpy_code, language="python")
+        torch_tab.code(torch_code, language="python")
