@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import logging
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.navigation.page import StreamlitPage
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -65,3 +67,22 @@ def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
         numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
         numpy_tab.code(numpy_code, language="python")
         torch_tab.code(torch_code, language="python")
+
+
+#: What a visitor sees if a page fails unexpectedly: no traceback, a way forward.
+PAGE_FAILED = (
+    "This view could not be drawn with these settings. Try other values in the sidebar, "
+    "or choose a preset; the problem has been logged for the maintainers."
+)
+
+
+def run_page(page: StreamlitPage) -> None:
+    """Run a page; an unexpected error becomes a short message and a server log entry.
+
+    Streamlit's own rerun and stop signals are BaseExceptions, so they pass through.
+    """
+    try:
+        page.run()
+    except Exception:
+        logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
+        st.error(PAGE_FAILED, icon=":material/error:")

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import criteria
 from explorer import settings as s
 from explorer.presets import CUSTOM, PRESETS
+from explorer.ui import PAGE_FAILED
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -95,6 +96,8 @@ def ran_page_path(at: AppTest) -> str:
 
 def assert_page_ran(at: AppTest, page: PageSpec) -> None:
     assert not at.exception, f"{page.path} raised: {[e.value for e in at.exception]}"
+    # app.py turns a page's exception into a friendly message: that is a failure too.
+    assert PAGE_FAILED not in [e.value for e in at.error], f"{page.path} failed (see the log)"
     assert ran_page_path(at) == page.path
 
 
