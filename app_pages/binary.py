@@ -6,12 +6,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, figures, ui, wave_figures
+from explorer import compute, controls, figures, reproduce, ui, wave_figures
 from explorer.settings import Settings, format_n
 
-#: Positions drawn (blocks when L is larger); dimensions up to a cell budget that keeps the
-#: sinusoid heatmap near 0.7 MB, so seed 003's 100 x 512 matrix is drawn exactly.
-MAX_ROWS, MAX_COLS, MAX_CELLS = 400, 1024, 100_000
+MAX_ROWS = wave_figures.BINARY_MAX_ROWS
 MAX_BITS = 16
 NEIGHBOURS_SHOWN = 8
 
@@ -48,8 +46,13 @@ ui.chart(
     key="binary_codes",
 )
 ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
+ui.downloads(
+    "the binary map's values",
+    wave_figures.binary_table(binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
+    key="binary_codes",
+)
 
-max_cols = min(MAX_COLS, MAX_CELLS // (len(row_edges) - 1))
+max_cols = wave_figures.sinusoid_max_cols(len(row_edges) - 1)
 reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
 labels, ticks = figures.encoding_axis_labels(
     reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
@@ -65,6 +68,11 @@ if transpose:
     sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
 ui.chart(sinusoid, key="binary_sinusoid")
 ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+ui.downloads(
+    "the sinusoid map's values",
+    figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
+    key="binary_sinusoid",
+)
 
 st.subheader("Bit period against wavelength")
 periods = pe_core.bit_periods(bits)
@@ -76,21 +84,16 @@ st.markdown(
     f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
     f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
 )
-st.dataframe(
-    pd.DataFrame({
-        "bit j / pair i": np.arange(bits),
-        "bit period 2^(j+1) (positions)": periods,
-        # With fewer pairs than bits (tiny d) the missing wavelengths are left blank.
-        "wavelength 2π/ω_i (positions)": np.r_[lengths[:bits], np.full(max(0, bits - len(lengths)), np.nan)],
-    }),
-    hide_index=True,
-)
+periods_table = wave_figures.periods_table(periods, lengths)
+st.dataframe(periods_table, hide_index=True)
+ui.downloads("periods and wavelengths", periods_table, key="binary_periods")
 
 st.subheader("Hamming distance against SSE")
 ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
 hamming = pe_core.hamming_distance(B, ref)
 sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
 ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+ui.downloads("both distances", wave_figures.distance_table(hamming, sse, ref=ref), key="binary_distances")
 
 neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
 st.markdown(
@@ -119,4 +122,8 @@ st.dataframe(
         "SSE": sse[near],
     }),
     hide_index=True,
+)
+
+ui.reproduce(
+    reproduce.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=MAX_ROWS, max_cols=max_cols)
 )

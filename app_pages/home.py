@@ -5,24 +5,9 @@ import math
 
 import streamlit as st
 
-from explorer import compute, controls
+from explorer import compute, controls, criteria, page_list, reproduce, ui
 from explorer.presets import PRESETS
 from explorer.settings import Settings, format_n
-
-#: The other pages: file, title and icon as in app.py (a page cannot import app.py, which
-#: runs the navigation), and what a visitor finds there.
-PAGE_MAP = (
-    ("app_pages/matrix.py", "Encoding matrix", ":material/grid_on:",
-     "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths."),
-    ("app_pages/waves.py", "Waves", ":material/show_chart:",
-     "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle."),
-    ("app_pages/similarity.py", "Similarity", ":material/compare_arrows:",
-     "Dot product, cosine and SSE against a reference position; they depend only on the offset."),
-    ("app_pages/binary.py", "Binary vs sinusoid", ":material/looks_one:",
-     "Binary codes of the positions beside the sinusoids: bit periods against wavelengths."),
-    ("app_pages/relative.py", "Relative positions", ":material/rotate_right:",
-     "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair."),
-)
 
 settings: Settings = st.session_state["settings"]
 
@@ -74,6 +59,8 @@ for column, m in zip(st.columns(len(measurements)), measurements, strict=True):
         st.markdown(f"{verdict} · {m.label}")
         st.caption(m.reason)
 st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
+ui.downloads("the criteria", criteria.criteria_table(measurements), key="home_criteria")
+ui.reproduce(reproduce.home_code(settings))
 
 st.subheader("Reproduce a figure of the sources")
 st.markdown("Each button sets every control as the source did and opens the page that draws it.")
@@ -87,6 +74,7 @@ for index, (key, preset) in enumerate(PRESETS.items()):
         st.caption(preset.source)
 
 st.subheader("Map of the pages")
-for path, title, icon, description in PAGE_MAP:
-    st.page_link(path, label=title, icon=icon)
-    st.caption(description)
+for info in page_list.PAGES:
+    if info is not page_list.HOME:
+        st.page_link(info.path, label=info.title, icon=info.icon)
+        st.caption(info.summary)

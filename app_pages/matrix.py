@@ -1,15 +1,13 @@
 """Encoding matrix: P as a heatmap, its angles, its frequencies and wavelengths."""
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, controls, figures, ui
+from explorer import compute, controls, figures, reproduce, ui
 from explorer.settings import Settings, format_n
 
-MAX_ROWS, MAX_COLS = 400, 400
+MAX_ROWS, MAX_COLS = figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS
 
 settings: Settings = st.session_state["settings"]
 st.title("Encoding matrix")
@@ -43,9 +41,14 @@ if view == "values":
     )
     ui.chart(fig, key="matrix_heatmap")
     ui.reduced_note("Encoding", reduced.values.shape, (settings.L, settings.d))
+    ui.downloads(
+        "the heatmap's values",
+        figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
+        key="matrix_heatmap",
+    )
 else:
     degrees, row_first, row_last, pair_edges = compute.angle_map(settings, MAX_ROWS, MAX_COLS)
-    labels = [figures.pair_text(int(a), int(b) - 1, w) for a, b in itertools.pairwise(pair_edges)]
+    labels = figures.angle_axis_labels(pair_edges, w)
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
         title=f"Angle k·ω_i in degrees, mod 360 ({shape})", transpose=transpose, value_name="angle (deg)",
@@ -54,6 +57,11 @@ else:
     ui.chart(fig, key="matrix_angles")
     ui.reduced_note("Angles", degrees.shape, (settings.L, len(w)))
     st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
+    ui.downloads(
+        "the angles (degrees)",
+        figures.encoding_table(degrees, row_first, row_last, labels, transpose=transpose),
+        key="matrix_angles",
+    )
 
 st.subheader("Frequencies and wavelengths")
 st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
@@ -65,8 +73,12 @@ with freq_col:
 with wave_col:
     ui.chart(figures.line_figure(pairs, {"λ_i": 2 * np.pi / w}, title="Wavelength λ_i = 2π/ω_i (seed 003)",
                                  x_title="pair i", y_title="λ_i (positions)", log_y=True), key="matrix_wavelengths")
+ui.downloads("ω_i and λ_i", figures.frequency_table(w), key="matrix_rates")
 
 if settings.L * settings.d <= 64:
     st.subheader("The matrix as numbers")
     P = compute.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
+
+snippet = {"view": view, "transpose": transpose, "max_rows": MAX_ROWS, "max_cols": MAX_COLS}
+ui.reproduce(reproduce.matrix_code(settings, **snippet), reproduce.matrix_code(settings, **snippet, library="torch"))

@@ -5,14 +5,11 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, figures, relation_figures, ui
+from explorer import compute, controls, figures, relation_figures, reproduce, ui
 from explorer.settings import format_n
 
-#: Rows and columns of M drawn at once; larger d shows a window the user moves.
-WINDOW = 128
-#: Each shifted map: at most this many row blocks, and this many cells (~0.45 MB each).
-MAP_ROWS = 300
-MAP_CELLS = 80_000
+#: Rows and columns of M drawn at once, and row blocks of each shifted map (see relation_figures).
+WINDOW, MAP_ROWS = relation_figures.TRANSITION_WINDOW, relation_figures.SHIFT_MAP_ROWS
 
 settings, odd_notice = relation_figures.even_settings(
     st.session_state["settings"], "a lone sine has no cosine partner to rotate with"
@@ -72,10 +69,13 @@ st.caption(
     f"M({delta}) is {structure}. Every other entry is 0. M is orthogonal and M(−δ) = M(δ)ᵀ."
     + (f" Only {window} are drawn; move the window with the slider above." if dims.size < d else "")
 )
+ui.downloads(
+    "the drawn M", relation_figures.transition_table(M_window, dims, d=d, layout=settings.layout),
+    key="relative_transition",
+)
 
 st.subheader("The shifted map")
-rows = min(L, MAP_ROWS)
-max_cols = d if rows * d <= MAP_CELLS else MAP_CELLS // rows
+max_cols = relation_figures.shift_map_max_cols(L, d)
 comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
 labels, ticks = figures.encoding_axis_labels(
     comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
@@ -99,6 +99,14 @@ with right:
     )
 ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
 st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
+ui.downloads(
+    f"P @ M({delta})", figures.encoding_table(comparison.shifted, comparison.row_first, comparison.row_last, labels),
+    key="relative_shifted",
+)
+ui.downloads(
+    f"PE(k {delta:+d})", figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last, labels),
+    key="relative_direct",
+)
 
 error_col, seed_col = st.columns(2)
 error_col.metric(
@@ -142,6 +150,7 @@ ui.chart(
     relation_figures.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
     key="relative_rotation",
 )
+ui.downloads("the two points", relation_figures.rotation_table(theta, phi), key="relative_rotation")
 W = pe_core.rotation(phi)
 c, s = W[0, 0], W[1, 0]
 image = np.array([np.sin(theta), np.cos(theta)]) @ W
@@ -165,4 +174,12 @@ st.markdown(
     r"acting on a **column** vector $[\sin t;\ \cos t]$ from the left. Here each row of P is a **row** vector "
     r"multiplied from the right, $v\,W$, so W is that matrix transposed: the same map. "
     "The point turns clockwise in this (sin, cos) plane as the angle grows."
+)
+
+snippet = {
+    "delta": delta, "window_start": window_start, "window": WINDOW, "pair": pair, "position": k,
+    "map_rows": MAP_ROWS, "map_cols": max_cols,
+}
+ui.reproduce(
+    reproduce.relative_code(settings, **snippet), reproduce.relative_code(settings, **snippet, library="torch")
 )

@@ -6,15 +6,12 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, relation_figures, ui
+from explorer import compute, controls, relation_figures, reproduce, ui
+from explorer.relation_figures import MEASURED_CELLS, SIMILARITY_BLOCKS
 from explorer.settings import format_n
 
-#: Blocks of positions per axis of the dot-product matrix: 400 x 400 cells, ~0.9 MB.
-MATRIX_BLOCKS = 400
 #: Rows of the table of exact values around the reference position.
 TABLE_RADIUS = 5
-#: Cells of the encoding built to measure the dot products when P is too large (~4 MB).
-MEASURED_CELLS = 2**19
 
 settings, odd_notice = relation_figures.even_settings(
     st.session_state["settings"], "the closed forms need sine/cosine pairs"
@@ -58,6 +55,7 @@ st.subheader(f"Every position against position {ref}")
 ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
          key="similarity_lines")
 st.caption(method)
+ui.downloads("these curves", relation_figures.similarity_table(curves), key="similarity_lines")
 
 near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
 cols = st.columns(3)
@@ -75,7 +73,7 @@ st.dataframe(
 )
 
 st.subheader("Every pair of positions")
-edges = pe_core.block_edges(L, MATRIX_BLOCKS)
+edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
 blocks = pe_core.offset_matrix_block_average(by_offset, edges)
 ui.chart(
     relation_figures.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
@@ -87,6 +85,7 @@ st.caption(
     "never built as an L x L matrix."
 )
 ui.reduced_note("Dot-product matrix", blocks.shape, (L, L))
+ui.downloads("the matrix's values", relation_figures.offset_matrix_table(blocks, edges), key="similarity_matrix")
 
 st.subheader("The closed form")
 if curves.from_matrix:
@@ -117,4 +116,15 @@ right.metric(
 st.caption(
     f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
     f"for both layouts. Measured points: {where}."
+)
+ui.downloads(
+    "the closed form and the measured points",
+    relation_figures.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref),
+    key="similarity_closed_form",
+)
+
+ui.reproduce(
+    reproduce.similarity_code(
+        settings, ref, blocks=SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS, measured_cells=MEASURED_CELLS
+    )
 )

@@ -2,11 +2,10 @@
 and as a point turning on the unit circle."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, ui, wave_figures
+from explorer import compute, controls, reproduce, ui, wave_figures
 from explorer.settings import Settings, format_n, parse_int_list
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
@@ -54,13 +53,10 @@ ui.chart(
     ),
     key="waves_profiles",
 )
+profiles = wave_figures.profile_table(profile_positions, w[:wave_dims])
 with st.expander("Values of these panels"):
-    st.dataframe(
-        pd.DataFrame(
-            np.sin(np.multiply.outer(w[:wave_dims], profile_positions)),
-            columns=[f"k={k}" for k in profile_positions],
-        ).rename_axis("pair x"),
-    )
+    st.dataframe(profiles, hide_index=True)
+ui.downloads("these panels' values", profiles, key="waves_profiles")
 
 # (b) ---------------------------------------------------------------------------------
 st.subheader("Chosen columns across positions (seed 002)")
@@ -80,12 +76,13 @@ ui.chart(
     key="waves_columns",
 )
 st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
+lines = wave_figures.columns_table(values, names)
 with st.expander("Values of these lines"):
     shown = min(L, MAX_TABLE_ROWS)
-    table = pd.DataFrame(values[:shown], columns=[f"column {c}" for c in chosen])
-    st.dataframe(table.rename_axis("position k"))
+    st.dataframe(lines.head(shown), hide_index=True)
     if shown < L:
-        st.caption(f"Positions 0..{shown - 1} of {L:,}; the chart above draws all of them.")
+        st.caption(f"Positions 0..{shown - 1} of {L:,}; the chart above draws all of them, the download holds all.")
+ui.downloads("these lines' values", lines, key="waves_columns")
 if settings.n == SEED002_BUG_BASE and pairs > 1:
     paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]
     st.caption(
@@ -121,3 +118,11 @@ with numbers_col:
     st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
     st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
     st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
+ui.downloads("the trail's points", wave_figures.circle_table(float(w[pair]), k), key="waves_circle")
+
+ui.reproduce(
+    reproduce.waves_code(
+        settings, positions=profile_positions, pairs_shown=wave_dims, columns=chosen, pair=pair, position=k,
+        max_trail=wave_figures.MAX_TRAIL,
+    )
+)

@@ -8,9 +8,11 @@ halves the payload and still shows 7 significant digits.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 DIVERGING = "RdBu"
@@ -198,4 +200,60 @@ def encoding_figure(
         colorscale=colorscale,
         zrange=zrange,
         transpose=transpose,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Download tables: the numbers a chart draws, labelled as its hover labels them
+# --------------------------------------------------------------------------------------
+
+#: The Encoding matrix page draws at most this many rows (blocks of positions) and columns.
+MATRIX_MAX_ROWS, MATRIX_MAX_COLS = 400, 400
+
+
+def heatmap_table(
+    values: np.ndarray,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    rows_name: str,
+    cols_name: str,
+    transpose: bool = False,
+) -> pd.DataFrame:
+    """The values a heatmap draws, one row and one column per drawn row and column, labelled
+    with what each stands for (a position or a block of them, a column or a run of pairs)."""
+    table = pd.DataFrame(
+        np.asarray(values, dtype=np.float64),
+        index=pd.Index(list(row_labels), name=rows_name),
+        columns=pd.Index(list(col_labels), name=cols_name),
+    )
+    return table.T if transpose else table
+
+
+def encoding_table(
+    values: np.ndarray,
+    row_first: np.ndarray,
+    row_last: np.ndarray,
+    column_labels: Sequence[str],
+    *,
+    transpose: bool = False,
+) -> pd.DataFrame:
+    """What ``encoding_figure`` draws (values or angles), with the positions each row averages
+    and, per column, the hover label of ``encoding_axis_labels`` (or of the angle map)."""
+    rows = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
+    return heatmap_table(
+        values, rows, column_labels, rows_name="position k", cols_name="dimension j", transpose=transpose
+    )
+
+
+def angle_axis_labels(pair_edges: np.ndarray, w: np.ndarray) -> list[str]:
+    """Hover label of each drawn column of the angle map: the pair, or run of pairs, it stands for."""
+    return [pair_text(int(a), int(b) - 1, w) for a, b in itertools.pairwise(np.asarray(pair_edges))]
+
+
+def frequency_table(w: np.ndarray) -> pd.DataFrame:
+    """The rate and wavelength charts' data: pair i, ω_i and λ_i = 2π/ω_i."""
+    w = np.asarray(w, dtype=np.float64)
+    return pd.DataFrame(
+        {"pair i": np.arange(w.size), "ω_i (rad/position)": w, "λ_i = 2π/ω_i (positions)": 2 * np.pi / w}
     )

@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import pe_core
-from explorer.figures import heatmap_figure, range_label, tick_subset
+from explorer.figures import heatmap_figure, heatmap_table, range_label, tick_subset
 from explorer.settings import Settings
 
 #: Tolerance of "accurate to numerical precision", in units of float64's machine epsilon
@@ -27,6 +28,18 @@ from explorer.settings import Settings
 PRECISION_EPS_FACTOR = 16.0
 
 _EPS = float(np.finfo(np.float64).eps)
+
+#: Similarity page: blocks of positions per axis of the dot-product matrix (400 x 400
+#: cells, ~0.9 MB), and cells of the encoding built to measure dot products when P is too
+#: large to build (~4 MB).
+SIMILARITY_BLOCKS = 400
+MEASURED_CELLS = 2**19
+#: Relative positions page: rows and columns of M drawn at once (larger d shows a window
+#: the user moves); each shifted map has at most SHIFT_MAP_ROWS row blocks and
+#: SHIFT_MAP_CELLS cells (~0.45 MB each).
+TRANSITION_WINDOW = 128
+SHIFT_MAP_ROWS = 300
+SHIFT_MAP_CELLS = 80_000
 
 
 def even_settings(settings: Settings, why: str) -> tuple[Settings, str | None]:
@@ -79,6 +92,13 @@ def similarity_from_offsets(values_by_offset: np.ndarray, ref: int, d: int) -> S
     return SimilarityCurves(dot=dot, sse=d - 2.0 * dot, cosine=dot / (d / 2), ref=ref, from_matrix=False)
 
 
+def measure_window(L: int, d: int, ref: int, max_cells: int) -> tuple[int, int]:
+    """(first position, count) of the window of at most ``max_cells // d`` consecutive
+    positions around ``ref`` that ``measure_around`` builds."""
+    count = max(1, min(L, max_cells // d))
+    return min(max(0, ref - count // 2), L - count), count
+
+
 def measure_around(
     L: int, d: int, n: float, *, layout: str, convention: str, ref: int, max_cells: int
 ) -> tuple[int, np.ndarray]:
@@ -87,8 +107,7 @@ def measure_around(
 
     Returns (first position of the window, dot products of the window's positions).
     """
-    count = max(1, min(L, max_cells // d))
-    first = min(max(0, ref - count // 2), L - count)
+    first, count = measure_window(L, d, ref, max_cells)
     P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
     reference = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
     return first, P @ reference
@@ -136,17 +155,23 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     return fig
 
 
+def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:
+    """Row (k) and column (k′) labels of the blocks of positions between ``edges``."""
+    edges = np.asarray(edges)
+    first, last = edges[:-1], edges[1:] - 1
+    rows = [range_label(int(a), int(b), "k") for a, b in zip(first, last, strict=True)]
+    cols = [range_label(int(a), int(b), "k′") for a, b in zip(first, last, strict=True)]
+    return rows, cols
+
+
 def offset_matrix_figure(block_means: np.ndarray, edges: np.ndarray, *, d: int, title: str) -> go.Figure:
     """The L x L dot-product matrix G[k, k'] = f(k' - k), drawn as exact block means.
 
     ``edges`` are the position blocks of both axes (``pe_core.block_edges``); hover names
     the block of positions each cell stands for.
     """
-    edges = np.asarray(edges)
-    first, last = edges[:-1], edges[1:] - 1
-    rows = [range_label(int(a), int(b), "k") for a, b in zip(first, last, strict=True)]
-    cols = [range_label(int(a), int(b), "k′") for a, b in zip(first, last, strict=True)]
-    texts = [str(int(a)) for a in first]
+    rows, cols = _offset_matrix_labels(edges)
+    texts = [str(int(a)) for a in np.asarray(edges)[:-1]]
     return heatmap_figure(
         block_means,
         row_labels=rows,
@@ -263,6 +288,15 @@ def _dimension_label(j: int, pair: int, is_sine: bool, axis: str) -> str:
     return f"{axis} {j}: {'sin' if is_sine else 'cos'} of pair {pair}"
 
 
+def _transition_labels(dims: np.ndarray, d: int, layout: str) -> tuple[list[str], list[str]]:
+    """Row and column labels of a window of M: dimension, sine or cosine, pair."""
+    pair, is_sine = pe_core.column_pairs(d, layout)
+    dims = np.asarray(dims)
+    rows = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "row") for j in dims]
+    cols = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "column") for j in dims]
+    return rows, cols
+
+
 def window_text(dims: np.ndarray, d: int) -> str:
     """'all 64 dimensions' or 'dimensions 0..63 and 256..319 of 512'."""
     dims = np.asarray(dims)
@@ -277,11 +311,8 @@ def transition_figure(
     values: np.ndarray, dims: np.ndarray, *, d: int, layout: str, delta: int, title: str
 ) -> go.Figure:
     """Heatmap of (a window of) M(delta), rows and columns labelled by dimension and pair."""
-    pair, is_sine = pe_core.column_pairs(d, layout)
-    dims = np.asarray(dims)
-    rows = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "row") for j in dims]
-    cols = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "column") for j in dims]
-    texts = [str(int(j)) for j in dims]
+    rows, cols = _transition_labels(dims, d, layout)
+    texts = [str(int(j)) for j in np.asarray(dims)]
     return heatmap_figure(
         values,
         row_labels=rows,
@@ -352,6 +383,12 @@ def group_columns(values: np.ndarray, layout: str, max_cols: int) -> tuple[np.nd
     sums = np.add.reduceat(values[:, order], starts, axis=1)
     counts = np.diff(np.r_[starts, d])
     return sums / counts, is_sine, first, last
+
+
+def shift_map_max_cols(L: int, d: int) -> int:
+    """Columns of each shifted map: all d while SHIFT_MAP_ROWS row blocks fit SHIFT_MAP_CELLS."""
+    rows = min(L, SHIFT_MAP_ROWS)
+    return d if rows * d <= SHIFT_MAP_CELLS else SHIFT_MAP_CELLS // rows
 
 
 def compare_shift(
@@ -475,3 +512,55 @@ def rotation_figure(
     fig.update_yaxes(range=[-1.25, 1.25], zeroline=True, scaleanchor="x", scaleratio=1)
     return fig
 
+
+
+# ------------------------------------------------------------------- download tables
+
+
+def similarity_table(curves: SimilarityCurves) -> pd.DataFrame:
+    """``similarity_figure``'s data: every position k, its dot product, SSE and cosine to ref."""
+    ref = curves.ref
+    return pd.DataFrame({
+        "position k": np.arange(curves.dot.size),
+        f"P[k]·P[{ref}]": curves.dot,
+        f"SSE ‖P[k] − P[{ref}]‖²": curves.sse,
+        f"cos(P[k], P[{ref}])": curves.cosine,
+    })
+
+
+def offset_matrix_table(block_means: np.ndarray, edges: np.ndarray) -> pd.DataFrame:
+    """``offset_matrix_figure``'s data, each cell labelled with the blocks of k and k′ it averages."""
+    rows, cols = _offset_matrix_labels(edges)
+    return heatmap_table(block_means, rows, cols, rows_name="position k", cols_name="position k′")
+
+
+def closed_form_table(
+    values_by_offset: np.ndarray, *, measured: np.ndarray, measured_first_offset: int
+) -> pd.DataFrame:
+    """``closed_form_figure``'s data: f(δ) for every offset, and the measured dot products at
+    the offsets where they were measured (NaN elsewhere)."""
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    measured = np.asarray(measured, dtype=np.float64)
+    at_offsets = np.full(f.size, np.nan)
+    first = measured_first_offset + L - 1
+    at_offsets[first : first + measured.size] = measured
+    return pd.DataFrame(
+        {"offset δ": np.arange(-(L - 1), L), "Σ cos(ω_i δ)": f, "measured P[ref+δ]·P[ref]": at_offsets}
+    )
+
+
+def transition_table(values: np.ndarray, dims: np.ndarray, *, d: int, layout: str) -> pd.DataFrame:
+    """``transition_figure``'s data: the drawn window of M(delta), rows and columns labelled."""
+    rows, cols = _transition_labels(dims, d, layout)
+    return heatmap_table(values, rows, cols, rows_name="row of M", cols_name="column of M")
+
+
+def rotation_table(theta: float, phi: float) -> pd.DataFrame:
+    """``rotation_figure``'s two points: v = [sin θ, cos θ] and v W(φ) = [sin(θ+φ), cos(θ+φ)]."""
+    v = np.array([np.sin(theta), np.cos(theta)])
+    return pd.DataFrame(
+        np.array([v, v @ pe_core.rotation(phi)]),
+        index=pd.Index(["v = P[k] (this pair)", "v W(δω) = P[k+δ] (this pair)"], name="point"),
+        columns=["sine component", "cosine component"],
+    )

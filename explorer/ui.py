@@ -32,9 +32,11 @@ def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> No
 def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
     """CSV and NPY downloads of the data a chart shows (generated only when clicked)."""
     csv_col, npy_col = st.columns(2)
+    # A table of lines holds its x as a column and has no row labels: no index column then.
+    labelled = not (isinstance(table.index, pd.RangeIndex) and table.index.name is None)
     csv_col.download_button(
         f"Download {name} (CSV)",
-        data=lambda: table.to_csv(index=True).encode(),
+        data=lambda: table.to_csv(index=labelled).encode(),
         file_name=f"{key}.csv",
         mime="text/csv",
         key=f"{key}_csv",

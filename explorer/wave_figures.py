@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import pe_core
-from explorer.figures import SEQUENTIAL, heatmap_figure, range_label, tick_subset
+from explorer.figures import SEQUENTIAL, heatmap_figure, heatmap_table, range_label, tick_subset
 
 #: Panels per row of the per-position profiles (seed 000 draws four side by side).
 PROFILE_PANELS_PER_ROW = 4
@@ -126,6 +127,11 @@ def columns_over_positions_figure(values: np.ndarray, names: Sequence[str], *, t
     return _frame(fig, title, 440)
 
 
+def trail_positions(k: int, max_trail: int = MAX_TRAIL) -> np.ndarray:
+    """The positions of the unit circle's trail: the last ``max_trail`` of 0 .. k."""
+    return np.arange(max(0, k - max_trail + 1), k + 1)
+
+
 def unit_circle_figure(
     w_i: float, k: int, *, pair: int, max_trail: int = MAX_TRAIL
 ) -> go.Figure:
@@ -135,7 +141,7 @@ def unit_circle_figure(
     a geometric illustration, not a data series), the current point with its radius, and
     the angle :math:`k\omega_i` in degrees.
     """
-    trail = np.arange(max(0, k - max_trail + 1), k + 1)
+    trail = trail_positions(k, max_trail)
     theta = trail * w_i
     around = np.linspace(0.0, 2.0 * np.pi, 361)
     angle = k * w_i
@@ -173,9 +179,37 @@ def unit_circle_figure(
     return _frame(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
 
 
+def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:
+    """``position_profile_figure``'s data: the pair index x, then sin(k·ω_x) for each position k."""
+    w = np.asarray(w, dtype=np.float64)
+    return pd.DataFrame({"pair x": np.arange(w.size), **{f"k={k}": np.sin(k * w) for k in positions}})
+
+
+def columns_table(values: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """``columns_over_positions_figure``'s data: the position k, then one column per line."""
+    values = np.asarray(values, dtype=np.float64)
+    return pd.DataFrame({"position k": np.arange(values.shape[0]), **dict(zip(names, values.T, strict=True))})
+
+
+def circle_table(w_i: float, k: int, *, max_trail: int = MAX_TRAIL) -> pd.DataFrame:
+    """``unit_circle_figure``'s trail: each position up to k and its point (cos kω_i, sin kω_i)."""
+    trail = trail_positions(k, max_trail)
+    theta = trail * w_i
+    return pd.DataFrame({"position k": trail, "cos(k·ω_i)": np.cos(theta), "sin(k·ω_i)": np.sin(theta)})
+
+
 # --------------------------------------------------------------------------------------
 # Binary vs sinusoid page
 # --------------------------------------------------------------------------------------
+
+#: Positions drawn (blocks when L is larger); dimensions of the sinusoid map up to a cell
+#: budget that keeps it near 0.7 MB, so seed 003's 100 x 512 matrix is drawn exactly.
+BINARY_MAX_ROWS, BINARY_MAX_COLS, BINARY_MAX_CELLS = 400, 1024, 100_000
+
+
+def sinusoid_max_cols(row_blocks: int) -> int:
+    """Columns of the sinusoid map beside ``row_blocks`` rows of binary codes."""
+    return min(BINARY_MAX_COLS, BINARY_MAX_CELLS // row_blocks)
 
 
 def binary_figure(
@@ -268,3 +302,35 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
     fig.update_xaxes(title_text=f"offset k − ref (positions; ref = {ref})", row=2, col=1)
     fig.update_layout(showlegend=False)
     return _frame(fig, "Distance to the reference position, by offset", 560)
+
+
+def binary_table(
+    values: np.ndarray, row_first: np.ndarray, row_last: np.ndarray, *, transpose: bool = False
+) -> pd.DataFrame:
+    """``binary_figure``'s data: bits (or fractions of ones in a block of positions) per bit j."""
+    rows = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
+    bits = [f"bit j = {j}" for j in range(np.shape(values)[1])]
+    return heatmap_table(values, rows, bits, rows_name="position k", cols_name="bit j", transpose=transpose)
+
+
+def periods_table(bit_periods: np.ndarray, wavelengths: np.ndarray) -> pd.DataFrame:
+    """``periods_figure``'s data: bit period of bit j and wavelength of pair i, row j = i
+    (blank, NaN, past the end of the shorter list)."""
+    periods, lengths = np.asarray(bit_periods, dtype=np.float64), np.asarray(wavelengths, dtype=np.float64)
+    count = max(periods.size, lengths.size)
+    return pd.DataFrame({
+        "bit j / pair i": np.arange(count),
+        "bit period 2^(j+1) (positions)": np.r_[periods, np.full(count - periods.size, np.nan)],
+        "wavelength 2π/ω_i (positions)": np.r_[lengths, np.full(count - lengths.size, np.nan)],
+    })
+
+
+def distance_table(hamming: np.ndarray, sse: np.ndarray, *, ref: int) -> pd.DataFrame:
+    """``distance_by_offset_figure``'s data: every position, its offset to ``ref``, both distances."""
+    k = np.arange(np.size(hamming))
+    return pd.DataFrame({
+        "position k": k,
+        "offset k − ref": k - ref,
+        "Hamming distance (bits)": np.asarray(hamming, dtype=np.float64),
+        "SSE ‖P[k] − P[ref]‖²": np.asarray(sse, dtype=np.float64),
+    })

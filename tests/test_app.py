@@ -8,7 +8,6 @@ a fresh session, on the page's path, with the query string set before the first 
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import criteria
+from explorer import criteria, page_list
 from explorer import settings as s
 from explorer.presets import CUSTOM, PRESETS
 from explorer.ui import PAGE_FAILED
@@ -31,7 +30,7 @@ SIDEBAR_KEYS = ("d", "n", "L", "layout", "convention", "preset")
 
 @dataclass(frozen=True)
 class PageSpec:
-    """One st.Page of app.py, as written there."""
+    """One page of the navigation (explorer.page_list, from which app.py builds its st.Pages)."""
 
     key: str
     path: str
@@ -41,28 +40,12 @@ class PageSpec:
     default: bool
 
 
-def _constant(node: ast.AST | None) -> object:
-    return node.value if isinstance(node, ast.Constant) else None
-
-
 def pages_of_app() -> list[PageSpec]:
-    """Every ``"key": st.Page("app_pages/x.py", title=..., ...)`` of app.py's PAGES dict."""
-    for node in ast.walk(ast.parse(APP.read_text())):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PAGES" for t in node.targets):
-            assert isinstance(node.value, ast.Dict), "app.PAGES should be a dict literal"
-            specs = []
-            for key, call in zip(node.value.keys, node.value.values, strict=True):
-                assert isinstance(call, ast.Call) and call.args, f"PAGES[{_constant(key)!r}] is not st.Page(...)"
-                kw = {k.arg: _constant(k.value) for k in call.keywords}
-                path = str(_constant(call.args[0]))
-                specs.append(
-                    PageSpec(
-                        key=str(_constant(key)), path=path, title=str(kw.get("title")), icon=str(kw.get("icon")),
-                        url_path=str(kw.get("url_path") or Path(path).stem), default=bool(kw.get("default")),
-                    )
-                )
-            return specs
-    raise AssertionError("app.py defines no PAGES dict")
+    """Every page of the navigation, in order."""
+    return [
+        PageSpec(info.url_path, info.path, info.title, info.icon, info.url_path, info is page_list.HOME)
+        for info in page_list.PAGES
+    ]
 
 
 PAGES = pages_of_app()

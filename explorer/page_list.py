@@ -1,0 +1,45 @@
+"""The pages of the app, in navigation order: one list for app.py's navigation and for
+Home's map of the pages (a page cannot import app.py, which runs the navigation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """A page: its file, its URL path (also its key in presets), title, icon and summary."""
+
+    url_path: str
+    title: str
+    icon: str
+    summary: str
+
+    @property
+    def path(self) -> str:
+        return f"app_pages/{self.url_path}.py"
+
+
+HOME = PageInfo("home", "Home", ":material/home:", "What positional encoding is for, the criteria, the presets.")
+
+PAGES: tuple[PageInfo, ...] = (
+    HOME,
+    PageInfo("matrix", "Encoding matrix", ":material/grid_on:",
+             "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths."),
+    PageInfo("waves", "Waves", ":material/show_chart:",
+             "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle."),
+    PageInfo("similarity", "Similarity", ":material/compare_arrows:",
+             "Dot product, cosine and SSE against a reference position; they depend only on the offset."),
+    PageInfo("binary", "Binary vs sinusoid", ":material/looks_one:",
+             "Binary codes of the positions beside the sinusoids: bit periods against wavelengths."),
+    PageInfo("relative", "Relative positions", ":material/rotate_right:",
+             "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair."),
+    PageInfo("scorecard", "Criteria scorecard", ":material/fact_check:",
+             "Sinusoid against integer, scaled, binary and learned positions, each criterion measured live."),
+    PageInfo("pitfalls", "Conventions and pitfalls", ":material/rule:",
+             "Two variants side by side, their difference, and a checker for your own matrix."),
+    PageInfo("precision", "Precision", ":material/precision_manufacturing:",
+             "float32, float16 and bfloat16 against float64 as the position grows."),
+    PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
+             "Type a sentence: word order is invisible without PE and visible with it."),
+)

@@ -1,0 +1,378 @@
+"""'Reproduce this' (explorer.reproduce): every page's snippet runs on its own and gives the
+numbers that the page draws and offers for download, for several settings and page controls.
+
+The app side is computed here through the functions the page calls (the compute wrappers,
+pe_core, the figure modules' table builders); the snippet side only by executing the
+generated code. A snippet binds ``result`` to {download key: array}, the same rows and
+columns as the download table of that key.
+
+Tolerances: where the page draws block means from a closed form and the snippet sums the
+full matrix, the two agree to rounding (about 1e-13 for values bounded by 1); elsewhere
+the snippet repeats the page's own operations and the numbers are bit for bit the same.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_app import PAGE_BY_KEY, open_page
+
+import pe_core
+from explorer import compute, criteria, figures, reproduce
+from explorer import relation_figures as rf
+from explorer import wave_figures as wf
+from explorer.settings import Settings
+
+#: Block means from a closed form against sums of the full matrix (values bounded by 1).
+CLOSED_FORM_ATOL = 1e-12
+#: PyTorch's pow and sin may differ from NumPy's by an ulp, times angles up to L rad.
+TORCH_ATOL = 1e-11
+
+SEED001 = Settings(d=512, n=10000.0, L=50, layout="concatenated", convention="tensor2tensor")
+#: Both axes of the heatmaps reduced to block means (the page's own limits).
+REDUCED = Settings(L=3000, d=512)
+REDUCED_T2T = Settings(L=3000, d=512, n=100.0, layout="concatenated", convention="tensor2tensor")
+
+
+def run(code: str) -> dict[str, np.ndarray]:
+    return reproduce.run_snippet(code)["result"]
+
+
+def assert_same(
+    result: dict[str, np.ndarray], tables: dict[str, pd.DataFrame], *, atol: float = 0.0, rtol: float = 0.0,
+    tolerances: dict[str, tuple[float, float]] | None = None,
+) -> None:
+    """Each result array equals its download table's numbers (within ``atol``/``rtol``, or
+    the (rtol, atol) given for that key)."""
+    assert set(result) == set(tables)
+    for key, table in tables.items():
+        key_rtol, key_atol = (tolerances or {}).get(key, (rtol, atol))
+        got = np.asarray(result[key], dtype=np.float64)
+        assert got.shape == table.shape, key
+        # The NPY download is table.to_numpy() saved without pickle: numbers only.
+        assert table.to_numpy().dtype.kind in "fiu", f"{key}: {table.dtypes.tolist()}"
+        np.testing.assert_allclose(got, table.to_numpy(dtype=np.float64), rtol=key_rtol, atol=key_atol, err_msg=key)
+
+
+def torch_result(code: str) -> dict[str, np.ndarray]:
+    pytest.importorskip("torch")
+    return {key: np.asarray(value) for key, value in run(code).items()}
+
+
+# --------------------------------------------------------------------------- the encoding
+
+
+@pytest.mark.parametrize(
+    "settings", [Settings(), SEED001, Settings(d=6, L=7, n=2.0), Settings(d=7, L=9, layout="concatenated")],
+    ids=["default", "seed001", "small", "odd-d"],
+)
+@pytest.mark.parametrize("start", [0, 13, -10])
+def test_encoding_code_is_pe_core_bit_for_bit(settings: Settings, start: int) -> None:
+    namespace = reproduce.run_snippet(reproduce.encoding_code(settings, start=start))
+    expected = pe_core.positional_encoding(
+        settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, start=start
+    )
+    assert namespace["P"].tobytes() == expected.tobytes()
+
+
+def test_block_average_code_refuses_edges_it_cannot_write() -> None:
+    with pytest.raises(ValueError, match="block_edges"):
+        reproduce.block_average_code("A", np.array([0, 1, 5, 10]))
+
+
+# --------------------------------------------------------------------------- Home
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [Settings(), REDUCED_T2T, Settings(d=2, L=5000), Settings(d=7, L=30), Settings(L=1)],
+    ids=["default-direct", "closed-form", "d2-near-repeat", "odd-d", "one-position"],
+)
+def test_home_snippet_gives_the_criteria_numbers(settings: Settings) -> None:
+    table = criteria.criteria_table(compute.criteria(settings))
+    # The same operations on the same bits: the numbers are identical, even rounding-noise ones.
+    assert_same(run(reproduce.home_code(settings)), {"home_criteria": table})
+
+
+# --------------------------------------------------------------------------- Encoding matrix
+
+
+def matrix_tables(settings: Settings, view: str, transpose: bool) -> dict[str, pd.DataFrame]:
+    """What app_pages/matrix.py offers for download."""
+    w = compute.frequencies(settings)
+    rates = figures.frequency_table(w)
+    if view == "values":
+        reduced = compute.reduced_encoding(settings, figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS)
+        labels, _ = figures.encoding_axis_labels(
+            reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
+        )
+        table = figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
+        return {"matrix_heatmap": table, "matrix_rates": rates}
+    degrees, first, last, pair_edges = compute.angle_map(settings, figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS)
+    labels = figures.angle_axis_labels(pair_edges, w)
+    return {"matrix_angles": figures.encoding_table(degrees, first, last, labels, transpose=transpose),
+            "matrix_rates": rates}
+
+
+MATRIX_CASES = [
+    (Settings(), False),
+    (Settings(d=4, n=100.0, L=4), False),
+    (SEED001, True),
+    (REDUCED, False),
+    (REDUCED_T2T, True),
+]
+
+
+def matrix_snippet(settings: Settings, view: str, transpose: bool, library: str = "numpy") -> str:
+    return reproduce.matrix_code(
+        settings, view, transpose=transpose, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS,
+        library=library,
+    )
+
+
+@pytest.mark.parametrize(("settings", "transpose"), MATRIX_CASES)
+def test_matrix_snippet_gives_the_drawn_heatmap(settings: Settings, transpose: bool) -> None:
+    tables = matrix_tables(settings, "values", transpose)
+    assert_same(run(matrix_snippet(settings, "values", transpose)), tables, atol=CLOSED_FORM_ATOL)
+    if settings == REDUCED:
+        heatmap = tables["matrix_heatmap"]
+        assert heatmap.shape == (400, 400)
+        assert heatmap.index[0] == "position k = 0..7 (mean of 8)"
+        assert heatmap.columns[2].startswith("columns 2..4 (sin only): sin, pairs i = 1..2 (mean of 2)")
+
+
+def assert_same_angles(got: np.ndarray, expected: np.ndarray, settings: Settings, transpose: bool) -> None:
+    """Degrees mod 360 agree as points on the circle: the angle of a mean vector of length r
+    is known to rounding / r, so compare arc lengths r * |difference| (radians)."""
+    m = (settings.d + 1) // 2
+    means = pe_core.encoding_block_average(
+        settings.L, 2 * m, settings.n, layout="concatenated", convention=settings.convention,
+        max_rows=figures.MATRIX_MAX_ROWS, max_cols=2 * figures.MATRIX_MAX_COLS,
+    ).values
+    half = means.shape[1] // 2
+    radius = np.hypot(means[:, :half], means[:, half:])
+    radius = radius.T if transpose else radius
+    difference = (got - expected + 180.0) % 360.0 - 180.0
+    assert got.shape == expected.shape
+    assert np.max(np.abs(np.radians(difference)) * radius) <= CLOSED_FORM_ATOL
+
+
+@pytest.mark.parametrize(
+    ("settings", "transpose"), [(SEED001, False), (REDUCED, True), (Settings(L=3000, d=1024, n=1e6), False)]
+)
+def test_matrix_snippet_gives_the_drawn_angle_map(settings: Settings, transpose: bool) -> None:
+    tables = matrix_tables(settings, "angles", transpose)
+    result = run(matrix_snippet(settings, "angles", transpose))
+    assert set(result) == set(tables)
+    assert_same_angles(result["matrix_angles"], tables["matrix_angles"].to_numpy(), settings, transpose)
+    np.testing.assert_array_equal(result["matrix_rates"], tables["matrix_rates"].to_numpy(dtype=np.float64))
+
+
+@pytest.mark.parametrize(("settings", "transpose"), [(SEED001, True), (REDUCED, False)])
+def test_matrix_torch_snippet_gives_the_drawn_heatmap(settings: Settings, transpose: bool) -> None:
+    result = torch_result(matrix_snippet(settings, "values", transpose, "torch"))
+    assert_same(result, matrix_tables(settings, "values", transpose), atol=TORCH_ATOL, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- Waves
+
+
+def waves_tables(settings: Settings, positions: list[int], pairs_shown: int, columns: list[int], pair: int,
+                 position: int) -> dict[str, pd.DataFrame]:
+    """What app_pages/waves.py offers for download."""
+    w = compute.frequencies(settings)
+    values = wf.encoding_columns(settings.L, settings.d, settings.n, columns, layout=settings.layout,
+                                 convention=settings.convention)
+    return {
+        "waves_profiles": wf.profile_table(positions, w[:pairs_shown]),
+        "waves_columns": wf.columns_table(values, wf.column_names(columns, settings.d, w, settings.layout)),
+        "waves_circle": wf.circle_table(float(w[pair]), position),
+    }
+
+
+@pytest.mark.parametrize(
+    ("settings", "positions", "pairs_shown", "columns", "pair", "position"),
+    [
+        (Settings(), [0, 4, 8, 12], 64, [0, 1], 0, 10),
+        (Settings(d=128, n=1e8, L=50), [3], 1, [2, 3, 127], 63, 49),
+        (REDUCED_T2T, [10**7, 1, 5], 256, [0, 255, 256, 511], 255, 2999),
+        (Settings(d=2, L=1), [0], 1, [1], 0, 0),
+    ],
+    ids=["default", "seed002-bug", "long-trail", "one-position"],
+)
+def test_waves_snippet_gives_the_three_charts(
+    settings: Settings, positions: list[int], pairs_shown: int, columns: list[int], pair: int, position: int
+) -> None:
+    code = reproduce.waves_code(settings, positions=positions, pairs_shown=pairs_shown, columns=columns, pair=pair,
+                                position=position, max_trail=wf.MAX_TRAIL)
+    assert_same(run(code), waves_tables(settings, positions, pairs_shown, columns, pair, position))
+
+
+# --------------------------------------------------------------------------- Similarity
+
+
+def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
+    """What app_pages/similarity.py offers for download."""
+    L, d = settings.L, settings.d
+    by_offset = compute.dot_by_offset(settings)
+    if L * d <= compute.FULL_MATRIX_CELLS:
+        curves = rf.similarity_from_matrix(compute.encoding(settings), ref)
+        first, measured = 0, curves.dot
+    else:
+        curves = rf.similarity_from_offsets(by_offset, ref, d)
+        first, measured = rf.measure_around(L, d, settings.n, layout=settings.layout, convention=settings.convention,
+                                            ref=ref, max_cells=rf.MEASURED_CELLS)
+    edges = pe_core.block_edges(L, rf.SIMILARITY_BLOCKS)
+    blocks = pe_core.offset_matrix_block_average(by_offset, edges)
+    return {
+        "similarity_lines": rf.similarity_table(curves),
+        "similarity_matrix": rf.offset_matrix_table(blocks, edges),
+        "similarity_closed_form": rf.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref),
+    }
+
+
+@pytest.mark.parametrize(
+    ("settings", "ref"),
+    [(Settings(), 20), (SEED001, 20), (REDUCED, 0), (Settings(L=2100, d=1024, n=1e6, layout="concatenated"), 2099)],
+    ids=["default", "seed001", "reduced", "closed-form-branch"],
+)
+def test_similarity_snippet_gives_the_three_charts(settings: Settings, ref: int) -> None:
+    code = reproduce.similarity_code(settings, ref, blocks=rf.SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS,
+                                     measured_cells=rf.MEASURED_CELLS)
+    L, d = settings.L, settings.d
+    # The page's dot-product matrix takes block sums as differences of double prefix sums of
+    # f, which reach about L^2 d/2: their rounding, over the smallest block, bounds the error.
+    area = np.diff(pe_core.block_edges(L, rf.SIMILARITY_BLOCKS)).min() ** 2
+    matrix_atol = 8 * np.finfo(np.float64).eps * L * L * d / 2 / area
+    # BLAS may sum a matrix-vector product in another order for another number of rows.
+    measured = (1e-13, 1e-12 * d)
+    assert_same(
+        run(code), similarity_tables(settings, ref),
+        tolerances={"similarity_lines": measured, "similarity_matrix": (0.0, matrix_atol),
+                    "similarity_closed_form": measured},
+    )
+
+
+# --------------------------------------------------------------------------- Binary vs sinusoid
+
+
+def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> dict[str, pd.DataFrame]:
+    """What app_pages/binary.py offers for download."""
+    L, d = settings.L, settings.d
+    w = compute.frequencies(settings)
+    row_edges = pe_core.block_edges(L, wf.BINARY_MAX_ROWS)
+    B = pe_core.binary_encoding(L, bits)
+    codes = pe_core.block_average(B, row_edges, np.arange(bits + 1))
+    reduced = compute.reduced_encoding(settings, wf.BINARY_MAX_ROWS, wf.sinusoid_max_cols(len(row_edges) - 1))
+    labels, _ = figures.encoding_axis_labels(reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w,
+                                             settings.layout)
+    sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    return {
+        "binary_codes": wf.binary_table(codes, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
+        "binary_sinusoid": figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels,
+                                                  transpose=transpose),
+        "binary_periods": wf.periods_table(pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n,
+                                                                                           settings.convention)),
+        "binary_distances": wf.distance_table(pe_core.hamming_distance(B, ref), sse, ref=ref),
+    }
+
+
+@pytest.mark.parametrize(
+    ("settings", "bits", "ref", "transpose"),
+    [(Settings(d=512, n=1e6, L=100), 10, 0, True), (REDUCED_T2T, 14, 1234, False), (Settings(d=2, L=5), 3, 4, False)],
+    ids=["seed003", "reduced", "fewer-pairs-than-bits"],
+)
+def test_binary_snippet_gives_the_four_charts(settings: Settings, bits: int, ref: int, transpose: bool) -> None:
+    code = reproduce.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=wf.BINARY_MAX_ROWS,
+                                 max_cols=wf.sinusoid_max_cols(len(pe_core.block_edges(settings.L,
+                                                                                       wf.BINARY_MAX_ROWS)) - 1))
+    tables = binary_tables(settings, bits, ref, transpose)
+    assert_same(run(code), tables, tolerances={"binary_sinusoid": (0.0, CLOSED_FORM_ATOL)})
+
+
+# --------------------------------------------------------------------------- Relative positions
+
+
+def relative_tables(settings: Settings, delta: int, window_start: int, pair: int,
+                    position: int) -> dict[str, pd.DataFrame]:
+    """What app_pages/relative.py offers for download."""
+    d, layout = settings.d, settings.layout
+    dims = rf.transition_window_dims(d, layout, window_start, rf.TRANSITION_WINDOW)
+    window = rf.transition_window(delta, d, settings.n, layout=layout, convention=settings.convention, dims=dims)
+    comparison = compute.shift_comparison(settings, delta, rf.SHIFT_MAP_ROWS, rf.shift_map_max_cols(settings.L, d))
+    w = compute.frequencies(settings)
+    labels, _ = figures.encoding_axis_labels(comparison.column_is_sine, comparison.pair_first, comparison.pair_last,
+                                             w, layout)
+    return {
+        "relative_transition": rf.transition_table(window, dims, d=d, layout=layout),
+        "relative_shifted": figures.encoding_table(comparison.shifted, comparison.row_first, comparison.row_last,
+                                                   labels),
+        "relative_direct": figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last,
+                                                  labels),
+        "relative_rotation": rf.rotation_table(position * w[pair], delta * w[pair]),
+    }
+
+
+RELATIVE_CASES = [
+    pytest.param(Settings(), 1, 0, 0, 1, id="default"),
+    pytest.param(SEED001, -10, 0, 0, 1, id="seed001"),
+    pytest.param(REDUCED, -2999, 200, 255, 2999, id="reduced"),
+    pytest.param(Settings(L=4100, d=512, layout="concatenated"), 4000, 100, 3, 7, id="closed-form-branch"),
+    pytest.param(Settings(L=10, d=2048, n=1e8), 9, 1920, 1023, 9, id="last-window"),
+]
+
+
+def relative_snippet(settings: Settings, delta: int, window_start: int, pair: int, position: int,
+                     library: str = "numpy") -> str:
+    return reproduce.relative_code(
+        settings, delta=delta, window_start=window_start, window=rf.TRANSITION_WINDOW, pair=pair, position=position,
+        map_rows=rf.SHIFT_MAP_ROWS, map_cols=rf.shift_map_max_cols(settings.L, settings.d), library=library,
+    )
+
+
+@pytest.mark.parametrize(("settings", "delta", "window_start", "pair", "position"), RELATIVE_CASES)
+def test_relative_snippet_gives_the_four_charts(
+    settings: Settings, delta: int, window_start: int, pair: int, position: int
+) -> None:
+    code = relative_snippet(settings, delta, window_start, pair, position)
+    tables = relative_tables(settings, delta, window_start, pair, position)
+    # P @ M (the snippet, as seed 001) against the page's pair-by-pair shift: rounding only.
+    maps = (0.0, CLOSED_FORM_ATOL)
+    assert_same(run(code), tables, tolerances={"relative_shifted": maps, "relative_direct": maps})
+
+
+@pytest.mark.parametrize(("settings", "delta", "window_start", "pair", "position"), RELATIVE_CASES[1:4])
+def test_relative_torch_snippet_gives_the_four_charts(
+    settings: Settings, delta: int, window_start: int, pair: int, position: int
+) -> None:
+    result = torch_result(relative_snippet(settings, delta, window_start, pair, position, "torch"))
+    tables = relative_tables(settings, delta, window_start, pair, position)
+    assert_same(result, tables, atol=TORCH_ATOL, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- the pages show them
+
+#: page -> (URL query, download keys the page offers there)
+PAGE_DOWNLOADS = {
+    "home": ({}, ["home_criteria"]),
+    "matrix": ({}, ["matrix_heatmap", "matrix_rates"]),
+    "waves": ({}, ["waves_profiles", "waves_columns", "waves_circle"]),
+    "similarity": ({}, ["similarity_lines", "similarity_matrix", "similarity_closed_form"]),
+    "binary": ({}, ["binary_codes", "binary_sinusoid", "binary_periods", "binary_distances"]),
+    "relative": ({}, ["relative_transition", "relative_shifted", "relative_direct", "relative_rotation"]),
+}
+
+
+@pytest.mark.parametrize("page", list(PAGE_DOWNLOADS))
+def test_page_offers_downloads_and_code_for_the_current_settings(page: str) -> None:
+    query, keys = PAGE_DOWNLOADS[page]
+    at = open_page(PAGE_BY_KEY[page], {"d": "64", "L": "30", **query})
+    buttons = {button.key for button in at.get("download_button")}
+    assert {f"{key}_{kind}" for key in keys for kind in ("csv", "npy")} <= buttons
+    codes = [element.value for element in at.get("code")]
+    assert codes, "no 'reproduce this' code on the page"
+    assert all(re.search(r"^L, d, n = 30, 64, 10000\.0$", code, re.MULTILINE) for code in codes)
+    assert all(f'"{key}"' in codes[0] for key in keys), "the snippet's result names every download"
