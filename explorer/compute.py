@@ -12,7 +12,9 @@ import streamlit as st
 
 import pe_core
 from explorer import criteria as criteria_module
+from explorer import precision as precision_module
 from explorer import relation_figures
+from explorer import scorecard as scorecard_module
 from explorer.settings import Settings
 
 #: Largest matrix (cells) a page builds in full, e.g. for a download; larger views are
@@ -91,3 +93,47 @@ def shift_comparison(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
         max_rows=max_rows, max_cols=max_cols, full_cells=FULL_MATRIX_CELLS,
     )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scorecard(settings: Settings, offset: int) -> scorecard_module.Scorecard:
+    """Every scheme x criterion of the Criteria scorecard (explorer.scorecard; ~1 s at the largest)."""
+    return scorecard_module.evaluate(settings, offset)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scorecard_distances(settings: Settings) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Distance by offset of every scheme, relative to offset 1 (the scorecard's chart)."""
+    return scorecard_module.distance_by_offset(settings)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def precision_scan(
+    dtype: str, method: str, w0: float, window: int, start: int, limit: int
+) -> precision_module.PairScan:
+    """The fastest pair's neighbour scan up to 10^7 (independent of d, n and layout: cached once)."""
+    return precision_module.scan_fastest_pair(dtype, method, w0, window, start, limit)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def precision_errors(settings: Settings) -> precision_module.Errors:
+    """Errors of float32, float16 and bfloat16 against float64 on ~200 positions up to 10^7."""
+    return precision_module.errors(settings)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
+    """The same errors for one column of P."""
+    return precision_module.column_errors(settings, column)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def precision_neighbours(settings: Settings) -> dict[str, precision_module.Neighbours]:
+    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, k < 10^7)."""
+    return {
+        precision_module.series_name(dtype, method): precision_module.neighbours(
+            settings, dtype, method, scan=precision_scan
+        )
+        for dtype in precision_module.DTYPES
+        for method in precision_module.METHODS
+    }

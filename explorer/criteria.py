@@ -6,16 +6,23 @@ longer sentences with bounded values, and (4) be deterministic. Each function he
 measures one of them with a number, for the sinusoidal encoding of the given settings,
 and says in one sentence what it found. Pure: no Streamlit, so every number is tested.
 
+The ``*_of`` functions measure the same criteria, and two more (defined beyond the
+trained length, a shift that is a fixed linear map), for any encoding scheme given as
+``rows(start, count, length)``; the Criteria scorecard compares schemes with them.
+
 Memory stays bounded at the largest settings (L=16384, d=2048): the full L x d matrix is
 never held at once, and no L x L matrix is ever built.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 import pe_core
 from explorer.settings import Settings
@@ -33,6 +40,8 @@ WINDOW = 256
 DIRECT_PAIRS_CELLS = 2**22
 #: Cells computed at a time when a check walks all L positions (16 MB of float64).
 CHUNK_CELLS = 2**21
+#: A shift map passes if it misses by at most this, relative to the largest |value| (or 1).
+SHIFT_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,15 @@ class Measurement:
     value: float
     passed: bool
     reason: str
+
+
+#: A scheme's codes: ``rows(start, count, length)`` is positions start..start+count-1 of a
+#: sentence of ``length`` positions, shape (count, width); see "any encoding scheme" below.
+Rows = Callable[[int, int, int], np.ndarray]
+
+
+class NoCodeError(LookupError):
+    """The scheme has no code for a position (a learned table beyond its trained length)."""
 
 
 def _positions(count: int) -> str:
@@ -89,19 +107,8 @@ def _closest_pair_by_offset(L: int, d: int, n: float, convention: str) -> tuple[
     return math.sqrt(best), best_offset
 
 
-def unique(L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper") -> Measurement:
-    """Unique per position: the smallest distance between the encodings of two positions."""
+def _unique_measurement(distance: float, offset: int, L: int, how: str) -> Measurement:
     title, label = "Unique per position", "smallest distance between two positions"
-    if L < 2:
-        return Measurement(
-            "unique", title, label, math.inf, True, "Only one position: there is no pair to tell apart."
-        )
-    if L * L * d <= DIRECT_PAIRS_CELLS or d % 2:
-        distance, offset = _closest_pair_direct(_encoding(L, d, n, layout, convention))
-        how = "every pair of rows compared"
-    else:
-        distance, offset = _closest_pair_by_offset(L, d, n, convention)
-        how = f"closed form over offsets 1..{L - 1:,}"
     passed = distance >= UNIQUE_MIN_DISTANCE
     verdict = "every position has its own code" if passed else "two positions are indistinguishable"
     reason = (
@@ -111,46 +118,58 @@ def unique(L: int, d: int, n: float, layout: str = "interleaved", convention: st
     return Measurement("unique", title, label, distance, passed, reason)
 
 
+def _single_position() -> Measurement:
+    return Measurement(
+        "unique", "Unique per position", "smallest distance between two positions", math.inf, True,
+        "Only one position: there is no pair to tell apart.",
+    )
+
+
+def unique(L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper") -> Measurement:
+    """Unique per position: the smallest distance between the encodings of two positions."""
+    if L < 2:
+        return _single_position()
+    if L * L * d <= DIRECT_PAIRS_CELLS or d % 2:
+        distance, offset = _closest_pair_direct(_encoding(L, d, n, layout, convention))
+        how = "every pair of rows compared"
+    else:
+        distance, offset = _closest_pair_by_offset(L, d, n, convention)
+        how = f"closed form over offsets 1..{L - 1:,}"
+    return _unique_measurement(distance, offset, L, how)
+
+
+def unique_of(rows: Rows, L: int, *, sample: int | None = None) -> Measurement:
+    """Unique per position, for any scheme: every pair among positions 0..sample-1 compared.
+
+    With ``sample`` < L the smallest distance over all L positions can only be smaller.
+    """
+    if L < 2:
+        return _single_position()
+    count = L if sample is None else max(2, min(L, sample))
+    distance, offset = _closest_pair_direct(rows(0, count, L))
+    if count == L:
+        how = "every pair of rows compared"
+    else:
+        how = f"every pair among positions 0..{count - 1:,}, sampled of the {L:,}"
+    return _unique_measurement(distance, offset, L, how)
+
+
+def _sinusoid_rows(d: int, n: float, layout: str, convention: str) -> Rows:
+    # Looks _encoding up at every call, so that a test can swap the encoding.
+    return lambda start, count, length: _encoding(count, d, n, layout, convention, start)
+
+
 def consistent_distance(
     L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper"
 ) -> Measurement:
-    """Consistent distance: ||P[k+1] - P[k]|| is the same inside the sentence and beyond it.
-
-    The positions L.. are what a longer sentence adds, so comparing the step there with the
-    step at 0.. compares sentences of different lengths.
-    """
-    rows = min(L, WINDOW) + 1
-    steps = []
-    for start in (0, L):
-        P = _encoding(rows, d, n, layout, convention, start=start)
-        steps.append(np.linalg.norm(np.diff(P, axis=0), axis=1))
-    step = np.concatenate(steps)
-    spread = float(np.max(np.abs(step - step[0])))
-    passed = spread <= CONSISTENT_TOLERANCE
-    reason = (
-        f"||P[k+1] - P[k]|| = {step[0]:.10g} for k = 0..{rows - 2:,} and k = {L:,}..{L + rows - 2:,} "
-        f"(a sentence longer than L); largest difference {spread:.3g} "
-        f"({'rounding only' if passed else 'the step depends on where it is'})."
-    )
-    return Measurement(
-        "consistent", "Consistent distance", "largest change of the offset-1 distance", spread, passed, reason
-    )
+    """Consistent distance: ||P[k+1] - P[k]|| is the same in a sentence of L and of 2L positions."""
+    return consistent_of(_sinusoid_rows(d, n, layout, convention), L)
 
 
 def bounded(L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper") -> Measurement:
     """Bounded: the largest |value| over all L positions and at position 10**7."""
-    rows = max(1, CHUNK_CELLS // d)
-    largest = 0.0
-    for start in range(0, L, rows):
-        largest = max(largest, float(np.abs(_encoding(min(rows, L - start), d, n, layout, convention, start)).max()))
-    far = float(np.abs(_encoding(1, d, n, layout, convention, FAR_POSITION)).max())
-    value = max(largest, far)
-    passed = value <= 1.0
-    reason = (
-        f"Largest |P[k, j]| is {largest:.6g} over {_positions(L)} and {far:.6g} at position "
-        f"{FAR_POSITION:,}, far beyond any trained length (an integer position would be {FAR_POSITION:,})."
-    )
-    return Measurement("bounded", "Bounded, generalises", "largest |value|, up to k = 10^7", value, passed, reason)
+    m = bounded_of(_sinusoid_rows(d, n, layout, convention), L, d, far=FAR_POSITION)
+    return dataclasses.replace(m, label="largest |value|, up to k = 10^7")
 
 
 def deterministic(
@@ -159,21 +178,237 @@ def deterministic(
     """Deterministic: two computations of the same positions are bit for bit identical."""
     rows = min(L, WINDOW)
     starts = sorted({0, max(L - rows, 0), FAR_POSITION})
-    differing = 0
-    for start in starts:
-        first = _encoding(rows, d, n, layout, convention, start)
-        second = _encoding(rows, d, n, layout, convention, start)
-        differing += int(np.count_nonzero(first.view(np.uint64) != second.view(np.uint64)))
-    passed = differing == 0
-    reason = (
-        f"Positions 0..{rows - 1:,}, the last {rows:,} and {rows:,} from {FAR_POSITION:,} computed twice: "
-        f"{differing:,} of {len(starts) * rows * d:,} values differ in any bit (no randomness, no learned table)."
+    return deterministic_of(_sinusoid_rows(d, n, layout, convention), L, starts=starts, count=rows)
+
+
+# ------------------------------------------------------------------- any encoding scheme
+#
+# The same criteria for any scheme (integer positions, positions scaled to [0, 1], binary
+# codes, a learned table), so that the Criteria scorecard compares schemes with one set of
+# measurements. A scheme is ``rows(start, count, length)``: the codes of positions
+# start..start+count-1 in a sentence of ``length`` positions, shape (count, width). The
+# sentence length matters to positions scaled to [0, 1] (k / (length - 1)); a scheme with
+# no code for a position (a learned table beyond its trained length) raises NoCodeError.
+
+
+def _offset_distances(rows: Rows, start: int, pairs: int, length: int, offset: int) -> np.ndarray:
+    """||P[k+offset] - P[k]|| for k = start .. start+pairs-1, in a sentence of ``length`` positions."""
+    if pairs <= 0:
+        return np.zeros(0)
+    P = rows(start, pairs + offset, length)
+    diff = P[offset:] - P[:-offset]
+    return np.sqrt(np.einsum("kj,kj->k", diff, diff))
+
+
+def _span(values: np.ndarray) -> str:
+    """One number if the values agree to rounding, else their range."""
+    low, high = float(values.min()), float(values.max())
+    return f"{values[0]:.10g}" if high - low <= CONSISTENT_TOLERANCE else f"{low:.6g} to {high:.6g}"
+
+
+def _k_range(start: int, count: int) -> str:
+    return f"k = {start:,}" if count == 1 else f"k = {start:,}..{start + count - 1:,}"
+
+
+def consistent_of(rows: Rows, L: int, *, offset: int = 1, window: int = WINDOW) -> Measurement:
+    """Same distance for the same offset, in a sentence of L and in one of 2L positions.
+
+    Compared: ||P[k+offset] - P[k]|| for the first ``window`` k of the sentence of L, and in
+    the sentence of 2L (at least L + 2 offset) for its first ``window`` k and for the
+    ``window`` k from L-offset on, whose pairs reach the positions the longer sentence adds.
+    Fewer than two distances give nothing to compare: NaN, not passed.
+    """
+    title, label = "Consistent distance", f"largest change of the offset-{offset} distance"
+    name = f"||P[k+{offset}] - P[k]||"
+    longer = max(2 * L, L + 2 * offset)  # at least two pairs, even for a one-position sentence
+    inside = _offset_distances(rows, 0, min(L - offset, window), L, offset)
+    parts, groups = [], [inside]
+    if inside.size:
+        parts.append(f"{_span(inside)} at L={L:,} ({_k_range(0, inside.size)})")
+    else:
+        parts.append(f"not defined at L={L:,} (no two positions {offset} apart)")
+    try:
+        first = _offset_distances(rows, 0, min(longer - offset, window), longer, offset)
+        added_start = max(L - offset, first.size)  # the window from 0 may already reach them
+        added = _offset_distances(rows, added_start, min(longer - offset - added_start, window), longer, offset)
+    except NoCodeError:
+        parts.append(f"cannot be measured at L={longer:,}: there is no code beyond position {L - 1:,}")
+    else:
+        groups += [first, added]
+        where = _k_range(0, first.size) + (f" and {_k_range(added_start, added.size)}" if added.size else "")
+        parts.append(
+            f"{_span(np.concatenate([first, added]))} at L={longer:,} ({where}, reaching the positions "
+            "a longer sentence adds)"
+        )
+    distances = np.concatenate(groups)
+    if distances.size < 2:
+        return Measurement("consistent", title, label, math.nan, False,
+                           f"{name} is {' and '.join(parts)}: {distances.size} pair(s) only, nothing to compare.")
+    spread = float(np.ptp(distances))
+    passed = spread <= CONSISTENT_TOLERANCE
+    verdict = "rounding only" if passed else "the distance depends on the length or on where it is measured"
+    reason = f"{name} is {' and '.join(parts)}; largest difference {spread:.3g} ({verdict})."
+    return Measurement("consistent", title, label, spread, passed, reason)
+
+
+def _ranges_text(ranges: Sequence[tuple[int, int]], L: int) -> str:
+    if len(ranges) == 1 and ranges[0] == (0, L):
+        return _positions(L)
+    shown = " and ".join(f"{first:,}..{first + count - 1:,}" for first, count in ranges)
+    return f"positions {shown} (sampled, of {L:,})"
+
+
+def bounded_of(
+    rows: Rows, L: int, width: int, *, far: int, ranges: Sequence[tuple[int, int]] | None = None
+) -> Measurement:
+    """Bounded: the largest |value| over the positions (all, or the ``(first, count)`` ranges)
+    and at position ``far``, far beyond the sentence. It passes if the value there is no
+    larger than inside the sentence (or than 1): the values do not grow with the position."""
+    ranges = [(0, L)] if ranges is None else list(ranges)
+    chunk = max(1, CHUNK_CELLS // max(width, 1))
+    largest = 0.0
+    for first, count in ranges:
+        for start in range(first, first + count, chunk):
+            block = rows(start, min(chunk, first + count - start), L)
+            largest = max(largest, float(np.abs(block).max()))
+    where = _ranges_text(ranges, L)
+    try:
+        far_value = float(np.abs(rows(far, 1, far + 1)).max())
+    except NoCodeError:
+        passed = math.isfinite(largest)
+        reason = f"Largest |value| is {largest:.6g} over {where}; there is no code at position {far:,} to check."
+        return Measurement("bounded", "Bounded, generalises", "largest |value|", largest, passed, reason)
+    passed = far_value <= max(largest, 1.0)
+    verdict = "it does not grow with the position" if passed else "it grows with the position, without bound"
+    reason = f"Largest |value| is {largest:.6g} over {where} and {far_value:.6g} at position {far:,}: {verdict}."
+    return Measurement(
+        "bounded", "Bounded, generalises", f"largest |value|, up to k = {far:,}", max(largest, far_value), passed,
+        reason,
     )
-    return Measurement("deterministic", "Deterministic", "values that differ between two runs", float(differing),
-                       passed, reason)
+
+
+def deterministic_of(rows: Rows, L: int, *, starts: Sequence[int], count: int) -> Measurement:
+    """Deterministic: ``count`` positions from each start computed twice, compared bit for bit."""
+    differing = total = 0
+    for start in starts:
+        length = max(L, start + count)
+        first = np.ascontiguousarray(rows(start, count, length), dtype=np.float64)
+        second = np.ascontiguousarray(rows(start, count, length), dtype=np.float64)
+        differing += int(np.count_nonzero(first.view(np.uint64) != second.view(np.uint64)))
+        total += first.size
+    passed = differing == 0
+    where = ", ".join(f"{start:,}..{start + count - 1:,}" for start in starts)
+    reason = f"Positions {where} computed twice: {differing:,} of {total:,} values differ in any bit."
+    return Measurement(
+        "deterministic", "Deterministic", "values that differ between two runs", float(differing), passed, reason
+    )
+
+
+def defined_beyond_of(rows: Rows, L: int, *, probes: Sequence[int], width: int) -> Measurement:
+    """Defined beyond the trained length L: the positions ``probes`` (all >= L) have a code.
+
+    The value is the first probed position without a code (inf when all have one). A code
+    wider than the trained one (``width`` columns; binary needs more bits) is defined, and
+    said so.
+    """
+    title, label = "Defined beyond the trained length", "first position without a code"
+    trained_width = width
+    widths: dict[int, int] = {}
+    for k in sorted(probes):
+        try:
+            widths[k] = rows(k, 1, k + 1).shape[1]
+        except NoCodeError:
+            reason = (
+                f"No code for position {k:,}: the scheme has codes for positions 0..{k - 1:,} only, so a "
+                f"sentence longer than L={L:,} cannot be encoded."
+            )
+            return Measurement("defined", title, label, float(k), False, reason)
+    shown = ", ".join(f"{k:,}" for k in widths)
+    last = max(widths)
+    if widths[last] != trained_width:
+        note = (
+            f"; but position {last:,} needs {widths[last]} columns where positions 0..{L - 1:,} need "
+            f"{trained_width}: an input of fixed size cannot take it"
+        )
+    else:
+        note = f", with the same {trained_width:,} column{'s' if trained_width > 1 else ''}"
+    reason = f"Positions {shown} (beyond L={L:,}) have a code{note}."
+    return Measurement("defined", title, label, math.inf, True, reason)
+
+
+def least_squares_image(X: np.ndarray, Y: np.ndarray, fit: int) -> np.ndarray:
+    """X @ M for the least-squares M of smallest norm with X[:fit] @ M ~ Y[:fit]: M = pinv(X[:fit]) Y[:fit].
+
+    The product is associated so that the width x width matrix M is formed only when it is
+    no larger than the fit: O(rows x fit x width) either way, never O(width^3).
+    """
+    pinv = np.linalg.pinv(X[:fit])
+    return X @ (pinv @ Y[:fit]) if fit >= X.shape[1] else (X @ pinv) @ Y[:fit]
+
+
+def linear_shift_of(
+    rows: Rows,
+    L: int,
+    *,
+    offset: int,
+    fit: int,
+    test: int,
+    known_map: Callable[[np.ndarray], np.ndarray] | None = None,
+    map_name: str = "",
+) -> Measurement:
+    """A shift is a fixed linear map: one matrix M with P[k] M = P[k+offset] for every k.
+
+    Without ``known_map``, M is the least-squares fit on the pairs k = 0..fit-1 and is then
+    tested on the next ``test`` pairs: with fewer rows than columns a fit is always exact,
+    so only pairs it was not fitted on can tell a real map from an overfit one. With
+    ``known_map`` (the sinusoid's M(offset)), every pair k = 0..fit+test-1 is a test.
+    """
+    title, label = "Shift is a fixed linear map", f"largest |P[k] M - P[k+{offset}]|"
+    pairs = L - offset
+    fit, test = min(fit, pairs // 2), min(test, pairs - min(fit, pairs // 2))
+    if fit < 1 or test < 1:
+        reason = (
+            f"Only {max(pairs, 0)} pair(s) of positions {offset} apart in {_positions(L)}: too few to fit "
+            "a map on some and test it on others."
+        )
+        return Measurement("shift", title, label, math.nan, False, reason)
+    P = rows(0, fit + test + offset, L)
+    X, Y = P[: fit + test], P[offset : offset + fit + test]
+    scale = max(1.0, float(np.abs(Y).max()))
+    if known_map is not None:
+        value = float(np.abs(known_map(X) - Y).max())
+        passed = value <= SHIFT_TOLERANCE * scale
+        reason = (
+            f"P[k] M({offset}) against P[k+{offset}], with {map_name}: largest error {value:.2e} over "
+            f"{_k_range(0, fit + test)}"
+        )
+    else:
+        errors = np.abs(least_squares_image(X, Y, fit) - Y)
+        fit_error, test_error = float(errors[:fit].max()), float(errors[fit:].max())
+        value = max(fit_error, test_error)
+        passed = value <= SHIFT_TOLERANCE * scale
+        reason = (
+            f"The best linear map M (least squares on {_k_range(0, fit)}) misses P[k+{offset}] by up to "
+            f"{fit_error:.3g} on those pairs and {test_error:.3g} on {_k_range(fit, test)}, which it was not "
+            "fitted on"
+        )
+    verdict = "one fixed matrix shifts every position" if passed else f"no fixed matrix maps P[k] to P[k+{offset}]"
+    return Measurement("shift", title, label, value, passed, f"{reason}: {verdict}.")
 
 
 def evaluate(settings: Settings) -> tuple[Measurement, ...]:
     """All four criteria of seed 000 for the settings, in seed 000's order."""
     args = (settings.L, settings.d, settings.n, settings.layout, settings.convention)
     return unique(*args), consistent_distance(*args), bounded(*args), deterministic(*args)
+
+
+def criteria_table(measurements: tuple[Measurement, ...]) -> pd.DataFrame:
+    """The criteria as a small numeric table (for download): what is measured, its value, and
+    whether it passes (1) or not (0)."""
+    return pd.DataFrame(
+        {
+            "measured value": [m.value for m in measurements],
+            "passes (1 = yes, 0 = no)": [float(m.passed) for m in measurements],
+        },
+        index=pd.Index([f"{m.title}: {m.label}" for m in measurements], name="criterion"),
+    )

@@ -1,0 +1,481 @@
+r"""Precision: the encoding in float32, float16 and bfloat16 against float64, as k grows.
+
+Three ways to get P[k] in a low-precision format ``dtype``:
+
+- ``"cast"``: compute in float64, then round each value to the dtype (the best the dtype
+  can hold: at most half a unit in the last place);
+- ``"low"``: compute in the dtype: k and :math:`\omega_i` are rounded to it first, their
+  product is rounded to it, sin and cos are taken in float32 (as frameworks do for
+  float16 and bfloat16) and rounded to the dtype. The angle :math:`k\omega_i` then carries
+  the dtype's error of the large number k: a few radians once k is large;
+- ``"relative"``: in the dtype too, but from a small number: k = k0 + r with k0 a multiple
+  of the window (the sequence length L) and r < L; the phase :math:`k_0\omega_i \bmod 2\pi`
+  is computed once per window in float64, and only :math:`r\omega_i` and the sum are in the
+  dtype.
+
+bfloat16 has no NumPy type: it is emulated by rounding the float32 bit pattern to its top
+16 bits (round to nearest, ties to even) with integer operations. A float64 goes to
+bfloat16 through float32, as PyTorch converts it. Every low-precision value is held in a
+float32 (which holds float16 and bfloat16 numbers exactly), so errors are plain differences.
+
+Two neighbours k and k+1 are indistinguishable in a dtype when all d values of P[k] and
+P[k+1] round to the same numbers. The search is exact up to 10**7 and cheap: rows can only
+be equal if their fastest pair (:math:`\omega_0 = 1` rad per position) is, so that pair
+alone is scanned for every k, then the slower pairs only for the positions that survive.
+The fastest pair's scan does not depend on d, n or the layout (:math:`\omega_0 = 1` always),
+so the app caches it once. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import pe_core
+from explorer.settings import Settings
+
+DTYPES: tuple[str, ...] = ("float32", "float16", "bfloat16")
+METHODS: dict[str, str] = {
+    "cast": "float64, then cast",
+    "low": "computed in the dtype",
+    "relative": "in the dtype, from a relative offset",
+}
+#: Mantissa bits (with the implicit one) and largest finite value of each format.
+MANTISSA_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
+LARGEST = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+#: The chart's positions: about 200 log-spaced whole numbers from 1 to 10**7.
+GRID_POINTS = 200
+LAST_POSITION = 10**7
+#: Neighbours are searched exactly for k = 0 .. SCAN_LIMIT - 1.
+SCAN_LIMIT = 10**7
+SCAN_CHUNK = 2**20
+#: Fastest-pair candidates kept per scan; the search continues past them if none is a match.
+MAX_CANDIDATES = 2**16
+#: The error columns of the summary: the largest error over positions up to each bound.
+ERROR_BOUNDS = (10**3, 10**5, 10**7)
+#: A position that all three formats hold exactly (bfloat16 holds integers up to 256).
+PROBE_POSITION = 200
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_text(value: int) -> str:
+    """10**7 as '10⁷' (a power of ten), anything else with thousands separators."""
+    exponent = round(math.log10(value)) if value > 0 else 0
+    return f"10{str(exponent).translate(_SUPERSCRIPTS)}" if 10**exponent == value else f"{value:,}"
+
+
+def series_name(dtype: str, method: str) -> str:
+    """'bfloat16 · computed in the dtype': the name of one line and one table row."""
+    return f"{dtype} · {METHODS[method]}"
+
+
+#: Every (dtype, method), in the order of the charts, tables and the snippet's ``result``.
+SERIES: tuple[tuple[str, str], ...] = tuple((dtype, method) for dtype in DTYPES for method in METHODS)
+NAMES: dict[tuple[str, str], str] = {key: series_name(*key) for key in SERIES}
+
+
+# ------------------------------------------------------------------------------ rounding
+
+
+def bfloat16_round(x: object) -> np.ndarray:
+    """Round to bfloat16 (nearest, ties to even), returned as float32 holding the value.
+
+    bfloat16 is the top 16 bits of a float32 (sign, 8 exponent bits, 7 mantissa bits).
+    Adding 0x7FFF plus the lowest kept bit to the bit pattern, then clearing the low 16
+    bits, rounds to nearest with ties to even; a carry into the exponent is correct, up
+    to infinity. NaN stays NaN (its payload could otherwise round to infinity).
+    """
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32)
+    with np.errstate(over="ignore"):
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return np.where(np.isnan(x), x, rounded.view(np.float32))
+
+
+def round_to(x: object, dtype: str) -> np.ndarray:
+    """``x`` rounded to ``dtype``, held in float32 (which holds every float16 and bfloat16 exactly).
+
+    From float64, float32 and float16 round once; bfloat16 goes through float32, as PyTorch
+    converts a float64.
+    """
+    x = np.asarray(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dtype == "float32":
+            return x.astype(np.float32)
+        if dtype == "float16":
+            return x.astype(np.float16).astype(np.float32)
+        if dtype == "bfloat16":
+            return bfloat16_round(x.astype(np.float32))
+    raise ValueError(f"unknown dtype {dtype!r}; expected one of {', '.join(DTYPES)}.")
+
+
+# ------------------------------------------------------------------------ the encodings
+
+
+def pair_values(k: object, w: np.ndarray, dtype: str, method: str, window: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """sin and cos of k·ω_i as ``method`` gets them in ``dtype``: two float32 arrays (len(k), len(w)).
+
+    Arithmetic is float32, then rounded to the dtype: a product of two float16 or bfloat16
+    numbers is exact in float32, so this is the format's own multiplication; a sum of two
+    is rounded twice (through float32), which can differ in the last bit in rare ties. A
+    float16 position above 65504 is infinite, and its sine NaN: the format cannot hold it.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}.")
+    k = np.asarray(k, dtype=np.int64).reshape(-1)
+    w = np.asarray(w, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if method == "cast":
+            theta = np.multiply.outer(k.astype(np.float64), w)
+            return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+        w_low = round_to(w, dtype)
+        if method == "low":
+            theta = round_to(np.multiply.outer(round_to(k, dtype), w_low), dtype)
+        else:
+            window = max(int(window), 1)
+            first = (k // window) * window
+            phase = np.mod(np.multiply.outer(first.astype(np.float64), w), 2 * np.pi)  # float64, once per window
+            step = round_to(np.multiply.outer(round_to(k - first, dtype), w_low), dtype)
+            theta = round_to(round_to(phase, dtype) + step, dtype)
+        return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+
+
+def encode(positions: object, settings: Settings, dtype: str, method: str, window: int = 1) -> np.ndarray:
+    """Rows P[k] for the given positions, in the dtype by the method, as float64 (len, d)."""
+    d = settings.d
+    w = pe_core.frequencies(d, settings.n, settings.convention)
+    sines, cosines = pe_core.sine_cosine_columns(d, settings.layout)
+    s, c = pair_values(positions, w, dtype, method, window)
+    P = np.empty((s.shape[0], d))
+    P[:, sines] = s
+    P[:, cosines] = c[:, : d // 2]
+    return P
+
+
+def reference(positions: object, settings: Settings) -> np.ndarray:
+    """Rows P[k] in float64, from pe_core itself."""
+    s = settings
+    return np.vstack([
+        pe_core.positional_encoding(1, s.d, s.n, layout=s.layout, convention=s.convention, start=int(k))
+        for k in np.asarray(positions).reshape(-1)
+    ])
+
+
+def grid(count: int = GRID_POINTS, last: int = LAST_POSITION) -> np.ndarray:
+    """Log-spaced whole positions from 1 to ``last`` (repeats at the low end removed)."""
+    return np.unique(np.round(np.geomspace(1, last, count)).astype(np.int64))
+
+
+# -------------------------------------------------------------------- errors on the grid
+
+
+@dataclass(frozen=True)
+class Errors:
+    """Per position of the grid and per series (``NAMES``): what the charts draw."""
+
+    positions: np.ndarray
+    max_error: dict[str, np.ndarray]  # largest |P~[k, j] - P[k, j]| over the d columns (NaN: not finite)
+    telling: dict[str, np.ndarray]  # columns in which P~[k] and P~[k+1] differ
+
+
+def errors(settings: Settings, positions: np.ndarray | None = None) -> Errors:
+    """Errors of every dtype and method against float64 on the grid (~200 positions x d)."""
+    k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
+    exact = reference(k, settings)
+    max_error, telling = {}, {}
+    for key in SERIES:
+        rows = encode(np.concatenate([k, k + 1]), settings, *key, settings.L)
+        here, there = rows[: k.size], rows[k.size :]
+        max_error[NAMES[key]] = np.abs(here - exact).max(axis=1)  # NaN if any value is not finite
+        telling[NAMES[key]] = np.count_nonzero(here != there, axis=1).astype(np.float64)
+    return Errors(k, max_error, telling)
+
+
+def column_errors(settings: Settings, column: int, positions: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """|P~[k, column] - P[k, column]| on the grid, per series: only that column's pair is computed."""
+    k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
+    column = min(max(int(column), 0), settings.d - 1)
+    pair, is_sine = pe_core.column_pairs(settings.d, settings.layout)
+    w = pe_core.frequencies(settings.d, settings.n, settings.convention)[pair[column] : pair[column] + 1]
+    exact = reference(k, settings)[:, column]
+    out = {}
+    for key in SERIES:
+        s, c = pair_values(k, w, *key, settings.L)
+        out[NAMES[key]] = np.abs((s if is_sine[column] else c)[:, 0].astype(np.float64) - exact)
+    return out
+
+
+def errors_table(result: Errors) -> pd.DataFrame:
+    """The largest error per position (the first chart), one column per series."""
+    return pd.DataFrame(result.max_error, index=pd.Index(result.positions, name="position k"))
+
+
+# ------------------------------------------------------------------ indistinguishable neighbours
+
+
+@dataclass(frozen=True)
+class PairScan:
+    """Positions k in [start, stop) whose fastest pair equals that of k+1, in order."""
+
+    candidates: np.ndarray
+    first_nonfinite: int | None
+    stop: int
+
+
+def scan_fastest_pair(
+    dtype: str, method: str, w0: float, window: int, start: int = 0, limit: int = SCAN_LIMIT,
+    max_candidates: int = MAX_CANDIDATES,
+) -> PairScan:
+    """Scan k = start .. limit-1 for neighbours whose fastest pair rounds to the same values.
+
+    Stops early once ``max_candidates`` are found (``stop`` says where). Also records the
+    first k whose fastest pair is not finite: it has the largest angle, so no column of a
+    row can overflow before it.
+    """
+    w = np.array([w0])
+    found: list[np.ndarray] = []
+    total, first_nonfinite = 0, None
+    for a in range(start, limit, SCAN_CHUNK):
+        if method == "low" and not np.isfinite(round_to(a, dtype)):
+            # a and every larger position are infinite in the dtype: NaN rows, never equal.
+            first_nonfinite = a if first_nonfinite is None else first_nonfinite
+            break
+        b = min(a + SCAN_CHUNK, limit)
+        s, c = pair_values(np.arange(a, b + 1), w, dtype, method, window)
+        s, c = s[:, 0], c[:, 0]
+        if first_nonfinite is None:
+            bad = np.flatnonzero(~(np.isfinite(s[:-1]) & np.isfinite(c[:-1])))
+            first_nonfinite = int(a + bad[0]) if bad.size else None
+        equal = np.flatnonzero((s[:-1] == s[1:]) & (c[:-1] == c[1:])) + a
+        found.append(equal[: max_candidates - total])
+        total += found[-1].size
+        if total >= max_candidates:
+            return PairScan(np.concatenate(found), first_nonfinite, int(found[-1][-1]) + 1)
+    return PairScan(np.concatenate(found) if found else np.zeros(0, np.int64), first_nonfinite, limit)
+
+
+#: Candidates confirmed at a time, in order: the first batch usually holds the answer.
+CONFIRM_BATCH = 256
+
+
+def _confirm(candidates: np.ndarray, settings: Settings, dtype: str, method: str, window: int) -> int | None:
+    """The first candidate whose every value equals its neighbour's, pair by pair (fastest first).
+
+    Candidates go in order, a batch at a time, so that a long run of matches after the first
+    one costs nothing.
+    """
+    w = pe_core.frequencies(settings.d, settings.n, settings.convention)
+    for first in range(0, candidates.size, CONFIRM_BATCH):
+        alive = candidates[first : first + CONFIRM_BATCH]
+        for i in range(1, w.size):
+            if alive.size == 0:
+                break
+            s, c = pair_values(np.concatenate([alive, alive + 1]), w[i : i + 1], dtype, method, window)
+            s, c = s[:, 0], c[:, 0]
+            same = s[: alive.size] == s[alive.size :]
+            if i < settings.d // 2:  # an odd d's last pair is a lone sine
+                same &= c[: alive.size] == c[alive.size :]
+            alive = alive[same]
+        if alive.size:
+            return int(alive[0])
+    return None
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """First k with P~[k] = P~[k+1] in every column, and first k with a non-finite value."""
+
+    first_equal: int | None
+    first_nonfinite: int | None
+    limit: int
+
+
+def neighbours(
+    settings: Settings, dtype: str, method: str, *, limit: int = SCAN_LIMIT,
+    scan: Callable[..., PairScan] = scan_fastest_pair,
+) -> Neighbours:
+    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``)."""
+    window = settings.L if method == "relative" else 1
+    w0 = float(pe_core.frequencies(settings.d, settings.n, settings.convention)[0])
+    start, first_nonfinite = 0, None
+    while start < limit:
+        found = scan(dtype, method, w0, window, start, limit)
+        if first_nonfinite is None:
+            first_nonfinite = found.first_nonfinite
+        match = _confirm(found.candidates, settings, dtype, method, window)
+        if match is not None:
+            return Neighbours(match, first_nonfinite, limit)
+        start = found.stop
+    return Neighbours(None, first_nonfinite, limit)
+
+
+# ------------------------------------------------------------------------------ formats
+
+
+def formats_table(position: int = LAST_POSITION) -> pd.DataFrame:
+    """What each format can hold, as text: significant bits, the whole numbers it holds with
+    all their neighbours (up to 2^bits), the spacing of its numbers near ``position``, its
+    largest finite value."""
+    rows = {}
+    for dtype in ("float64", *DTYPES):
+        p = MANTISSA_BITS[dtype]
+        largest = float(np.finfo(np.float64).max) if dtype == "float64" else LARGEST[dtype]
+        spacing = 2.0 ** (math.floor(math.log2(position)) - (p - 1))
+        rows[dtype] = {
+            "significant bits": str(p),
+            "every whole number up to": f"{2**p:,}",
+            f"spacing of its numbers near {power_text(position)}": f"{spacing:.4g}" if position <= largest
+            else "cannot hold it",
+            "largest finite value": f"{largest:.5g}",
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("format")
+
+
+# ------------------------------------------------------------------------------ summary
+
+
+def summary_table(result: Errors, found: dict[str, Neighbours]) -> pd.DataFrame:
+    """One row per series: the largest error up to 10^3, 10^5, 10^7, and the neighbour search.
+
+    Numbers only (NaN where there is none), for the download; ``display_summary`` words it.
+    """
+    rows = {}
+    for name, error in result.max_error.items():
+        row = {}
+        for bound in ERROR_BOUNDS:
+            inside = error[result.positions <= bound]
+            finite = inside[np.isfinite(inside)]
+            row[f"largest error, k ≤ {power_text(bound)}"] = float(finite.max()) if finite.size else math.nan
+        scan = found[name]
+        row["first k: P[k] = P[k+1]"] = math.nan if scan.first_equal is None else float(scan.first_equal)
+        row["first k not finite"] = (
+            math.nan if scan.first_nonfinite is None else float(scan.first_nonfinite)
+        )
+        rows[name] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("dtype · method")
+
+
+def display_summary(table: pd.DataFrame, limit: int = SCAN_LIMIT) -> pd.DataFrame:
+    """The summary as text: errors to 3 digits, 'none below 10⁷' for a search that found nothing."""
+    shown = table.copy().astype(object)
+    for column in table.columns:
+        if column.startswith("largest error"):
+            shown[column] = [f"{v:.3g}" if math.isfinite(v) else "n/a" for v in table[column]]
+        else:
+            shown[column] = [f"{int(v):,}" if math.isfinite(v) else f"none below {power_text(limit)}"
+                             for v in table[column]]
+    return shown
+
+
+def telling_at(settings: Settings, dtype: str, position: int = PROBE_POSITION) -> int:
+    """Columns in which P~[k] and P~[k+1] differ, computed in the dtype (the "low" method)."""
+    rows = encode(np.array([position, position + 1]), settings, dtype, "low")
+    return int(np.count_nonzero(rows[0] != rows[1]))
+
+
+# ------------------------------------------------------------------------ reproduce this
+
+
+_SNIPPET = '''import numpy as np
+
+# Precision of the sinusoidal encoding in float32, float16 and bfloat16 against float64.
+d, n, L = {d}, {n}, {L}
+layout, convention = {layout!r}, {convention!r}
+i = np.arange((d + 1) // 2)
+{rate}
+sines, cosines = (slice(0, d, 2), slice(1, d, 2)) if layout == "interleaved" else (slice(0, len(w)), slice(len(w), d))
+
+
+def bfloat16(x):  # round float32 to its top 16 bits, to nearest with ties to even
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return np.where(np.isnan(x), x, rounded.view(np.float32))
+
+
+def round_to(x, dtype):  # x rounded to dtype, held in float32 (which holds float16 and bfloat16 exactly)
+    x = np.asarray(x)
+    if dtype == "bfloat16":
+        return bfloat16(x.astype(np.float32))
+    return x.astype(dtype).astype(np.float32)
+
+
+def pairs(k, w, dtype, method):  # sin and cos of k * w, (len(k), len(w)), float32 arithmetic
+    k = np.asarray(k, dtype=np.int64)
+    if method == "cast":  # float64, then cast
+        theta = np.multiply.outer(k.astype(np.float64), w)
+        return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+    if method == "low":  # k and w rounded, product rounded, sin/cos in float32, rounded
+        theta = round_to(np.multiply.outer(round_to(k, dtype), round_to(w, dtype)), dtype)
+    else:  # relative: k = k0 + r, phase k0 * w mod 2 pi in float64, r * w in the dtype
+        first = (k // L) * L
+        phase = np.mod(np.multiply.outer(first.astype(np.float64), w), 2 * np.pi)
+        step = round_to(np.multiply.outer(round_to(k - first, dtype), round_to(w, dtype)), dtype)
+        theta = round_to(round_to(phase, dtype) + step, dtype)
+    return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+
+
+def encode(k, dtype, method):
+    s, c = pairs(k, w, dtype, method)
+    P = np.empty((len(s), d))
+    P[:, sines], P[:, cosines] = s, c[:, : d // 2]
+    return P
+
+
+def exact(k):  # float64 rows, computed as the app computes them
+    theta = np.multiply.outer(k.astype(np.float64), w)
+    P = np.empty((len(k), d))
+    np.sin(theta, out=P[:, sines])
+    np.cos(theta[:, : d // 2], out=P[:, cosines])
+    return P
+
+
+def first_equal(dtype, method, limit={limit}, chunk=2**20):  # first k with P[k] == P[k+1] in every column
+    for a in range(0, limit, chunk):
+        if method == "low" and not np.isfinite(round_to(a, dtype)):
+            return None  # from here on k itself is infinite in the dtype: NaN rows, never equal
+        k = np.arange(a, min(a + chunk, limit) + 1)
+        s, c = pairs(k, w[:1], dtype, method)  # the fastest pair first: most k drop out there
+        candidates = k[:-1][(s[:-1, 0] == s[1:, 0]) & (c[:-1, 0] == c[1:, 0])]
+        for b in range(0, len(candidates), 256):  # then the slower pairs, for the first candidates
+            alive = candidates[b:b + 256]
+            for j in range(1, len(w)):
+                if alive.size == 0:
+                    break
+                s, c = pairs(np.concatenate([alive, alive + 1]), w[j:j + 1], dtype, method)
+                same = s[:len(alive), 0] == s[len(alive):, 0]
+                if j < d // 2:  # an odd d's last pair is a lone sine
+                    same &= c[:len(alive), 0] == c[len(alive):, 0]
+                alive = alive[same]
+            if alive.size:
+                return int(alive[0])
+    return None
+
+
+with np.errstate(over="ignore", invalid="ignore"):
+    k = np.unique(np.round(np.geomspace(1, {last}, {points})).astype(np.int64))
+    P64 = exact(k)
+    series = [(dtype, method) for dtype in ("float32", "float16", "bfloat16") for method in ("cast", "low", "relative")]
+    # result[:, s]: largest |error| over the d columns at each position k (NaN: not a finite number)
+    result = np.column_stack([np.abs(encode(k, *s) - P64).max(axis=1) for s in series])
+    neighbours = {{s: first_equal(*s) for s in series}} if {scan} else None
+'''
+
+
+def snippet(settings: Settings, *, scan: bool = True, limit: int = SCAN_LIMIT) -> str:
+    """Standalone NumPy code: ``result`` is ``errors_table(errors(settings)).to_numpy()``, and
+    ``neighbours`` the first k with P[k] = P[k+1] per (dtype, method) (None: none below ``limit``)."""
+    if settings.convention == "paper":
+        rate = "w = n ** (-2 * i / d)  # paper: w_i = n^(-2i/d)"
+    else:
+        rate = "w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: w_i = n^(-i/(m-1))"
+    return _SNIPPET.format(
+        d=settings.d, n=repr(float(settings.n)), L=settings.L, layout=settings.layout,
+        convention=settings.convention, rate=rate, last=LAST_POSITION, points=GRID_POINTS, limit=limit, scan=scan,
+    )

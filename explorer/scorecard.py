@@ -1,0 +1,549 @@
+"""Criteria scorecard: the sinusoid against the alternatives of seed 004, every criterion measured.
+
+Five schemes give each position k a code: the sinusoid of the settings; the integer k; k
+scaled to [0, 1] as k / (L - 1); the binary code of k (seed 003); and a learned table,
+here a freshly initialised one (seeded standard normal values, as nn.Embedding starts),
+with one row per position of the trained length L. Each is measured with the functions
+of explorer.criteria: unique, bounded, the same distance for the same offset at any
+length, deterministic, defined beyond the trained length, and a shift that is a fixed
+linear map. Seed 004's arguments (integers are unbounded, scaled positions have a step
+that depends on the length, a learned table cannot extrapolate) come out as numbers.
+
+Integer and scaled positions are one column: broadcasting them to d columns multiplies
+every distance by sqrt(d) and changes no verdict. Work is bounded at any settings: the
+sinusoid's uniqueness uses the closed form, and the other checks read bounded samples of
+positions, which ``Plan`` records and the page states. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import pe_core
+from explorer import criteria
+from explorer.criteria import Measurement, Rows
+from explorer.settings import Settings
+
+SCHEMES: dict[str, str] = {
+    "sinusoid": "Sinusoid (this encoding)",
+    "integer": "Integer position k",
+    "scaled": "Scaled to [0, 1]: k/(L−1)",
+    "binary": "Binary code of k",
+    "learned": "Learned table (random init)",
+}
+#: Column titles of the scorecard, in the order of the measurements.
+CRITERIA: dict[str, str] = {
+    "unique": "Unique",
+    "bounded": "Bounded",
+    "consistent": "Same distance at any length",
+    "deterministic": "Deterministic",
+    "defined": "Defined beyond L",
+    "shift": "Shift is a fixed linear map",
+}
+#: Seed of the learned table: the same table at every run, as a trained checkpoint is.
+LEARNED_SEED = 0
+#: "Far beyond the sentence" is this many times the length L.
+FAR_FACTOR = 10
+#: Uniqueness of a sampled scheme: every pair among S positions, S^2 x width <= this.
+PAIRS_CELLS = 2**25
+MAX_SAMPLE = 4096
+#: Boundedness reads all L positions up to this many cells, else the first and last rows.
+SAMPLE_CELLS = 2**22
+#: The shift map is fitted on at most this many cells of rows (and tested on as many).
+SHIFT_CELLS = 2**17
+MAX_SHIFT_ROWS = 1024
+#: Largest offset delta offered on the page (and rows the offset chart draws).
+MAX_OFFSET = 256
+CHART_OFFSETS = 512
+
+#: Seed 004's arguments, said where the measurement shows them.
+_NOTES: dict[tuple[str, str], str] = {
+    ("integer", "bounded"): "Seed 004: integer positions are unbounded; longer sentences bring ever larger values.",
+    ("scaled", "consistent"): "Seed 004: scaled to [0, 1], the step between neighbours depends on the length.",
+    ("learned", "defined"): "Seed 004: learned embeddings cannot extrapolate to sentences longer than in training.",
+    ("integer", "shift"): "k + δ is affine, not linear: every matrix maps P[0] = 0 to 0, never to δ.",
+    ("scaled", "shift"): "k/(L−1) + δ/(L−1) is affine, not linear: every matrix maps P[0] = 0 to 0.",
+}
+
+
+# ------------------------------------------------------------------------------ schemes
+
+
+def sinusoid_rows(settings: Settings) -> Rows:
+    """The sinusoidal encoding of the settings (independent of the sentence length)."""
+    s = settings
+    return lambda start, count, length: pe_core.positional_encoding(
+        count, s.d, s.n, layout=s.layout, convention=s.convention, start=start
+    )
+
+
+def integer_rows(start: int, count: int, length: int) -> np.ndarray:
+    """PE[k] = k, one column."""
+    return (start + np.arange(count, dtype=np.float64))[:, None]
+
+
+def scaled_rows(start: int, count: int, length: int) -> np.ndarray:
+    """PE[k] = k / (length - 1), one column: 0 for the first position, 1 for the last."""
+    return ((start + np.arange(count, dtype=np.float64)) / max(length - 1, 1))[:, None]
+
+
+def binary_rows(start: int, count: int, length: int) -> np.ndarray:
+    """Bits of k, least significant first, as many as the sentence's last position needs."""
+    k = start + np.arange(count, dtype=np.int64)
+    return ((k[:, None] >> np.arange(pe_core.bits_needed(length - 1))) & 1).astype(np.float64)
+
+
+def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
+    """Rows of the table ``default_rng(seed).standard_normal((trained, d))``; none beyond it.
+
+    Its first rows are the first values of the same random stream, so only the rows up to
+    the last one asked for are drawn, never the whole table.
+    """
+
+    def rows(start: int, count: int, length: int) -> np.ndarray:
+        if start + count > trained:
+            raise criteria.NoCodeError(f"the table has {trained:,} rows; position {start + count - 1:,} has none")
+        return np.random.default_rng(seed).standard_normal((start + count, d))[start:]
+
+    return rows
+
+
+def scheme_rows(settings: Settings) -> dict[str, Rows]:
+    """Every scheme's ``rows(start, count, length)`` for the settings."""
+    return {
+        "sinusoid": sinusoid_rows(settings),
+        "integer": integer_rows,
+        "scaled": scaled_rows,
+        "binary": binary_rows,
+        "learned": learned_rows(settings.L, settings.d),
+    }
+
+
+# ------------------------------------------------------------------------ what is read
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The positions one scheme is measured on: bounded work at any settings."""
+
+    width: int
+    unique_sample: int | None  # every pair among positions 0..sample-1; None: exact closed form
+    bounded_ranges: tuple[tuple[int, int], ...]  # (first, count) ranges of positions
+    deterministic_starts: tuple[int, ...]
+    deterministic_count: int
+    shift_length: int  # sentence the shift is measured in (longer than L if L is tiny)
+    shift_fit: int
+    shift_test: int
+
+
+def plan(settings: Settings, offset: int) -> dict[str, Plan]:
+    """How much of each scheme the scorecard reads for ``settings`` and the offset."""
+    L, d = settings.L, settings.d
+    widths = {"sinusoid": d, "integer": 1, "scaled": 1, "binary": pe_core.bits_needed(L - 1), "learned": d}
+    count = min(L, criteria.WINDOW)
+    plans = {}
+    for key, width in widths.items():
+        stream = key == "learned"  # drawn from the start: read only its first rows
+        if stream:
+            ranges = ((0, min(L, max(1, SAMPLE_CELLS // width))),)
+        elif L * width <= SAMPLE_CELLS:
+            ranges = ((0, L),)
+        else:
+            half = max(1, SAMPLE_CELLS // width // 2)
+            ranges = ((0, half), (L - half, half))
+        # The other schemes exist at every position, so a tiny L borrows a longer sentence.
+        length = L if stream else max(L, 2 * offset + 2)
+        pairs = length - offset
+        fit = min(pairs // 2, max(1, min(MAX_SHIFT_ROWS, SHIFT_CELLS // width)))
+        plans[key] = Plan(
+            width=width,
+            unique_sample=None if key == "sinusoid" else min(L, MAX_SAMPLE, max(2, math.isqrt(PAIRS_CELLS // width))),
+            bounded_ranges=ranges,
+            deterministic_starts=(0,) if stream else tuple(sorted({0, L - count})),
+            deterministic_count=count,
+            shift_length=length,
+            shift_fit=max(fit, 0),
+            shift_test=max(0, min(fit, pairs - fit)),
+        )
+    return plans
+
+
+def clamp_offset(offset: int, L: int) -> int:
+    """The offset delta the page allows: 1 .. min(L - 1, MAX_OFFSET), at least 1."""
+    return int(min(max(int(offset), 1), max(1, min(L - 1, MAX_OFFSET))))
+
+
+# ------------------------------------------------------------------------ the scorecard
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """Each scheme's six measurements, in CRITERIA order."""
+
+    settings: Settings
+    offset: int
+    results: tuple[tuple[str, tuple[Measurement, ...]], ...]
+
+    def get(self, scheme: str, criterion: str) -> Measurement:
+        measurements = dict(self.results)[scheme]
+        return measurements[list(CRITERIA).index(criterion)]
+
+
+def _with_note(m: Measurement, note: str | None) -> Measurement:
+    return m if not note else Measurement(m.key, m.title, m.label, m.value, m.passed, f"{m.reason} {note}")
+
+
+def _learned_seed_note(settings: Settings, p: Plan) -> str:
+    """How much of the table another initialisation (another training run) changes."""
+    count = p.deterministic_count
+    ours = learned_rows(settings.L, settings.d)(0, count, settings.L)
+    other = learned_rows(settings.L, settings.d, LEARNED_SEED + 1)(0, count, settings.L)
+    share = float(np.mean(ours != other))
+    return (
+        f"Identical because the seed is fixed, as a stored checkpoint is; another initialisation "
+        f"(seed {LEARNED_SEED + 1}) changes {share:.0%} of these values, and training changes them again."
+    )
+
+
+def evaluate(settings: Settings, offset: int = 1) -> Scorecard:
+    """Measure every criterion for every scheme (about 1 s at L=16384, d=2048)."""
+    offset = clamp_offset(offset, settings.L)
+    L, s = settings.L, settings
+    plans = plan(settings, offset)
+    far = FAR_FACTOR * L
+    results = []
+    for key, rows in scheme_rows(settings).items():
+        p = plans[key]
+        if key == "sinusoid":
+            unique = criteria.unique(L, s.d, s.n, s.layout, s.convention)
+        else:
+            unique = criteria.unique_of(rows, L, sample=p.unique_sample)
+        known_map: Callable[[np.ndarray], np.ndarray] | None = None
+        if key == "sinusoid" and s.d % 2 == 0:
+            def known_map(X: np.ndarray) -> np.ndarray:
+                return pe_core.shift(X, offset, s.n, layout=s.layout, convention=s.convention)
+        measurements = [
+            unique,
+            criteria.bounded_of(rows, L, p.width, far=far, ranges=p.bounded_ranges),
+            criteria.consistent_of(rows, L, offset=offset),
+            criteria.deterministic_of(rows, L, starts=p.deterministic_starts, count=p.deterministic_count),
+            criteria.defined_beyond_of(rows, L, probes=(L, far), width=p.width),
+            criteria.linear_shift_of(
+                rows, p.shift_length, offset=offset, fit=p.shift_fit, test=p.shift_test, known_map=known_map,
+                map_name="M(δ) rotating every sine/cosine pair by δ·ω_i (pe_core.shift)",
+            ),
+        ]
+        notes = {c: _NOTES.get((key, c)) for c in CRITERIA}
+        if key == "learned":
+            notes["deterministic"] = _learned_seed_note(settings, p)
+        results.append((key, tuple(_with_note(m, notes[c]) for m, c in zip(measurements, CRITERIA, strict=True))))
+    return Scorecard(settings=settings, offset=offset, results=tuple(results))
+
+
+def format_value(criterion: str, value: float) -> str:
+    """A measured value as the table shows it."""
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "none" if criterion == "defined" else "∞"
+    if criterion in ("deterministic", "defined"):
+        return f"{int(value):,}"
+    if criterion == "shift":
+        return f"{value:.2e}"
+    return f"{value:.4g}"
+
+
+def display_table(card: Scorecard) -> pd.DataFrame:
+    """Scheme x criterion: ✓ or ✗ and the measured number."""
+    rows = {
+        SCHEMES[key]: [f"{'✓' if m.passed else '✗'} {format_value(c, m.value)}" for m, c in zip(ms, CRITERIA,
+                                                                                               strict=True)]
+        for key, ms in card.results
+    }
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(CRITERIA.values())).rename_axis("scheme")
+
+
+def numbers_table(card: Scorecard) -> pd.DataFrame:
+    """The same numbers for download: each criterion's value, then whether it passes (1/0)."""
+    values = {f"{c}: {m.label}": [] for c, m in zip(CRITERIA, card.results[0][1], strict=True)}
+    passes = {f"{c} passes (1/0)": [] for c in CRITERIA}
+    for _, ms in card.results:
+        for column, m in zip(values, ms, strict=True):
+            values[column].append(float(m.value))
+        for column, m in zip(passes, ms, strict=True):
+            passes[column].append(float(m.passed))
+    index = pd.Index([SCHEMES[key] for key, _ in card.results], name="scheme")
+    return pd.DataFrame({**values, **passes}, index=index)
+
+
+def seed004_facts(card: Scorecard) -> list[str]:
+    """Seed 004's three arguments against the alternatives, as the numbers measured them."""
+    L = card.settings.L
+    far = FAR_FACTOR * L
+    integer = card.get("integer", "bounded")
+    scaled_step = [scaled_rows(0, 2, length)[1, 0] for length in (max(L, 2), 2 * max(L, 2))]
+    learned = card.get("learned", "defined")
+    return [
+        f"**Integer positions are unbounded**: the largest value is {integer.value:,.0f} at position "
+        f"{far:,} (10 × L), against at most 1 for the sinusoid.",
+        f"**Scaled positions have a step that depends on the length**: offset 1 is {scaled_step[0]:.4g} at "
+        f"L={max(L, 2):,} but {scaled_step[1]:.4g} at L={2 * max(L, 2):,}; the sinusoid's is the same at both.",
+        f"**A learned table cannot extrapolate**: it has rows for positions 0..{int(learned.value) - 1:,} and "
+        f"none for position {int(learned.value):,}; the sinusoid is defined at every position.",
+    ]
+
+
+def sampling_notes(settings: Settings, offset: int) -> list[str]:
+    """What each check read, in words, for the page."""
+    L = settings.L
+    plans = plan(settings, clamp_offset(offset, L))
+    learned, binary, sinusoid = plans["learned"], plans["binary"], plans["sinusoid"]
+
+    def ranges(p: Plan) -> str:
+        if p.bounded_ranges == ((0, L),):
+            return "all positions"
+        return "positions " + " and ".join(f"{a:,}..{a + c - 1:,}" for a, c in p.bounded_ranges)
+
+    def sample(p: Plan) -> str:
+        return "all positions" if (p.unique_sample or L) >= L else f"positions 0..{p.unique_sample - 1:,}"
+
+    return [
+        f"Unique: the sinusoid over all {L:,} positions (every pair, or the closed form by offset); every pair "
+        f"among {sample(binary)} (binary), {sample(learned)} (learned table) and {sample(plans['integer'])} "
+        "(integer, scaled).",
+        f"Bounded: {ranges(sinusoid)} (sinusoid), {ranges(learned)} (learned table), all positions (the "
+        f"others); then position {FAR_FACTOR * L:,}.",
+        f"Same distance: up to {criteria.WINDOW} pairs from k = 0 at L={L:,}, and from k = 0 and "
+        f"k = L−δ in a longer sentence (L={max(2 * L, L + 2 * offset):,}).",
+        (
+            f"Shift: fitted on k = 0..{learned.shift_fit - 1:,} and tested on the next {learned.shift_test:,} "
+            f"pairs (learned table, {learned.width:,} columns)" if learned.shift_test else
+            "Shift: the learned table has too few rows to fit a map and test it"
+        )
+        + f"; {binary.shift_fit:,} + {binary.shift_test:,} pairs for binary; the sinusoid's known M(δ) on "
+        f"k = 0..{sinusoid.shift_fit + sinusoid.shift_test - 1:,}.",
+    ]
+
+
+# --------------------------------------------------------------- distance by offset chart
+
+
+def distance_by_offset(settings: Settings, max_offset: int = CHART_OFFSETS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """||P[delta] - P[0]|| / ||P[1] - P[0]|| for delta = 1..min(L-1, max_offset), per scheme.
+
+    Scaled positions are also drawn in a sentence of 2L, divided by the same offset-1
+    distance at L: the curve that moves is the length dependence of seed 004.
+    """
+    L = settings.L
+    count = min(L - 1, max_offset)
+    offsets = np.arange(1, count + 1)
+    if count < 1:
+        return offsets, {}
+    series: dict[str, np.ndarray] = {}
+    for key, rows in scheme_rows(settings).items():
+        P = rows(0, count + 1, L)
+        distance = np.linalg.norm(P[1:] - P[0], axis=1)
+        series[SCHEMES[key]] = distance / distance[0]
+        if key == "scaled":
+            longer = rows(0, count + 1, 2 * L)
+            series[f"{SCHEMES[key]}, in a sentence of 2L = {2 * L:,}"] = (
+                np.linalg.norm(longer[1:] - longer[0], axis=1) / distance[0]
+            )
+    return offsets, series
+
+
+def chart_dashes(series: dict[str, np.ndarray]) -> dict[str, str]:
+    """Scaled positions at L draw exactly over integer ones (both are delta times their step):
+    dashed, so that the integer line shows through; the scaled line at 2L dotted."""
+    dashes = {SCHEMES["scaled"]: "dash"}
+    dashes.update({name: "dot" for name in series if name.startswith(SCHEMES["scaled"] + ",")})
+    return dashes
+
+
+# ------------------------------------------------------------------------ reproduce this
+
+
+_SNIPPET = '''import numpy as np
+
+# Criteria scorecard: five positional encodings, six criteria, measured as the page does.
+L, d, n, delta = {L}, {d}, {n}, {offset}
+layout, convention = {layout!r}, {convention!r}
+FAR, SEED, WINDOW = {far}, {seed}, {window}
+i = np.arange((d + 1) // 2)
+{rate}
+
+
+def sinusoid(start, count, length):
+    theta = np.arange(start, start + count, dtype=np.float64)[:, None] * w
+    P = np.empty((count, d))
+    sines, cosines = (slice(0, d, 2), slice(1, d, 2)) if layout == "interleaved" else (
+        slice(0, len(w)), slice(len(w), d))
+    np.sin(theta, out=P[:, sines])
+    np.cos(theta[:, : d // 2], out=P[:, cosines])
+    return P
+
+
+def integer(start, count, length):  # PE[k] = k
+    return (start + np.arange(count, dtype=np.float64))[:, None]
+
+
+def scaled(start, count, length):  # PE[k] = k / (length - 1)
+    return ((start + np.arange(count, dtype=np.float64)) / max(length - 1, 1))[:, None]
+
+
+def binary(start, count, length):  # bits of k, least significant first
+    k = start + np.arange(count)
+    return ((k[:, None] >> np.arange(max(1, int(length - 1).bit_length()))) & 1).astype(np.float64)
+
+
+def learned(start, count, length):  # rows of default_rng(SEED).standard_normal((L, d))
+    if start + count > L:
+        raise LookupError("the table has no row for position %d" % (start + count - 1))
+    return np.random.default_rng(SEED).standard_normal((start + count, d))[start:]
+
+
+def closest(P):  # smallest distance between two rows, walking the offsets
+    best = np.inf
+    for o in range(1, len(P)):
+        diff = P[o:] - P[:-o]
+        best = min(best, np.einsum("kj,kj->k", diff, diff).min())
+    return np.sqrt(best)
+
+
+def unique_sinusoid():
+    if L < 2:
+        return np.inf
+    if L * L * d <= 2**22 or d % 2:
+        return closest(sinusoid(0, L, L))
+    # |P[k] - P[k+t]|^2 = d - 2 sum_i cos(w_i t) for every k: the closest pair by offset.
+    t = np.arange(1, L, dtype=np.float64)
+    sse = np.concatenate([d - 2.0 * np.cos(np.multiply.outer(t[a:a + 1024], w)).sum(-1)
+                          for a in range(0, len(t), 1024)])
+    return np.sqrt(np.maximum(sse, 0.0).min())
+
+
+def distances(f, start, pairs, length):  # |P[k + delta] - P[k]| for `pairs` k from start
+    if pairs <= 0:
+        return np.zeros(0)
+    P = f(start, pairs + delta, length)
+    diff = P[delta:] - P[:-delta]
+    return np.sqrt(np.einsum("kj,kj->k", diff, diff))
+
+
+def consistent(f):  # spread of the offset-delta distance in a sentence of L and a longer one
+    longer = max(2 * L, L + 2 * delta)
+    groups = [distances(f, 0, min(L - delta, WINDOW), L)]
+    try:
+        first = distances(f, 0, min(longer - delta, WINDOW), longer)
+        a = max(L - delta, len(first))
+        groups += [first, distances(f, a, min(longer - delta - a, WINDOW), longer)]
+    except LookupError:  # no longer sentence for the learned table
+        pass
+    x = np.concatenate(groups)
+    return (np.ptp(x), np.ptp(x) <= 1e-9) if x.size >= 2 else (np.nan, False)
+
+
+def bounded(f, ranges, width):  # largest |value| on the ranges and at position FAR
+    chunk, largest = max(1, 2**21 // width), 0.0
+    for first, count in ranges:
+        for a in range(first, first + count, chunk):
+            largest = max(largest, np.abs(f(a, min(chunk, first + count - a), L)).max())
+    try:
+        far = np.abs(f(FAR, 1, FAR + 1)).max()
+    except LookupError:
+        return largest, np.isfinite(largest)
+    return max(largest, far), far <= max(largest, 1.0)
+
+
+def deterministic(f, starts, count):  # values that differ in any bit between two builds
+    differ = 0
+    for a in starts:
+        first, second = f(a, count, max(L, a + count)), f(a, count, max(L, a + count))
+        differ += np.count_nonzero(np.ascontiguousarray(first).view(np.uint64)
+                                   != np.ascontiguousarray(second).view(np.uint64))
+    return differ, differ == 0
+
+
+def defined(f):  # first of the positions L and FAR without a code
+    for k in (L, FAR):
+        try:
+            f(k, 1, k + 1)
+        except LookupError:
+            return k, False
+    return np.inf, True
+
+
+def rotate(X):  # X @ M(delta) pair by pair: z = sin + i cos turns by -delta * w
+    m = d // 2
+    turn = np.cos(delta * w) - 1j * np.sin(delta * w)
+    z = np.empty((len(X), m), dtype=np.complex128)
+    z.real, z.imag = (X[:, 0::2], X[:, 1::2]) if layout == "interleaved" else (X[:, :m], X[:, m:])
+    z *= turn
+    out = np.empty_like(X)
+    if layout == "interleaved":
+        out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    else:
+        out[:, :m], out[:, m:] = z.real, z.imag
+    return out
+
+
+def shift(f, length, fit, test, known):  # max |P[k] M - P[k + delta]|, M known or fitted on `fit` pairs
+    if fit < 1 or test < 1:
+        return np.nan, False
+    P = f(0, fit + test + delta, length)
+    X, Y = P[:fit + test], P[delta:delta + fit + test]
+    if known:
+        image = rotate(X)
+    else:  # least squares: M = pinv(X[:fit]) Y[:fit], formed only if it is the smaller side
+        pinv = np.linalg.pinv(X[:fit])
+        image = X @ (pinv @ Y[:fit]) if fit >= X.shape[1] else (X @ pinv) @ Y[:fit]
+    error = np.abs(image - Y).max()
+    return error, error <= 1e-9 * max(1.0, np.abs(Y).max())
+
+
+# What each check reads (the page's bounded samples): scheme -> plan.
+plans = {{
+{plans}
+}}
+values, passed = np.zeros((5, 6)), np.zeros((5, 6), dtype=bool)
+for row, (f, p) in enumerate(zip((sinusoid, integer, scaled, binary, learned), plans.values())):
+    u = unique_sinusoid() if f is sinusoid else (np.inf if L < 2 else closest(f(0, p["unique"], L)))
+    checks = [
+        (u, u >= 1e-6),
+        bounded(f, p["bounded"], p["width"]),
+        consistent(f),
+        deterministic(f, p["det_starts"], p["det_count"]),
+        defined(f),
+        shift(f, p["shift_length"], p["fit"], p["test"], known=f is sinusoid and d % 2 == 0),
+    ]
+    values[row], passed[row] = [c[0] for c in checks], [bool(c[1]) for c in checks]
+# Rows: sinusoid, integer, scaled, binary, learned. Columns: unique, bounded, same distance, deterministic,
+# first position without a code, shift error; then whether each of the six passes (1) or not (0).
+result = np.column_stack([values, passed.astype(np.float64)])  # the downloaded table
+'''
+
+
+def snippet(settings: Settings, offset: int = 1) -> str:
+    """Standalone NumPy code whose ``result`` is ``numbers_table(evaluate(settings, offset))``."""
+    offset = clamp_offset(offset, settings.L)
+    if settings.convention == "paper":
+        rate = "w = n ** (-2 * i / d)  # paper: w_i = n^(-2i/d)"
+    else:
+        rate = "w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: w_i = n^(-i/(m-1))"
+    lines = []
+    for key, p in plan(settings, offset).items():
+        lines.append(
+            f"    {key!r}: dict(width={p.width}, unique={p.unique_sample}, bounded={list(p.bounded_ranges)}, "
+            f"det_starts={list(p.deterministic_starts)}, det_count={p.deterministic_count},\n"
+            f"        shift_length={p.shift_length}, fit={p.shift_fit}, test={p.shift_test}),"
+        )
+    return _SNIPPET.format(
+        L=settings.L, d=settings.d, n=repr(float(settings.n)), offset=offset, layout=settings.layout,
+        convention=settings.convention, far=FAR_FACTOR * settings.L, seed=LEARNED_SEED, window=criteria.WINDOW,
+        rate=rate, plans="\n".join(lines),
+    )
