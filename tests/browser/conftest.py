@@ -1,0 +1,64 @@
+"""Fixtures for the browser tests: Streamlit servers and a headless Chromium page.
+
+Without Chromium (or Playwright) the browser tests skip, except where PE_REQUIRE_BROWSER=1
+(CI), where a missing browser is a failure: a suite that silently skips proves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser_harness import CHROMIUM, VIEWPORT, StreamlitServer, launch_chromium
+
+#: Bound on every single wait in the tests (a cold first page load imports NumPy, Plotly...).
+WAIT_MS = 30_000
+
+
+def _browser_missing(reason: str) -> None:
+    """Skip, or fail where the browser tests are required (PE_REQUIRE_BROWSER=1)."""
+    if os.environ.get("PE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"PE_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(f"no browser: {reason}")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the whole session."""
+    if not Path(CHROMIUM).exists():
+        _browser_missing(f"{CHROMIUM} is absent (apt-get install chromium)")
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:
+        _browser_missing("the playwright package is not installed (pip install -r requirements-dev.txt)")
+    expect.set_options(timeout=WAIT_MS)
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def app_server(browser) -> Iterator[str]:
+    """The app, shared by the tests that do not need a fresh server; yields its base URL."""
+    with StreamlitServer("app.py") as server:
+        yield server.url
+
+
+@pytest.fixture
+def fresh_server(browser) -> Iterator[str]:
+    """A brand-new server for one test, so that the test's first request is the server's first."""
+    with StreamlitServer("app.py") as server:
+        yield server.url
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    """A new browser context (no cookies, no session) and page per test."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    yield page
+    context.close()

@@ -1,0 +1,191 @@
+"""The app in a real browser: deep links, keyboard, navigation, bad URLs, screenshots.
+
+Streamlit reruns are asynchronous, so every step waits on a condition (bounded by the
+context's default timeout), never on a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips, or fails where PE_REQUIRE_BROWSER=1
+    expect = None
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = REPO_ROOT / "tests" / "screenshots"
+#: A cold first load imports NumPy, Plotly and pandas on the server.
+FIRST_LOAD_MS = 60_000
+
+#: URL path of each page (explorer/page_list.py; Home, the default page, is at "/") -> the
+#: heading it shows, the sidebar link's text, and whether it must draw at least one chart.
+PAGES = {
+    "": ("Positional Encoding", "Home", False),
+    "matrix": ("Encoding matrix", "Encoding matrix", True),
+    "waves": ("Waves", "Waves", True),
+    "similarity": ("Similarity", "Similarity", True),
+    "binary": ("Binary", "Binary vs sinusoid", True),
+    "relative": ("Relative", "Relative positions", True),
+}
+#: Deep-link settings for each page: the shared ones, plus a page control where one is known.
+DEEP_LINK_EXTRA = {"matrix": "&transpose=true", "similarity": "&ref=5"}
+PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
+EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+    .every((chart) => chart.querySelector('.js-plotly-plot .main-svg') !== null)"""
+PAGE_PATHS = list(PAGES)
+PAGE_IDS = [path or "home" for path in PAGE_PATHS]
+
+
+def sidebar_slider(page, label: str):
+    """The sidebar slider's thumb: a range input labelled with the slider's label."""
+    # Its accessible name repeats the label (aria-labelledby names it twice), so match aria-label.
+    return page.locator(f'[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"][aria-label="{label}"]')
+
+
+def expect_sidebar(page, *, d: str, L: str, n: str) -> None:
+    """The sidebar sliders show these values (aria-valuetext: for n, the formatted stop)."""
+    expect(sidebar_slider(page, "d: embedding size")).to_have_attribute("aria-valuetext", d)
+    expect(sidebar_slider(page, "L: positions")).to_have_attribute("aria-valuetext", L)
+    expect(sidebar_slider(page, "n: base (log scale)")).to_have_attribute("aria-valuetext", n)
+
+
+def query(page) -> dict[str, str]:
+    """The page URL's query string, each key's last value."""
+    return {key: values[-1] for key, values in parse_qs(urlsplit(page.url).query).items()}
+
+
+def wait_for_url(page, path: str, **values: str) -> None:
+    """Wait until the address bar shows ``/path`` with at least these query values."""
+    page.wait_for_function(
+        """([path, values]) => location.pathname.replace(/\\/$/, '') === path
+            && Object.entries(values).every(([k, v]) => new URLSearchParams(location.search).get(k) === v)""",
+        arg=[f"/{path}" if path else "", values],
+    )
+
+
+def wait_until_drawn(page, path: str, timeout: float | None = None) -> None:
+    """Wait for the page's heading, the end of the rerun and, on chart pages, a drawn chart."""
+    title, _, has_chart = PAGES[path]
+    heading = page.get_by_role("heading", level=1, name=re.compile(re.escape(title), re.IGNORECASE))
+    expect(heading.first).to_be_visible(timeout=timeout)
+    page.wait_for_function(APP_IDLE_JS, timeout=timeout)
+    if has_chart:
+        expect(page.locator(PLOT).first).to_be_visible(timeout=timeout)
+    page.wait_for_function(EVERY_CHART_DRAWN_JS, timeout=timeout)
+
+
+def save_screenshot(page, name: str) -> None:
+    """A full-page screenshot, tests/screenshots/<name>.png, for a person to look at."""
+    # Streamlit scrolls inside its main container, not the document, so a "full page"
+    # screenshot would stop at the viewport: make the viewport as tall as the content.
+    height = page.evaluate(
+        """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent'].map((id) => {
+            const el = document.querySelector(`[data-testid="${id}"]`);
+            return el ? el.scrollHeight : 0;
+        }))"""
+    )
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), 8000)})
+    page.wait_for_function(APP_IDLE_JS)
+    page.wait_for_function(EVERY_CHART_DRAWN_JS)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 10_000, f"{target} looks empty"
+
+
+def chart_signature(page) -> str | None:
+    return page.evaluate(CHART_SIGNATURE_JS, 0)
+
+
+def assert_no_traceback(page) -> None:
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    text = page.locator("body").inner_text()
+    for word in ("Traceback", "Error", "Exception"):
+        assert not re.search(rf"\b{word}\b", text), f"'{word}' on the page:\n{text[:2000]}"
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS, ids=PAGE_IDS)
+def test_deep_link_opens_the_view_on_a_fresh_server(fresh_server: str, page, path: str) -> None:
+    """The first request a new server gets is a deep link; the page, its chart and the
+    sidebar all show the URL's settings (so app.py ran, not the page file alone)."""
+    url = f"{fresh_server}/{path}?d=64&L=300&n=100{DEEP_LINK_EXTRA.get(path, '')}"
+    page.goto(url, timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="64", L="300", n="100")
+    wait_for_url(page, path, d="64", L="300", n="100")
+    assert_no_traceback(page)
+    save_screenshot(page, path or "home")
+
+
+def test_keyboard_moves_a_slider_and_the_chart_follows(app_server: str, page) -> None:
+    page.goto(f"{app_server}/matrix?d=64&L=300", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "matrix", timeout=FIRST_LOAD_MS)
+    before = chart_signature(page)
+    assert before is not None and "d=64" in before
+
+    d_slider = sidebar_slider(page, "d: embedding size")
+    d_slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(d_slider).to_have_attribute("aria-valuetext", "66")
+    wait_for_url(page, "matrix", d="66", L="300")
+    page.wait_for_function(f"(before) => {{ const now = ({CHART_SIGNATURE_JS})(0); "
+                           "return now !== null && now !== before; }", arg=before)
+    after = chart_signature(page)
+    assert "d=66" in after, after
+
+    page.keyboard.press("ArrowLeft")
+    expect(d_slider).to_have_attribute("aria-valuetext", "64")
+    wait_for_url(page, "matrix", d="64", L="300")
+    # Back at d=64 the chart shows exactly what it showed before.
+    page.wait_for_function(f"(before) => ({CHART_SIGNATURE_JS})(0) === before", arg=before)
+
+
+def test_sidebar_navigation_keeps_the_settings(app_server: str, page) -> None:
+    page.goto(f"{app_server}/matrix?d=64&L=300&n=100", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "matrix", timeout=FIRST_LOAD_MS)
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    expected = {"d": "64", "L": "300", "n": "100"}
+    for path in ("waves", "similarity", "binary", "relative", "", "matrix"):
+        nav.get_by_role("link", name=PAGES[path][1]).click()
+        wait_for_url(page, path, **expected)
+        wait_until_drawn(page, path)
+        expect_sidebar(page, **expected)
+        assert query(page).items() >= expected.items(), page.url
+        if path == "waves":
+            # A change made on another page than the first is kept too.
+            sidebar_slider(page, "L: positions").focus()
+            page.keyboard.press("ArrowRight")
+            expected["L"] = "301"
+            wait_for_url(page, path, **expected)
+            expect(sidebar_slider(page, "L: positions")).to_have_attribute("aria-valuetext", "301")
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS, ids=PAGE_IDS)
+def test_bad_url_values_are_clamped_with_a_notice(app_server: str, page, path: str) -> None:
+    page.goto(f"{app_server}/{path}?d=abc&L=-5&n=nan", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
+    notices = page.locator('[data-testid="stAlert"] [data-testid="stMarkdownContainer"]')
+    for key in ("d", "L", "n"):
+        notice = notices.filter(has_text=re.compile(rf"\b{key}\b\s*=")).first
+        expect(notice).to_be_visible()
+        assert "\n" not in notice.inner_text().strip(), notice.inner_text()
+    expect_sidebar(page, d="128", L="1", n="10000")
+    wait_for_url(page, path, L="1")
+    assert not {"d", "n"} & query(page).keys(), page.url
+    assert_no_traceback(page)
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS, ids=PAGE_IDS)
+def test_largest_settings_draw_every_chart(app_server: str, page, path: str) -> None:
+    """L=16384, d=2048 (where the size budgets bite) draws every chart, without an error."""
+    page.goto(f"{app_server}/{path}?d=2048&L=16384", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="2048", L="16384", n="10000")
+    assert_no_traceback(page)
+    save_screenshot(page, f"{path or 'home'}-largest")
