@@ -115,9 +115,14 @@ def check_matrix(
     its own pass over the data (see ``shift``); it must then call ``check_finite_values``.
     """
     try:
-        array = np.asarray(matrix, dtype=np.float64)
+        array = np.asarray(matrix)
+        is_complex = np.iscomplexobj(array)
+        if not is_complex:
+            array = array.astype(np.float64, copy=False)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{name} must be an array of real numbers: {error}.") from error
+    if is_complex:
+        raise ValueError(f"{name} must be an array of real numbers, got complex values.")
     if array.ndim not in ndim:
         dims = " or ".join(f"{k}-D" for k in ndim)
         raise ValueError(f"{name} must be {dims}, got an array of shape {array.shape}.")
@@ -135,6 +140,16 @@ def check_finite_values(name: str, array: np.ndarray) -> None:
     if not np.all(np.isfinite(array)):
         bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
         raise ValueError(f"{name} contains {bad:,} NaN or infinite value(s); every value must be finite.")
+
+
+def check_real(name: str, value: object) -> float:
+    """Return ``value`` as a finite float, or raise for text, None, arrays, NaN or inf."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}.")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    return number
 
 
 def check_position(name: str, value: object) -> int:

@@ -13,8 +13,8 @@ from pe_core._validate import MAX_LENGTH, check_int, check_matrix
 
 
 def bits_needed(largest: int) -> int:
-    """Number of bits to write the whole number ``largest`` (at least 1)."""
-    return max(1, int(largest).bit_length())
+    """Number of bits to write the whole number ``largest`` >= 0 (at least 1)."""
+    return max(1, check_int("largest (the number to write in binary)", largest, low=0).bit_length())
 
 
 def binary_encoding(length: int, width: int | None = None) -> np.ndarray:

@@ -39,8 +39,9 @@ from pe_core._validate import (
     check_finite_values,
     check_matrix,
     check_position,
+    check_real,
 )
-from pe_core.encoding import frequencies, sine_cosine_columns
+from pe_core.encoding import frequencies, sin_cos_outer, sine_cosine_columns
 
 
 def rotation(phi: float) -> np.ndarray:
@@ -53,9 +54,7 @@ def rotation(phi: float) -> np.ndarray:
         array([[ 1., -0.],
                [ 0.,  1.]])
     """
-    phi = float(phi)
-    if not np.isfinite(phi):
-        raise ValueError(f"the rotation angle must be finite, got {phi!r}.")
+    phi = check_real("the rotation angle", phi)
     c, s = np.cos(phi), np.sin(phi)
     return np.array([[c, -s], [s, c]])
 
@@ -63,8 +62,9 @@ def rotation(phi: float) -> np.ndarray:
 def _pair_rotations(delta: object, d: int, n: float, convention: str) -> tuple[np.ndarray, np.ndarray]:
     """cos and sin of delta * w_i for every pair of an even-d encoding."""
     delta = check_position("delta (the offset)", delta)
-    phi = delta * frequencies(d, n, convention)
-    return np.cos(phi), np.sin(phi)
+    # The same exact angles as positional_encoding, so that a shift agrees with it to ulps.
+    sin_phi, cos_phi = sin_cos_outer(np.array([float(delta)]), frequencies(d, n, convention))
+    return cos_phi[0], sin_phi[0]
 
 
 def transition_matrix(
@@ -157,6 +157,12 @@ def shift(
 
     def rotate(first: int, stop: int) -> bool:
         """Rotate rows first..stop-1 in cache-sized blocks; False if a value is not finite."""
+        # NaN or inf in P is reported below as a ValueError, so NumPy must not warn about
+        # it first (errstate is per thread, hence here, in the worker).
+        with np.errstate(invalid="ignore", over="ignore"):
+            return rotate_blocks(first, stop)
+
+    def rotate_blocks(first: int, stop: int) -> bool:
         finite = True
         # One buffer per call, so that the two threads never share one.
         buffer = np.empty((_CACHE_ROWS, m), dtype=np.complex128) if layout == "concatenated" else None

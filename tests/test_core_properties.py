@@ -1,0 +1,230 @@
+"""Properties of the sinusoidal encoding that must hold for every d, n, L, start and delta.
+
+Tolerances. Every angle k*w (w <= 1) is rounded once in float64, an error of at most
+half an ulp, i.e. 2**-53 * |k|. Comparing a shifted encoding with a directly computed one
+involves three such angles, k*w, delta*w and (k+delta)*w, whose sizes add up to at most
+twice the largest |position| X involved, so the error bound is 2**-52 * X plus a few ulps
+of 1 for sin, cos and the rotation arithmetic. At X = 9999 that is 2.2e-12; the measured
+worst case at d=2048 is 1.8e-12 (see test_shift_matches_direct_encoding_below_10_000).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import pe_core
+
+EPS = np.finfo(np.float64).eps  # 2**-52
+#: Error of sin/cos and a 2x2 rotation of values <= 1, in ulps of 1.
+ARITHMETIC = 8 * EPS
+
+SETTINGS = settings(max_examples=200, deadline=None)
+
+ds = st.integers(min_value=1, max_value=64)
+even_ds = st.integers(min_value=1, max_value=32).map(lambda h: 2 * h)
+bases = st.one_of(st.sampled_from([10000.0, 100.0, 1e6, 2.0]), st.floats(min_value=1.001, max_value=1e9))
+lengths = st.integers(min_value=1, max_value=40)
+starts = st.integers(min_value=-(10**6), max_value=10**6)
+deltas = st.integers(min_value=-(10**6), max_value=10**6)
+layouts = st.sampled_from(pe_core.LAYOUTS)
+conventions = st.sampled_from(pe_core.CONVENTIONS)
+
+
+def position_tolerance(*positions: int) -> float:
+    """2**-52 per unit of the largest |position| involved, plus the arithmetic's few ulps."""
+    return EPS * max(abs(int(p)) for p in positions) + ARITHMETIC
+
+
+def split_columns(P: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sine and cosine columns of the complete pairs, written from the layout's definition."""
+    d = P.shape[1]
+    if layout == "interleaved":
+        return P[:, 0 : d - 1 : 2], P[:, 1::2]
+    m = (d + 1) // 2
+    return P[:, : d // 2], P[:, m:]
+
+
+@SETTINGS
+@given(L=lengths, d=ds, n=bases, start=starts, layout=layouts, convention=conventions)
+def test_values_are_bounded(L, d, n, start, layout, convention):
+    P = pe_core.positional_encoding(L, d, n, layout=layout, convention=convention, start=start)
+    assert P.shape == (L, d)
+    assert np.all(np.isfinite(P))
+    assert np.all(np.abs(P) <= 1.0)
+
+
+@SETTINGS
+@given(L=lengths, d=ds, n=bases, start=starts, layout=layouts, convention=conventions)
+def test_each_pair_is_on_the_unit_circle(L, d, n, start, layout, convention):
+    P = pe_core.positional_encoding(L, d, n, layout=layout, convention=convention, start=start)
+    s, c = split_columns(P, layout)
+    assert s.shape == c.shape == (L, d // 2)
+    np.testing.assert_allclose(s**2 + c**2, 1.0, rtol=0, atol=4 * EPS)
+    # and the pair's angle is k * w_i: atan2(sin, cos) == k w_i modulo 2 pi
+    w = pe_core.frequencies(d, n, convention)[: d // 2]
+    k = np.arange(start, start + L)[:, None]
+    gap = np.angle(np.exp(1j * (np.arctan2(s, c) - k * w)))
+    assert np.abs(gap).max(initial=0) <= position_tolerance(start, start + L) + 1e-15
+
+
+@SETTINGS
+@given(L=lengths, d=even_ds, n=bases, start=starts, delta=deltas, layout=layouts, convention=conventions)
+def test_dot_product_depends_only_on_the_offset(L, d, n, start, delta, layout, convention):
+    P = pe_core.positional_encoding(L, d, n, layout=layout, convention=convention, start=start)
+    Q = pe_core.positional_encoding(L, d, n, layout=layout, convention=convention, start=start + delta)
+    dots = np.einsum("kj,kj->k", P, Q)  # P[k] . P[k + delta] for every k
+    w = pe_core.frequencies(d, n, convention)
+    closed = np.cos(delta * w).sum()
+    np.testing.assert_allclose(pe_core.dot_by_offset(delta, d, n, convention), closed, rtol=0, atol=d * EPS)
+    # each of the d/2 pair terms carries the angle errors of k, k+delta and delta
+    tol = (d // 2) * position_tolerance(start + L, start + delta + L, delta)
+    np.testing.assert_allclose(dots, closed, rtol=0, atol=tol)
+    np.testing.assert_allclose(
+        pe_core.sse_by_offset(delta, d, n, convention), ((P - Q) ** 2).sum(axis=1), rtol=0, atol=2 * tol
+    )
+
+
+@SETTINGS
+@given(L=lengths, d=ds, n=bases, start=starts, ref=st.integers(min_value=0, max_value=39), convention=conventions)
+def test_similarity_curves_do_not_depend_on_the_layout(L, d, n, start, ref, convention):
+    assume(ref < L)
+    inter = pe_core.positional_encoding(L, d, n, convention=convention, start=start)
+    concat = pe_core.positional_encoding(L, d, n, layout="concatenated", convention=convention, start=start)
+    # the same numbers summed in another order
+    np.testing.assert_allclose(
+        pe_core.dot_similarity(inter, ref), pe_core.dot_similarity(concat, ref), rtol=0, atol=d * EPS
+    )
+    np.testing.assert_allclose(pe_core.sse(inter, ref), pe_core.sse(concat, ref), rtol=0, atol=4 * d * EPS)
+    np.testing.assert_allclose(
+        pe_core.cosine_similarity(inter, ref), pe_core.cosine_similarity(concat, ref), rtol=0, atol=d * EPS
+    )
+
+
+@SETTINGS
+@given(d=even_ds, n=bases, delta=deltas, layout=layouts, convention=conventions)
+def test_transition_matrix_is_orthogonal_and_transposes_to_its_inverse(d, n, delta, layout, convention):
+    M = pe_core.transition_matrix(delta, d, n, layout=layout, convention=convention)
+    assert M.shape == (d, d)
+    np.testing.assert_allclose(M @ M.T, np.eye(d), rtol=0, atol=4 * EPS)
+    np.testing.assert_allclose(M.T @ M, np.eye(d), rtol=0, atol=4 * EPS)
+    # M(-delta) = M(delta)^T: cos is even and sin odd, exactly in floating point too
+    np.testing.assert_array_equal(pe_core.transition_matrix(-delta, d, n, layout=layout, convention=convention), M.T)
+    # two nonzeros per row and column, on the pair's sine and cosine
+    assert np.all(np.count_nonzero(M, axis=0) <= 2)
+    assert np.all(np.count_nonzero(M, axis=1) <= 2)
+    np.testing.assert_array_equal(pe_core.transition_matrix(0, d, n, layout=layout, convention=convention), np.eye(d))
+
+
+@SETTINGS
+@given(d=even_ds, n=bases, a=deltas, b=deltas, layout=layouts, convention=conventions)
+def test_transition_matrices_compose(d, n, a, b, layout, convention):
+    kw = {"layout": layout, "convention": convention}
+    product = pe_core.transition_matrix(a, d, n, **kw) @ pe_core.transition_matrix(b, d, n, **kw)
+    np.testing.assert_allclose(
+        product, pe_core.transition_matrix(a + b, d, n, **kw), rtol=0, atol=position_tolerance(a, b, a + b)
+    )
+
+
+@SETTINGS
+@given(
+    L=lengths,
+    d=even_ds,
+    n=bases,
+    start=starts,
+    delta=deltas,
+    layout=layouts,
+    convention=conventions,
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_shift_is_the_dense_product(L, d, n, start, delta, layout, convention, seed):
+    kw = {"layout": layout, "convention": convention}
+    M = pe_core.transition_matrix(delta, d, n, **kw)
+    P = pe_core.positional_encoding(L, d, n, start=start, **kw)
+    # Same P, same cos/sin: only the 2-term rotation's rounding differs, whatever the position.
+    np.testing.assert_allclose(pe_core.shift(P, delta, n, **kw), P @ M, rtol=0, atol=ARITHMETIC)
+    # Also for any matrix, not only an encoding, and for one row.
+    X = np.random.default_rng(seed).normal(scale=3.0, size=(L, d))
+    scale = np.abs(X).max()
+    np.testing.assert_allclose(pe_core.shift(X, delta, n, **kw), X @ M, rtol=0, atol=ARITHMETIC * scale)
+    np.testing.assert_allclose(pe_core.shift(X[0], delta, n, **kw), X[0] @ M, rtol=0, atol=ARITHMETIC * scale)
+    assert pe_core.shift(X[0], delta, n, **kw).shape == (d,)
+
+
+@SETTINGS
+@given(L=lengths, d=even_ds, n=bases, start=starts, delta=deltas, layout=layouts, convention=conventions)
+def test_shift_equals_the_encoding_of_the_shifted_positions(L, d, n, start, delta, layout, convention):
+    kw = {"layout": layout, "convention": convention}
+    P = pe_core.positional_encoding(L, d, n, start=start, **kw)
+    expected = pe_core.positional_encoding(L, d, n, start=start + delta, **kw)
+    last = start + L - 1
+    tol = position_tolerance(start, last, delta, start + delta, last + delta)
+    np.testing.assert_allclose(pe_core.shift(P, delta, n, **kw), expected, rtol=0, atol=tol)
+    np.testing.assert_allclose(P @ pe_core.transition_matrix(delta, d, n, **kw), expected, rtol=0, atol=tol)
+
+
+@SETTINGS
+@given(L=lengths, d=even_ds, n=bases, start=starts, a=deltas, b=deltas, layout=layouts)
+def test_shifts_compose(L, d, n, start, a, b, layout):
+    P = pe_core.positional_encoding(L, d, n, layout=layout, start=start)
+    twice = pe_core.shift(pe_core.shift(P, a, n, layout=layout), b, n, layout=layout)
+    once = pe_core.shift(P, a + b, n, layout=layout)
+    np.testing.assert_allclose(twice, once, rtol=0, atol=position_tolerance(a, b, a + b) + ARITHMETIC)
+
+
+@SETTINGS
+@given(size=st.integers(min_value=1, max_value=5000), max_blocks=st.integers(min_value=1, max_value=1000))
+def test_block_edges_cover_in_nearly_equal_blocks(size, max_blocks):
+    edges = pe_core.block_edges(size, max_blocks)
+    sizes = np.diff(edges)
+    assert edges[0] == 0
+    assert edges[-1] == size
+    assert sizes.size == min(size, max_blocks)
+    assert sizes.min() >= 1
+    assert sizes.max() - sizes.min() <= 1
+
+
+# --------------------------------------------------------------------------------------
+# The PRODUCT.md budget: shift agrees with positional_encoding to 1e-12 below 10**4.
+# --------------------------------------------------------------------------------------
+
+BUDGET_DELTAS = [1, -1, 5000, -4321]
+#: The two code paths of shift (complex view; gather/scatter), with the two seed presets' conventions.
+BUDGET_VARIANTS = [("interleaved", "paper"), ("concatenated", "tensor2tensor")]
+
+
+def _worst_shift_error(P: np.ndarray, layout: str, convention: str) -> float:
+    L = P.shape[0]
+    worst = 0.0
+    for delta in BUDGET_DELTAS:
+        kw = {"layout": layout, "convention": convention}
+        if delta > 0:
+            error = np.abs(pe_core.shift(P[: L - delta], delta, **kw) - P[delta:]).max()
+        else:
+            error = np.abs(pe_core.shift(P[-delta:], delta, **kw) - P[: L + delta]).max()
+        worst = max(worst, float(error))
+    return worst
+
+
+@pytest.fixture(scope="module")
+def budget_errors() -> dict[tuple[str, str], float]:
+    """Worst |shift(P[k], delta) - P[k+delta]| over positions 0..9999 at d=2048."""
+    errors = {}
+    for layout, convention in BUDGET_VARIANTS:
+        P = pe_core.positional_encoding(10_000, 2048, layout=layout, convention=convention)
+        errors[layout, convention] = _worst_shift_error(P, layout, convention)
+    return errors
+
+
+def test_shift_matches_direct_encoding_below_10_000(budget_errors):
+    # The bound for angles rounded once, 2**-52 * 9999 + arithmetic = 2.2e-12, holds a
+    # fortiori: pe_core keeps each angle's rounding error (measured: 3.3e-16).
+    for key, error in budget_errors.items():
+        assert error <= position_tolerance(9999), (key, error)
+
+
+def test_shift_budget_1e_12_below_10_000(budget_errors):
+    for key, error in budget_errors.items():
+        assert error <= 1e-12, (key, error)
