@@ -22,6 +22,7 @@ from pe_core.display import (
     block_edges,
     column_groups,
     encoding_block_average,
+    line_envelope,
     offset_matrix_block_average,
 )
 from pe_core.encoding import (
@@ -34,6 +35,7 @@ from pe_core.encoding import (
     sine_cosine_columns,
     wavelengths,
 )
+from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
@@ -60,6 +62,8 @@ __all__ = [
     "encoding_block_average",
     "frequencies",
     "hamming_distance",
+    "identify_encoding",
+    "line_envelope",
     "offset_matrix_block_average",
     "pair_count",
     "positional_encoding",

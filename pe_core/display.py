@@ -60,7 +60,7 @@ def block_average(
     row_edges = np.asarray(row_edges, dtype=np.int64)
     col_edges = np.array([0, matrix.shape[1]]) if col_edges is None else np.asarray(col_edges, dtype=np.int64)
     for name, edges, size in (("row", row_edges, matrix.shape[0]), ("column", col_edges, matrix.shape[1])):
-        if edges[0] != 0 or edges[-1] != size or np.any(np.diff(edges) < 1):
+        if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or edges[-1] != size or np.any(np.diff(edges) < 1):
             raise ValueError(f"{name} edges must rise strictly from 0 to {size}, got {edges[:5]}...")
     sums = np.add.reduceat(np.add.reduceat(matrix, row_edges[:-1], axis=0), col_edges[:-1], axis=1)
     return sums / np.multiply.outer(np.diff(row_edges), np.diff(col_edges))
@@ -131,25 +131,31 @@ def encoding_block_average(
     Row blocks are contiguous runs of positions; column blocks are runs of consecutive
     pairs of one kind (see ``column_groups``).
     """
+    d = check_d(d)
+    max_rows = check_int("max_rows", max_rows, low=1)
     w = frequencies(d, n, convention)
     k = positions(length, start)
     if k.size == 0:
         raise ValueError("length must be at least 1 to draw the encoding.")
     edges = block_edges(k.size, max_rows)
+    mean_sin, mean_cos = _block_means(k, edges, w)
+    is_sine, pair_first, pair_last = column_groups(d, layout, max_cols)
+    values = np.empty((edges.size - 1, is_sine.size))
+    for kind, means in ((True, mean_sin), (False, mean_cos[:, : d // 2])):
+        cols = np.flatnonzero(is_sine == kind)
+        sums = np.add.reduceat(means, pair_first[cols], axis=1)
+        values[:, cols] = sums / (pair_last[cols] - pair_first[cols] + 1)
+    return ReducedEncoding(values, k[edges[:-1]], k[edges[1:] - 1], is_sine, pair_first, pair_last)
+
+
+def _block_means(k: np.ndarray, edges: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of sin(k w_i) and of cos(k w_i) over each block of positions, for every pair."""
     first, count = k[edges[:-1]], np.diff(edges).astype(np.float64)
     centre = np.multiply.outer(first + (count - 1) / 2, w)
     # Dirichlet-kernel factor sin(N w/2) / (N sin(w/2)); exactly 1 for blocks of one.
     factor = np.sin(np.multiply.outer(count, w / 2)) / np.multiply.outer(count, np.sin(w / 2))
     factor[count == 1] = 1.0
-    mean_sin, mean_cos = factor * np.sin(centre), factor * np.cos(centre)
-    is_sine, pair_first, pair_last = column_groups(d, layout, max_cols)
-    values = np.empty((first.size, is_sine.size))
-    for kind, means in ((True, mean_sin), (False, mean_cos[:, : d // 2])):
-        cols = np.flatnonzero(is_sine == kind)
-        sums = np.add.reduceat(means, pair_first[cols], axis=1)
-        values[:, cols] = sums / (pair_last[cols] - pair_first[cols] + 1)
-    last = k[edges[1:] - 1]
-    return ReducedEncoding(values, first, last, is_sine, pair_first, pair_last)
+    return factor * np.sin(centre), factor * np.cos(centre)
 
 
 def angle_block_mean(
@@ -171,16 +177,20 @@ def angle_block_mean(
     Returns:
         (degrees (rows, pair blocks), row_first, row_last, pair_edges).
     """
-    m = (check_d(d) + 1) // 2
-    reduced = encoding_block_average(
-        length, 2 * m, n, layout="concatenated", convention=convention, start=start,
-        max_rows=max_rows, max_cols=2 * max_pairs,
-    )
-    half = reduced.values.shape[1] // 2
-    mean_sin, mean_cos = reduced.values[:, :half], reduced.values[:, half:]
+    max_rows = check_int("max_rows", max_rows, low=1)
+    max_pairs = check_int("max_pairs", max_pairs, low=1)
+    w = frequencies(d, n, convention)
+    k = positions(length, start)
+    if k.size == 0:
+        raise ValueError("length must be at least 1 to draw the encoding.")
+    edges = block_edges(k.size, max_rows)
+    mean_sin, mean_cos = _block_means(k, edges, w)
+    pair_edges = block_edges(w.size, max_pairs)
+    counts = np.diff(pair_edges)
+    mean_sin = np.add.reduceat(mean_sin, pair_edges[:-1], axis=1) / counts
+    mean_cos = np.add.reduceat(mean_cos, pair_edges[:-1], axis=1) / counts
     degrees = np.degrees(np.arctan2(mean_sin, mean_cos)) % 360.0
-    pair_edges = np.r_[reduced.pair_first[:half], m]
-    return degrees, reduced.row_first, reduced.row_last, pair_edges
+    return degrees, k[edges[:-1]], k[edges[1:] - 1], pair_edges
 
 
 def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -196,7 +206,7 @@ def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray)
         raise ValueError("values_by_offset must hold f(t) for t = -(L-1) .. L-1 (an odd count).")
     L = (f.size + 1) // 2
     edges = np.asarray(edges, dtype=np.int64)
-    if edges[0] != 0 or edges[-1] != L or np.any(np.diff(edges) < 1):
+    if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or edges[-1] != L or np.any(np.diff(edges) < 1):
         raise ValueError(f"edges must rise strictly from 0 to L={L}.")
     check_cells(edges.size, edges.size)
     # D is indexed by u + L + 1 for u = -(L+1) .. L-1, with f = 0 outside -(L-1) .. L-1.
@@ -210,3 +220,60 @@ def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray)
     b0, b1 = edges[None, :-1], edges[None, 1:]
     sums = D_at(b1 - 1 - a0) - D_at(b1 - 1 - a1) - D_at(b0 - 1 - a0) + D_at(b0 - 1 - a1)
     return sums / ((a1 - a0) * (b1 - b0))
+
+
+def line_envelope(x: object, y: object, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""At most ``max_points`` points of the line (x, y) that keep every bin's extremes, in order.
+
+    A chart a thousand pixels wide cannot show 32767 points, and skipping points would
+    alias a fast oscillation into a slow one. Instead the N points are split into
+    :math:`B = \lfloor (\text{max\_points} - 2) / 2 \rfloor` consecutive bins of nearly equal
+    count, with edges :math:`e = \text{block\_edges}(N, B)`, and from each bin the first point
+    where y is smallest and the first where it is largest are kept, with the line's first
+    and last points (so that the reduced line spans the same x range):
+
+    .. math::
+
+        K = \{0, N-1\} \cup \bigcup_{b=0}^{B-1} \Big\{
+            \operatorname*{arg\,min}_{e_b \le i < e_{b+1}} y_i,\
+            \operatorname*{arg\,max}_{e_b \le i < e_{b+1}} y_i \Big\},
+        \qquad \text{result} = (x_K, y_K) \text{ in increasing } i
+
+    (each index once). Drawn with a bin per pixel column or less, the
+    reduced line spans, in each column, exactly the values the full line spans there: the
+    min/max envelope. Every kept point is an exact point of the line, so hover stays exact,
+    and no maximum or minimum is lost. Lines of at most ``max_points`` points come back whole.
+    The bins are equal counts of points, so for evenly spaced x (positions, offsets) they
+    are equal widths on the axis.
+
+    Args:
+        x: 1-D array of the points' x (any numbers; returned as given, never reordered).
+        y: 1-D array of finite values, the same length as x.
+        max_points: at least 4.
+
+    Returns:
+        (x kept, y kept as float64), each of at most ``max_points`` values.
+
+    Example:
+        >>> line_envelope(np.arange(10), np.array([0., 3, 1, 2, -1, 5, 4, 4, 2, 1]), 6)
+        (array([0, 1, 4, 5, 9]), array([ 0.,  3., -1.,  5.,  1.]))
+    """
+    y = check_matrix("y", y, ndim=(1,))
+    x = np.asarray(x)
+    if x.shape != y.shape:
+        raise ValueError(f"x {x.shape} and y {y.shape} must be two 1-D arrays of the same length.")
+    max_points = check_int("max_points", max_points, low=4)
+    if y.size <= max_points:
+        return x.copy(), y.copy()
+    edges = block_edges(y.size, (max_points - 2) // 2)
+    starts, counts = edges[:-1], np.diff(edges)
+    offsets = np.arange(counts.max())
+    # One row per bin; shorter bins are padded with their own first point, which can only
+    # tie with it, and argmin/argmax return the first of equal values.
+    index = np.where(offsets[None, :] < counts[:, None], starts[:, None] + offsets[None, :], starts[:, None])
+    values = y[index]
+    rows = np.arange(starts.size)
+    lowest = index[rows, np.argmin(values, axis=1)]
+    highest = index[rows, np.argmax(values, axis=1)]
+    keep = np.unique(np.r_[0, lowest, highest, y.size - 1])
+    return x[keep], y[keep]

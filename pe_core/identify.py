@@ -1,0 +1,948 @@
+r"""Which variant of the sinusoidal encoding is a given matrix? (page "Conventions and pitfalls")
+
+Every variant this module knows is, for a matrix of L positions and d dimensions,
+
+.. math::
+
+    \sin((s + k)\,\omega_i), \quad \cos((s + k)\,\omega_i), \qquad
+    \omega_i = e^{-a i}, \quad k = 0 .. L-1, \quad i = 0 .. m-1, \quad m = \lceil d/2 \rceil,
+
+with the columns in one of two layouts (interleaved or concatenated), possibly transposed,
+from a whole start position s. Both conventions are the same family of straight lines
+:math:`\ln\omega_i = -a i`:
+
+- paper with base n: :math:`a = 2\ln(n)/d`;
+- tensor2tensor with base n': :math:`a = \ln(n')/(m-1)`;
+
+so a paper matrix with base n *is* a tensor2tensor matrix with base
+:math:`n' = n^{2(m-1)/d}`, and seed 002's loop (``10000 ** (2*i/d)`` with i already
+stepping by 2, i.e. exponent 4j/d) is the paper formula with base :math:`10000^2 = 10^8`.
+The matrix alone gives a; which reading was meant is decided by which base is "rounder".
+
+The estimation, for each orientation and layout:
+
+1. Pair the columns: :math:`z_{k,i} = C_{k,i} + \mathrm{i}\,S_{k,i}` (cosine + i sine).
+   A true encoding has :math:`|z| = 1`; the median of :math:`|S^2 + C^2 - 1|` picks the
+   orientation and layout (and rejects random values, constants, values out of [-1, 1]).
+2. Phase increments :math:`z_{k+1,i}\,\bar z_{k,i} = e^{\mathrm{i}\omega_i}` (no aliasing:
+   :math:`\omega_i \le 1 < \pi`) unwrap the phase along the rows; its least-squares slope is
+   :math:`\omega_i`. Since the noise of the slopes is absolute, :math:`\ln\omega_i` has
+   variance :math:`\propto \omega_i^{-2}`: a weighted fit of :math:`\ln\omega_i = -a i`
+   (weights :math:`\omega_i^2`) starts Gauss-Newton on :math:`\sum_i (\omega_i - e^{-a i})^2`.
+3. The start: demodulating each pair at the central row :math:`k_c` gives
+   :math:`\theta_i = (s + k_c)\,\omega_i \bmod 2\pi`. Going from the slowest pair to the
+   fastest, each pair narrows :math:`s + k_c` (a short list of candidates where the slowest
+   phase has wrapped); s must be a whole number.
+4. With s known, the absolute phases :math:`(s + k)\,\omega_i` refine a by Gauss-Newton.
+5. Readings: a gives the paper base, the tensor2tensor base and the root r of a `2*i`
+   bug (paper base r^2). Each is "snapped" to its shortest decimal form within 5 standard
+   errors of a (the data say how many digits are known); the reading with the fewest
+   digits wins, then the one closest to 1, 2 or 5 times a power of ten, then the paper.
+   The bug is only a reading for a round r, and is preferred for r = 10000.
+6. Verification: rebuild with ``positional_encoding`` and measure the largest
+   :math:`|M - P|` on every row. It is a match only within the round-off of the format
+   the values are stored in (the coarsest of bfloat16, float16, float32, p decimals that
+   holds them all exactly, else float64), or of a float32 computation: twice the largest
+   cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16, :math:`2^{-25}`
+   for float32), plus 64 units of round-off per unit of the largest |position|, because
+   an angle :math:`k\,\omega_i \le |k|` is rounded relative to its size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
+from pe_core.encoding import positional_encoding
+
+#: At most this many rows (and this many complex cells) enter the fit; every row is verified.
+FIT_ROWS = 4096
+FIT_CELLS = 2**20
+#: Rows on which the circle test chooses orientation and layout.
+CIRCLE_ROWS = 256
+#: Largest median |S^2 + C^2 - 1| of a layout that is still tried (bfloat16 gives ~4e-3).
+CIRCLE_TOLERANCE = 0.05
+#: Rows of the rebuilt encoding compared at once: bounded memory at any size.
+VERIFY_CELLS = 2**20
+#: Candidate start positions kept while the slowest pairs are still ambiguous; when the
+#: start found with the first number does not fit, the search is repeated with the second.
+MAX_START_CANDIDATES = 2**12
+WIDE_START_CANDIDATES = 2**17
+#: No tolerance is looser than this: beyond it a "match" would say nothing.
+MAX_TOLERANCE = 1e-2
+
+#: Unit round-off of the precision an encoding is computed in (float16/bfloat16 values are
+#: computed in float32 and cast), and the largest error of casting a value of [-1, 1].
+_COMPUTE_UNIT = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-24, "bfloat16": 2.0**-24}
+_CAST_ERROR = {"float64": 0.0, "float32": 2.0**-25, "float16": 2.0**-12, "bfloat16": 2.0**-9}
+
+
+# ----------------------------------------------------------------------------------------
+# Precision: how the values were stored, and how far round-off can move them.
+# ----------------------------------------------------------------------------------------
+
+
+def _storage(matrix: np.ndarray) -> tuple[str, float, float]:
+    """Name, cast error and compute unit of the coarsest format holding every value exactly.
+
+    Checked on the first 2**20 values: a guess, which only labels and bounds the round-off.
+    """
+    sample = matrix.reshape(-1)[: 2**20]
+    with np.errstate(over="ignore", invalid="ignore"):
+        single = sample.astype(np.float32)
+        if np.array_equal(single.astype(np.float64), sample):
+            if not np.any(single.view(np.uint32) & np.uint32(0xFFFF)):
+                return "bfloat16", _CAST_ERROR["bfloat16"], _COMPUTE_UNIT["bfloat16"]
+            if np.array_equal(sample.astype(np.float16).astype(np.float64), sample):
+                return "float16", _CAST_ERROR["float16"], _COMPUTE_UNIT["float16"]
+            return "float32", _CAST_ERROR["float32"], _COMPUTE_UNIT["float32"]
+    # A CSV written with p decimals: every value a multiple of 10**-p (p = 1..10).
+    for places in range(1, 11):
+        scale = 10.0**places
+        if np.all(np.abs(sample - np.rint(sample * scale) / scale) <= 1e-13):
+            return f"{places} decimals", 0.5 / scale, _COMPUTE_UNIT["float64"]
+    return "float64", 0.0, _COMPUTE_UNIT["float64"]
+
+
+def _tolerance(cast_error: float, compute_unit: float, max_position: float) -> float:
+    """Largest |M - P| that round-off explains: the cast, plus angles rounded near |k| w <= |k|."""
+    return min(2.0 * cast_error + 64.0 * compute_unit * (1.0 + max_position), MAX_TOLERANCE)
+
+
+def _precision_of(error: float, storage: tuple[str, float, float], max_position: float) -> str | None:
+    """The stored format if its round-off explains ``error``, else float32 if it does, else None."""
+    name, cast_error, unit = storage
+    if error <= _tolerance(cast_error, unit, max_position):
+        return name
+    # Values stored in float64 may still come from a float32 computation.
+    if error <= _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position):
+        return "float32"
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# Layouts: which columns are the sines and cosines of each pair.
+# ----------------------------------------------------------------------------------------
+
+
+def _pair_columns(d: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sine and cosine columns of the d // 2 complete pairs (odd d: the lone sine is left out)."""
+    pairs = np.arange(d // 2)
+    if layout == "interleaved":
+        return 2 * pairs, 2 * pairs + 1
+    return pairs, (d + 1) // 2 + pairs
+
+
+def _phasors(A: np.ndarray, layout: str, rows: int) -> np.ndarray:
+    """z = cos + i sin of every complete pair, on the first ``rows`` rows."""
+    sines, cosines = _pair_columns(A.shape[1], layout)
+    return A[:rows, cosines] + 1j * A[:rows, sines]
+
+
+def _fit_rows(A: np.ndarray) -> int:
+    return int(min(A.shape[0], FIT_ROWS, max(256, FIT_CELLS // max(A.shape[1] // 2, 1))))
+
+
+def _circle_deviation(A: np.ndarray, layout: str) -> float:
+    """Median |S^2 + C^2 - 1| over the pairs: 0 for an encoding in this layout."""
+    z = _phasors(A, layout, min(_fit_rows(A), CIRCLE_ROWS))
+    return float(np.median(np.abs(z.real**2 + z.imag**2 - 1.0)))
+
+
+# ----------------------------------------------------------------------------------------
+# The fit: frequencies, then the start, then the frequencies again from absolute phases.
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Variant:
+    layout: str
+    convention: str
+    n: float
+    start: int
+    transposed: bool
+
+
+@dataclass
+class _Outcome:
+    variant: _Variant
+    error: float
+    where: tuple[int, int, float, float]  # row, column (of A), value, expected
+    reading: str | None  # "paper", "tensor2tensor" or "bug"; None: n unknown or no fit
+    readings: dict
+    n_spread: float  # relative uncertainty of n allowed by the round-off
+    start_ambiguous: bool
+    problem: str | None  # why the fit failed, if it did
+    length: int  # number of positions
+    cells: int  # number of values
+    mismatches: int  # values beyond the round-off of the stored format (-1: not counted)
+    search_bound: float = math.inf  # starts were searched within +-search_bound
+
+
+def _slopes(z: np.ndarray, sigma_floor: float) -> tuple[np.ndarray, float]:
+    """Least-squares slope of the unwrapped phase of each pair, and the phase noise per row."""
+    rows = z.shape[0]
+    increments = np.angle(z[1:] * np.conj(z[:-1]))
+    theta = np.angle(z[0]) + np.concatenate([np.zeros((1, z.shape[1])), np.cumsum(increments, axis=0)])
+    centred = np.arange(rows) - (rows - 1) / 2.0
+    slope = centred @ theta / (centred @ centred)
+    if rows > 2:
+        residual = theta - theta.mean(axis=0) - np.multiply.outer(centred, slope)
+        noise = math.sqrt(float(np.mean(residual**2)) * rows / (rows - 2))
+    else:
+        noise = 0.0
+    return slope, max(noise, sigma_floor)
+
+
+def _fit_rate(slope: np.ndarray, slope_noise: float) -> tuple[float | None, float]:
+    """The rate a of w_i = exp(-a i) from the pairs' slopes, and its standard error."""
+    i = np.arange(slope.size, dtype=np.float64)
+    usable = (i >= 1) & (slope > 5.0 * slope_noise) & (slope < 1.5)
+    if not np.any(usable):
+        return None, math.inf
+    weights = slope[usable] ** 2
+    a = -float(np.sum(weights * i[usable] * np.log(slope[usable])) / np.sum(weights * i[usable] ** 2))
+    if not math.isfinite(a) or a <= 0:
+        return None, math.inf
+
+    def cost(rate: float) -> float:
+        return float(np.sum((slope - np.exp(-rate * i)) ** 2))
+
+    # Gauss-Newton on sum (w_i - exp(-a i))^2: equal weights, as the slopes' noise is absolute.
+    for _ in range(50):
+        w = np.exp(-a * i)
+        jacobian = -i * w
+        curvature = float(jacobian @ jacobian)
+        if curvature == 0.0:
+            break
+        step = float(jacobian @ (slope - w)) / curvature
+        trial = a + step
+        while (trial <= 0 or cost(trial) > cost(a)) and abs(step) > 1e-18:
+            step /= 2.0
+            trial = a + step
+        if trial <= 0 or cost(trial) > cost(a):
+            break
+        a = trial
+        if abs(step) <= 1e-15 * a:
+            break
+    jacobian = -i * np.exp(-a * i)
+    curvature = float(jacobian @ jacobian)
+    return a, (slope_noise / math.sqrt(curvature) if curvature > 0 else math.inf)
+
+
+def _find_centre_position(
+    phase: np.ndarray, w: np.ndarray, phase_noise: float, rate_error: float, max_candidates: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]:
+    """Candidates for x = s + k_c from phase_i = x w_i (mod 2 pi).
+
+    Slowest pair first: it leaves candidates 2 pi / w apart; each faster pair either
+    refines every candidate (when its uncertainty times w is well below pi) or branches it
+    into the few wraps that fit, and the chi-square cost prunes the ones that disagree.
+
+    Returns the candidates' values, variances and costs, the bound B of the search
+    (|x| <= B), and whether B was set by ``max_candidates`` (a larger one would search further).
+    """
+    index = np.arange(w.size, dtype=np.float64)
+    # A pair slower than 1e-12 rad/position barely turns at any allowed position.
+    order = [int(j) for j in np.argsort(w) if w[j] > 1e-12] if phase_noise < 0.5 else []
+    if not order:
+        return np.zeros(1), np.full(1, math.inf), np.zeros(1), 0.0, False
+
+    def variance(pair: np.ndarray | int, x: np.ndarray) -> np.ndarray:
+        # Phase noise, the error of the model frequency (s + k_c) * i * da, and float64 round-off of x.
+        return (phase_noise / w[pair]) ** 2 + (np.abs(x) * (index[pair] * rate_error + 2.0**-50)) ** 2
+
+    first = order[0]
+    # Beyond |x| = 0.5 / (max_i i w_i * da) the frequencies are too uncertain to place x:
+    # the search stops there, and at MAX_START_CANDIDATES wraps of the slowest pair.
+    reach_of_rate = 0.5 / (float(np.max(index * w)) * rate_error) if rate_error > 0 else math.inf
+    by_candidates = max_candidates * math.pi / w[first]
+    bound = min(float(MAX_POSITION), by_candidates, reach_of_rate)
+    limited = bound == by_candidates
+    bound = min(max(bound, math.pi / w[first]), float(MAX_POSITION))  # at least one candidate
+    low = math.ceil((-bound * w[first] - phase[first]) / (2 * math.pi))
+    high = math.floor((bound * w[first] - phase[first]) / (2 * math.pi))
+    x = (phase[first] + 2 * math.pi * np.arange(low, high + 1)) / w[first]
+    var = variance(first, x)
+    cost = np.zeros_like(x)
+    position = 1
+    while position < len(order):
+        spread = 4.0 * math.sqrt(float(np.max(var)))
+        largest = float(np.max(np.abs(x)))
+        pair = order[position]
+        rest = np.array(order[position:])
+        reach = 4.0 * np.sqrt(np.max(var) + variance(rest, np.array([largest]))) * w[rest]
+        chunk = int(np.argmin(reach < 1.0)) if not np.all(reach < 1.0) else rest.size
+        chunk = min(chunk, max(1, (2**22) // max(x.size, 1)))
+        if chunk >= 1 and reach[0] < 1.0:
+            # No wrap is in doubt: unwrap these pairs at once, nearest wrap for each.
+            pairs = rest[:chunk]
+            wraps = np.rint((np.multiply.outer(x, w[pairs]) - phase[pairs]) / (2 * math.pi))
+            estimates = (phase[pairs] + 2 * math.pi * wraps) / w[pairs]
+            pair_var = variance(pairs, x[:, None])
+            cost = cost + np.sum((estimates - x[:, None]) ** 2 / (var[:, None] + pair_var), axis=1)
+            precision = 1.0 / var + np.sum(1.0 / pair_var, axis=1)
+            x = (x / var + np.sum(estimates / pair_var, axis=1)) / precision
+            var = 1.0 / precision
+            position += chunk
+        else:
+            # The wrap of this pair is in doubt for some candidates: branch into every wrap that fits.
+            pair_var = variance(pair, x)
+            half = spread + 4.0 * np.sqrt(pair_var)
+            low_wrap = np.ceil(((x - half) * w[pair] - phase[pair]) / (2 * math.pi))
+            high_wrap = np.floor(((x + half) * w[pair] - phase[pair]) / (2 * math.pi))
+            nearest = np.rint((x * w[pair] - phase[pair]) / (2 * math.pi))
+            low_wrap = np.minimum(low_wrap, nearest)
+            high_wrap = np.maximum(high_wrap, nearest)
+            counts = (high_wrap - low_wrap + 1).astype(np.int64)
+            if counts.sum() > 2**22:
+                # Too many wraps to follow: keep the cheapest candidates that fit the budget,
+                # the nearest to position 0 among equals (small starts are the common case).
+                order_by_cost = np.lexsort((np.abs(x), cost))
+                fits = np.cumsum(counts[order_by_cost]) <= 2**22
+                fits[0] = True
+                kept = np.sort(order_by_cost[fits])
+                x, var, cost, pair_var = x[kept], var[kept], cost[kept], pair_var[kept]
+                low_wrap, counts = low_wrap[kept], np.minimum(counts[kept], 2**22)
+            parent = np.repeat(np.arange(x.size), counts)
+            offsets = np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
+            wraps = low_wrap[parent] + offsets
+            estimate = (phase[pair] + 2 * math.pi * wraps) / w[pair]
+            px, pv, pc, ppv = x[parent], var[parent], cost[parent], pair_var[parent]
+            cost = pc + (estimate - px) ** 2 / (pv + ppv)
+            x = (px / pv + estimate / ppv) / (1.0 / pv + 1.0 / ppv)
+            var = 1.0 / (1.0 / pv + 1.0 / ppv)
+            position += 1
+        keep = np.flatnonzero(cost <= np.min(cost) + 30.0)
+        if keep.size > max_candidates:
+            keep = keep[np.lexsort((np.abs(x[keep]), cost[keep]))[:max_candidates]]
+        x, var, cost = x[keep], var[keep], cost[keep]
+    return x, var, cost, bound, limited
+
+
+def _choose_start(x: np.ndarray, var: np.ndarray, cost: np.ndarray, centre: float) -> tuple[int, bool]:
+    """The whole start s = x - k_c: the cheapest candidates, then the smallest |s| among equals."""
+    start = np.rint(x - centre)
+    var = var + (2.0**-50 * np.abs(x)) ** 2 + 2.0**-100  # x itself carries float64 round-off
+    cost = cost + (x - centre - start) ** 2 / var
+    cost = np.where(np.isfinite(cost), cost, np.inf)
+    best = float(np.min(cost))
+    equals = np.unique(start[cost <= best + 9.0]) if math.isfinite(best) else start[:1]
+    chosen = equals[np.argmin(np.abs(equals))]
+    return int(np.clip(chosen, -MAX_POSITION, MAX_POSITION)), equals.size > 1
+
+
+def _refine_rate(z: np.ndarray, a: float, start: int) -> tuple[float, float | None]:
+    """Gauss-Newton on the absolute phases (s + k) w_i, once s is known; a and its standard error.
+
+    The standard error is the residual phase noise over sqrt(sum J^2), J = -(s + k) i w_i;
+    None when the phases are too far from the model to be unwrapped this way.
+    """
+    i = np.arange(z.shape[1], dtype=np.float64)
+    k = start + np.arange(z.shape[0], dtype=np.float64)
+    error = None
+    for _ in range(5):
+        w = np.exp(-a * i)
+        model = np.multiply.outer(k, w)
+        residual = np.angle(z * np.exp(-1j * model))
+        if not np.all(np.abs(residual) < 1.0):
+            break
+        jacobian = -model * i
+        curvature = float(np.sum(jacobian**2))
+        if curvature == 0.0:
+            break
+        error = max(math.sqrt(float(np.mean(residual**2)) / curvature), _pair_scatter(residual, jacobian))
+        step = float(np.sum(residual * jacobian)) / curvature
+        if not math.isfinite(step) or a + step <= 0:
+            break
+        a += step
+        if abs(step) <= 1e-16 * a:
+            break
+    return a, error
+
+
+def _pair_scatter(residual: np.ndarray, jacobian: np.ndarray) -> float:
+    """Standard error of a from how much the pairs disagree about it.
+
+    Each pair i alone gives a step da_i = sum_k r J / sum_k J^2 with weight sum_k J^2; the
+    weighted scatter of these steps also captures errors that are systematic within a pair
+    (a frequency computed in float32 is off by the same relative amount at every row), which
+    the residual noise alone would take for independent and so average away.
+    """
+    weights = np.sum(jacobian**2, axis=0)
+    usable = weights > 0
+    if np.count_nonzero(usable) < 3:
+        return 0.0
+    steps = np.sum(residual * jacobian, axis=0)[usable] / weights[usable]
+    weights = weights[usable]
+    mean = float(np.sum(weights * steps) / np.sum(weights))
+    spread = float(np.sum(weights * (steps - mean) ** 2)) / (steps.size - 1)
+    return math.sqrt(spread / float(np.sum(weights)))
+
+
+def _fit_lone_sine(column: np.ndarray, start: int) -> float | None:
+    """d = 3: the second frequency from its lone sine, by a log-spaced search then Newton."""
+    k = start + np.arange(column.size, dtype=np.float64)
+    grid = np.exp(-np.linspace(0.0, 25.0, 4001))
+    cost = np.sum((np.sin(np.multiply.outer(k, grid)) - column[:, None]) ** 2, axis=0)
+    w = float(grid[int(np.argmin(cost))])
+    for _ in range(30):
+        angle = k * w
+        residual = np.sin(angle) - column
+        jacobian = k * np.cos(angle)
+        curvature = float(jacobian @ jacobian)
+        if curvature == 0.0:
+            break
+        step = float(jacobian @ residual) / curvature
+        if not 0 < w - step <= 1.0:
+            break
+        w -= step
+        if abs(step) <= 1e-16 * w:
+            break
+    return -math.log(w) if 0 < w < 1 else None
+
+
+def _max_error(
+    A: np.ndarray, variant: _Variant, threshold: float = math.inf
+) -> tuple[float, tuple[int, int, float, float], int]:
+    """Largest |A - P| over every row (block by block), where it is, and how many exceed ``threshold``."""
+    length, d = A.shape
+    block = max(1, VERIFY_CELLS // d)
+    worst, where, over = -1.0, (0, 0, float(A[0, 0]), 0.0), 0
+    for first in range(0, length, block):
+        rows = A[first : first + block]
+        P = positional_encoding(
+            rows.shape[0],
+            d,
+            variant.n,
+            layout=variant.layout,
+            convention=variant.convention,
+            start=variant.start + first,
+        )
+        difference = np.abs(rows - P)
+        over += int(np.count_nonzero(difference > threshold))
+        flat = int(np.argmax(difference))
+        row, column = divmod(flat, d)
+        if difference[row, column] > worst:
+            worst = float(difference[row, column])
+            where = (first + row, column, float(rows[row, column]), float(P[row, column]))
+    return worst, where, over
+
+
+# ----------------------------------------------------------------------------------------
+# Readings of the rate a: which base, in which convention, is the "roundest".
+# ----------------------------------------------------------------------------------------
+
+
+def _rate_of(reading: str, base: float, d: int) -> float:
+    """Inverse of the readings: the rate a of a base in a reading."""
+    m = (d + 1) // 2
+    if reading == "paper":
+        return 2.0 * math.log(base) / d
+    if reading == "bug":
+        return 4.0 * math.log(base) / d
+    return math.log(base) / (m - 1)
+
+
+def _readings(a: float, d: int) -> dict[str, float]:
+    """The base each reading gives: paper n, tensor2tensor n', and r with paper n = r**2."""
+    m = (d + 1) // 2
+    exponents = {"paper": a * d / 2.0, "bug": a * d / 4.0}
+    if m >= 2:
+        exponents["tensor2tensor"] = a * (m - 1)
+    return {name: math.exp(e) for name, e in exponents.items() if 0.0 < e < 700.0}
+
+
+def _snap(reading: str, base: float, a: float, d: int, budget: float) -> tuple[float, int]:
+    """Shortest decimal form of ``base`` whose rate is within ``budget`` of a, and its digits."""
+    for digits in range(1, 16):
+        snapped = float(f"{base:.{digits - 1}e}")
+        if snapped > 1.0 and abs(_rate_of(reading, snapped, d) - a) <= budget:
+            return snapped, digits
+    return base, 17
+
+
+def _log_roundness(base: float) -> float:
+    """Distance, in decades, from the nearest 1, 2 or 5 times a power of ten."""
+    exponent = math.log10(base)
+    return min(abs(v - round(v)) for v in (exponent, exponent - math.log10(2), exponent - math.log10(5)))
+
+
+def _rank_readings(a: float, d: int, budget: float) -> tuple[list[str], dict[str, float]]:
+    """The readings, roundest snapped base first, and the snapped base of each.
+
+    Rounder: fewer digits, then closer to 1/2/5 x 10^k, which only separates round bases
+    (1 or 2 digits); other ties go to the paper. The `2*i` bug is a reading only for a
+    round root r (paper base r^2), and it wins the tie for r = 10000 (paper n = 1e8).
+    """
+    preference = {"paper": 1, "tensor2tensor": 2, "bug": 3}
+    ranked = []
+    snapped_bases = {}
+    for reading, base in _readings(a, d).items():
+        snapped, digits = _snap(reading, base, a, d, budget)
+        snapped_bases[reading] = snapped
+        if reading == "bug" and digits > 2:
+            continue
+        rank = 0 if reading == "bug" and snapped == 10000.0 else preference[reading]
+        roundness = round(_log_roundness(snapped), 6) if digits <= 2 else 0.0
+        ranked.append(((digits, roundness, rank), reading))
+    return [reading for _, reading in sorted(ranked)], snapped_bases
+
+
+# ----------------------------------------------------------------------------------------
+# One hypothesis (orientation + layout) from start to verdict material.
+# ----------------------------------------------------------------------------------------
+
+
+def _fit_hypothesis(
+    A: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float]
+) -> _Outcome:
+    d = A.shape[1]
+    m = (d + 1) // 2
+    rows = _fit_rows(A)
+    z = _phasors(A, layout, rows)
+    floor = 2.0 * max(storage[1], storage[2])
+    slope, noise = _slopes(z, floor)
+    centred = np.arange(rows) - (rows - 1) / 2.0
+    slope_noise = noise / math.sqrt(float(centred @ centred)) if rows > 1 else math.inf
+    problem = None
+    if abs(slope[0] - 1.0) > max(20.0 * slope_noise, 1e-6):
+        problem = (
+            f"its first sine/cosine pair turns by {slope[0]:.4g} rad per row, where every variant turns "
+            "by exactly 1 rad per position"
+        )
+        if abs(slope[0] + 1.0) < 0.01:
+            problem += " (the phases run backwards: are the rows in reverse order, or the sines negated?)"
+    a, rate_error = _fit_rate(slope, slope_noise) if z.shape[1] >= 2 else (None, math.inf)
+    if a is None and z.shape[1] >= 2 and problem is None:
+        if np.all(slope[1:] > 5.0 * slope_noise):
+            problem = "its frequencies do not decrease from one pair to the next"
+        else:
+            # Every pair after the first is too slow to measure over these rows: any
+            # large base fits, so read it as the paper's 10000 and let the spread say so.
+            a, rate_error = 2.0 * math.log(10000.0) / d, math.inf
+    if m >= 2 and a is None and z.shape[1] == 1:
+        a = 2.0 * math.log(10000.0) / d  # d = 3: placeholder until the lone sine is fitted
+    rate = a if a is not None else 2.0 * math.log(10000.0) / d
+
+    best = None
+    for max_candidates in (MAX_START_CANDIDATES, WIDE_START_CANDIDATES):
+        located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
+        outcome = _verify(A, layout, transposed, storage, rows, *located[:5], problem)
+        outcome.search_bound = located[5]
+        if best is None or outcome.error < best.error:
+            best = outcome
+        # Search further only if the values are wrong almost everywhere (a few bad values do
+        # not make a wrong start) and round-off of the stored format does not explain them.
+        explained = outcome.error <= _tolerance(storage[1], storage[2], _largest_position(outcome))
+        if explained or outcome.mismatches <= 0.5 * outcome.cells or not located[6]:
+            break
+    return best
+
+
+def _largest_position(outcome: _Outcome) -> float:
+    start = outcome.variant.start
+    return float(max(abs(start), abs(start + outcome.length - 1)))
+
+
+def _locate(
+    A: np.ndarray,
+    layout: str,
+    z: np.ndarray,
+    a: float | None,
+    rate: float,
+    rate_error: float,
+    noise: float,
+    max_candidates: int,
+) -> tuple[float | None, float, float, int, bool, float, bool]:
+    """The start, found twice: the rate refined with the first start can change it.
+
+    Returns a (None if unknown), the rate used, its standard error, the start, whether
+    other starts fit as well, the search bound and whether the bound was the candidate cap.
+    """
+    length, d = A.shape
+    m = (d + 1) // 2
+    rows = z.shape[0]
+    centred = np.arange(rows) - (rows - 1) / 2.0
+    start, ambiguous, bound, limited = 0, False, 0.0, False
+    pair_index = np.arange(z.shape[1], dtype=np.float64)
+    phase_noise = 3.0 * noise / math.sqrt(rows) + 1e-15
+    for _ in range(2):
+        w = np.exp(-rate * pair_index)
+        demodulated = np.sum(z * np.exp(-1j * np.multiply.outer(centred, w)), axis=0)
+        phase = np.angle(demodulated)
+        error_of_rate = 3.0 * rate_error if math.isfinite(rate_error) else 0.0
+        x, var, cost, bound, limited = _find_centre_position(
+            phase, w, phase_noise, error_of_rate, max_candidates
+        )
+        start, ambiguous = _choose_start(x, var, cost, (rows - 1) / 2.0)
+        start = int(np.clip(start, -MAX_POSITION, MAX_POSITION - length + 1))
+        if a is not None and z.shape[1] >= 2:
+            rate, refined_error = _refine_rate(z, rate, start)
+            a = rate
+            if refined_error is not None:
+                rate_error = min(rate_error, refined_error)
+    if m == 2 and z.shape[1] == 1:
+        lone = A[:rows, m - 1] if layout == "concatenated" else A[:rows, d - 1]
+        a = _fit_lone_sine(lone, start)
+        rate = a if a is not None else rate
+    return a, rate, rate_error, start, ambiguous, bound, limited
+
+
+def _verify(
+    A: np.ndarray,
+    layout: str,
+    transposed: bool,
+    storage: tuple[str, float, float],
+    rows: int,
+    a: float | None,
+    rate: float,
+    rate_error: float,
+    start: int,
+    ambiguous: bool,
+    problem: str | None,
+) -> _Outcome:
+    """Choose the reading and the digits of n, rebuild, and measure the error on every row."""
+    length, d = A.shape
+    m = (d + 1) // 2
+    max_position = float(max(abs(start), abs(start + length - 1)))
+    tolerance = _tolerance(storage[1], storage[2], max_position)
+    i_all = np.arange(m, dtype=np.float64)
+    # A change da of the rate moves a value by at most |da| * sensitivity.
+    sensitivity = max_position * float(np.max(i_all * np.exp(-rate * i_all)))
+    exact = _readings(rate, d) if m >= 2 and a is not None else {}
+    if "paper" not in exact:
+        variant = _Variant(layout, "paper", 10000.0, start, transposed)
+        error, where, over = _max_error(A, variant, tolerance)
+        return _Outcome(variant, error, where, None, {}, math.inf, ambiguous, problem, length, A.size, over)
+    # The choice of digits is made on the fitted rows; the final error on every row.
+    fitted = A[:rows]
+    error = _max_error(fitted, _Variant(layout, "paper", exact["paper"], start, transposed))[0]
+    # Snap the base to its shortest decimal form within the statistical error of the rate:
+    # the data, not a fixed tolerance, says how many digits of n are known.
+    floor = 2.0 * storage[1] + 4.0 * 2.0**-53 * (1.0 + max_position)
+    if math.isfinite(rate_error):
+        # Within 5 standard errors of the estimated rate, plus a few units of round-off of
+        # the precision the encoding was computed in (float32 rounds -ln(n)/d once, which
+        # shifts every frequency alike and so escapes the standard error).
+        budget = 5.0 * rate_error + max(1.5 * storage[2], 64.0 * 2.0**-53) * rate
+    else:
+        budget = (0.5 * error + floor) / sensitivity if sensitivity > 0 else math.inf
+    ranked, readings = _rank_readings(rate, d, budget)
+    for reading in ranked:
+        base = readings[reading]
+        convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
+        variant = _Variant(layout, convention, base * base if reading == "bug" else base, start, transposed)
+        snapped_error = _max_error(fitted, variant)[0]
+        if snapped_error <= 1.5 * error + floor:
+            break
+    else:
+        # No snapped base rebuilds as well as the estimate: keep every digit of the estimate.
+        reading = ranked[0] if ranked[0] != "bug" else "paper"
+        convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
+        variant = _Variant(layout, convention, exact[reading], start, transposed)
+        readings = dict(exact)
+    error, where, over = _max_error(A, variant, tolerance)
+    # How far a may move before the round-off no longer hides it, in relative n.
+    allowed = 0.5 * tolerance / sensitivity if sensitivity > 0 else math.inf
+    n_spread = allowed * (float(m - 1) if reading == "tensor2tensor" else d / 2.0)
+    return _Outcome(
+        variant, error, where, reading, readings, n_spread, ambiguous, problem, length, A.size, over
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Sentences.
+# ----------------------------------------------------------------------------------------
+
+
+def _number(x: float) -> str:
+    """10000, 1e8, 9646.6, 12345: short and exact enough for a sentence."""
+    if x == round(x) and abs(x) < 1e6:
+        return str(int(x))
+    text = f"{x:.6g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return text
+
+
+def _precision_phrase(name: str) -> str:
+    return f"CSV with {name}" if "decimals" in name else name
+
+
+def _describe(variant: _Variant) -> str:
+    return (
+        f"{variant.layout} layout, {variant.convention} frequencies, n = {_number(variant.n)}, "
+        f"start {variant.start}" + (", transposed" if variant.transposed else "")
+    )
+
+
+def _cell(where: tuple[int, int, float, float], transposed: bool) -> str:
+    row, column, value, expected = where
+    if transposed:
+        row, column = column, row
+    return (
+        f"row {row}, column {column}: the matrix has {value:.6g} where the encoding has {expected:.6g} "
+        f"(difference {abs(value - expected):.3g})"
+    )
+
+
+def _result(
+    layout: str | None,
+    convention: str | None,
+    n: float | None,
+    start: int | None,
+    error: float,
+    verdict: str,
+    transposed: bool,
+    dtype_guess: str | None,
+) -> dict:
+    return {
+        "layout": layout,
+        "convention": convention,
+        "n": None if n is None else float(n),
+        "start": None if start is None else int(start),
+        "max_abs_error": float(error),
+        "verdict": verdict,
+        "transposed": bool(transposed),
+        "dtype_guess": dtype_guess,
+    }
+
+
+def _matched(outcome: _Outcome, shape: tuple[int, int], dtype_guess: str) -> dict:
+    variant = outcome.variant
+    length, d = shape
+    round_off = "round-off of " + ("a " if "decimals" in dtype_guess else "") + _precision_phrase(dtype_guess)
+    fit = (
+        f"start {variant.start}: it rebuilds these {length} positions x {d} dimensions to "
+        f"{outcome.error:.1e}, within the {round_off}."
+    )
+    layout = variant.layout.capitalize()
+    sentences = []
+    if outcome.reading is None and d <= 2:
+        sentences.append(
+            f"{layout} layout with a single sine/cosine pair, {fit} With d = {d} the only frequency is "
+            "1 rad per position for every base and convention, so n cannot be told from the matrix."
+        )
+    elif outcome.reading is None:
+        sentences.append(
+            f"{layout} layout, {fit} The slower frequencies could not be measured from these rows, so n "
+            "cannot be told from the matrix."
+        )
+    elif outcome.reading == "bug":
+        root = outcome.readings["bug"]
+        sentences.append(
+            f"Paper formula with base {_number(variant.n)} = {_number(root)}^2: this is the `2*i` bug of "
+            f"seed 002 (i already steps by 2, so the exponent 2i/d becomes 4j/d and squares the base "
+            f"{_number(root)}). {layout} layout, {fit}"
+        )
+        if "tensor2tensor" in outcome.readings:
+            equivalent = _number(outcome.readings["tensor2tensor"])
+            sentences.append(f"Equivalently tensor2tensor frequencies with n = {equivalent}.")
+    else:
+        other = "tensor2tensor" if variant.convention == "paper" else "paper"
+        formula = "w_i = n^(-2i/d)" if variant.convention == "paper" else "w_i = n^(-i/(m-1))"
+        sentences.append(
+            f"{layout} layout, {variant.convention} frequencies ({formula}) with n = "
+            f"{_number(variant.n)}, {fit}"
+        )
+        if other in outcome.readings:
+            sentences.append(f"Equivalently {other} frequencies with n = {_number(outcome.readings[other])}.")
+    if outcome.reading is not None and outcome.n_spread > 1.0:
+        sentences.append("These few rows hardly pin n down: bases far from this one fit about as well.")
+    elif outcome.reading is not None and outcome.n_spread > 0.01:
+        sentences.append(
+            f"These few rows pin n down only to about ±{outcome.n_spread:.0%}: longer sequences would tell "
+            "nearby bases apart."
+        )
+    if outcome.start_ambiguous:
+        sentences.append(f"Other starts fit nearly as well; {variant.start} is the smallest of them.")
+    if variant.transposed:
+        sentences.append(
+            f"The matrix is transposed: its rows are the {d} dimensions and its columns the {length} "
+            "positions."
+        )
+    return _result(
+        variant.layout,
+        variant.convention,
+        variant.n if outcome.reading else None,
+        variant.start,
+        outcome.error,
+        " ".join(sentences),
+        variant.transposed,
+        dtype_guess,
+    )
+
+
+def _rejected(reason: str, outcome: _Outcome) -> dict:
+    """Not an encoding: convention None, and the verdict says where the closest variant differs.
+
+    When the closest variant was fitted to M (a base was measured), its layout, n, start
+    and orientation are returned too, so that a page can draw the difference; otherwise
+    it is only named in the verdict.
+    """
+    variant = outcome.variant
+    fitted = outcome.reading is not None
+    closest = "closest variant" if fitted else "paper's encoding of this shape"
+    verdict = (
+        f"Not a sinusoidal positional encoding: {reason}. The {closest} ({_describe(variant)}) differs by up "
+        f"to {outcome.error:.3g}, most at {_cell(outcome.where, variant.transposed)}."
+    )
+    if not fitted:
+        return _result(None, None, None, None, outcome.error, verdict, False, None)
+    return _result(
+        variant.layout, None, variant.n, variant.start, outcome.error, verdict, variant.transposed, None
+    )
+
+
+def _default_outcome(A: np.ndarray, layout: str, transposed: bool, problem: str | None = None) -> _Outcome:
+    """The paper's own encoding (n = 10000, start 0), to say where a non-encoding differs."""
+    variant = _Variant(layout, "paper", 10000.0, 0, transposed)
+    error, where, _ = _max_error(A, variant)
+    return _Outcome(variant, error, where, None, {}, math.inf, False, problem, A.shape[0], A.size, -1)
+
+
+# ----------------------------------------------------------------------------------------
+# The public function.
+# ----------------------------------------------------------------------------------------
+
+
+def identify_encoding(M: object) -> dict:
+    r"""Say which variant of the sinusoidal positional encoding the matrix M is, if any.
+
+    M may be (L, d) or transposed (d, L), in any layout and convention, from any whole
+    start position, with any base n > 1, rounded to float32, float16 or bfloat16. See the
+    module docstring for the maths: |cos + i sin| = 1 picks the layout, phase increments
+    give the frequencies w_i = exp(-a i), unwrapping from the slowest pair gives the start,
+    and a rebuild with ``positional_encoding`` verifies the answer on every row.
+
+    Args:
+        M: a 2-D array of real numbers, at most 2**25 values.
+
+    Returns:
+        dict with
+
+        - ``"layout"``: ``"interleaved"`` or ``"concatenated"`` (None if nothing fits at all);
+        - ``"convention"``: ``"paper"`` or ``"tensor2tensor"``; None when M is not an encoding;
+        - ``"n"``: the base (float), or None (not an encoding, or d <= 2 where any base fits);
+        - ``"start"``: the position of row 0 (int), or None;
+        - ``"max_abs_error"``: max |M - rebuilt encoding| of the best (closest) variant;
+        - ``"verdict"``: a sentence saying which variant, or why none fits and where the
+          closest one differs most (row and column of M);
+        - ``"transposed"``: True if the positions run along the columns;
+        - ``"dtype_guess"``: the precision whose round-off explains the values
+          (``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"6 decimals"``...).
+
+        For a paper matrix, the other convention's base that gives the same matrix is named
+        in the verdict ("Equivalently tensor2tensor frequencies with n = ..."); a paper base
+        of 10000^2 is reported as seed 002's `2*i` bug.
+
+    Raises:
+        ValueError: M is not 2-D, is empty, holds NaN or infinity, or is too large.
+
+    Example:
+        >>> identify_encoding(positional_encoding(50, 128))["convention"]
+        'paper'
+    """
+    matrix = check_matrix("M (the matrix to identify)", M)
+    # Huge values (not an encoding) may overflow squares on their way to the verdict.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _identify(matrix)
+
+
+def _identify(matrix: np.ndarray) -> dict:
+    storage = _storage(matrix)
+    length, d = matrix.shape
+    if min(length, d) < 2:
+        outcome = _default_outcome(matrix, "interleaved", False)
+        return _rejected(
+            f"a {length} x {d} matrix has a single {'column' if d < 2 else 'row'}, but an encoding needs "
+            "at least 2 positions and a sine/cosine pair of columns (in either orientation)",
+            outcome,
+        )
+    if np.ptp(matrix) == 0:
+        return _rejected(
+            f"every value is {_number(float(matrix[0, 0]))}, but an encoding changes from one position "
+            "to the next",
+            _default_outcome(matrix, "interleaved", False),
+        )
+    largest = float(np.max(np.abs(matrix)))
+    out_of_range = None
+    if largest > 1.0 + 1e-6:
+        row, column = np.unravel_index(int(np.argmax(np.abs(matrix))), matrix.shape)
+        out_of_range = (
+            f"values reach {largest:.4g} (row {row}, column {column}), but sines and cosines stay within "
+            "[-1, 1] (was the encoding scaled, or added to embeddings?)"
+        )
+
+    hypotheses = []
+    for transposed in (False, True):
+        A = matrix.T if transposed else matrix
+        for layout in LAYOUTS:
+            hypotheses.append((_circle_deviation(A, layout), transposed, layout))
+    hypotheses.sort(key=lambda h: h[0])
+    tried = [h for h in hypotheses if h[0] <= CIRCLE_TOLERANCE]
+    outcomes = []
+    for _, transposed, layout in tried:
+        A = matrix.T if transposed else matrix
+        outcomes.append(_fit_hypothesis(A, layout, transposed, storage))
+
+    for outcome in sorted(outcomes, key=lambda o: o.error):
+        A_shape = matrix.T.shape if outcome.variant.transposed else matrix.shape
+        start = outcome.variant.start
+        max_position = float(max(abs(start), abs(start + A_shape[0] - 1)))
+        precision = _precision_of(outcome.error, storage, max_position)
+        if precision is not None and outcome.problem is None:
+            return _matched(outcome, A_shape, precision)
+
+    if not outcomes:
+        best_deviation, transposed, layout = hypotheses[0]
+        reason = out_of_range or (
+            "no orientation and layout pairs its columns into sines and cosines on the unit circle: the "
+            f"median of |sin^2 + cos^2 - 1| is {best_deviation:.2g} at best, where an encoding has 0"
+        )
+        A = matrix.T if transposed else matrix
+        radii = np.abs(_phasors(A, layout, min(_fit_rows(A), CIRCLE_ROWS)))
+        radius = float(np.median(radii))
+        if out_of_range is None and radius > 0 and np.median(np.abs(radii / radius - 1)) < 0.01:
+            reason += f" (every pair has radius {radius:.4g}: is the encoding scaled by {radius:.4g}?)"
+        outcome = _default_outcome(A, layout, transposed)
+        return _rejected(reason, outcome)
+
+    closest = min(outcomes, key=lambda o: o.error)
+    if closest.reading is None:
+        # Nothing was measured (say, phases running backwards): compare with the paper's own encoding.
+        A = matrix.T if closest.variant.transposed else matrix
+        closest = _default_outcome(A, closest.variant.layout, closest.variant.transposed, closest.problem)
+    A_shape = matrix.T.shape if closest.variant.transposed else matrix.shape
+    start = closest.variant.start
+    max_position = float(max(abs(start), abs(start + A_shape[0] - 1)))
+    stored = _tolerance(storage[1], storage[2], max_position)
+    in_float32 = _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position)
+    allowed = f"at most {stored:.1g} for {_precision_phrase(storage[0])} values at these positions"
+    if in_float32 > stored:
+        allowed += f", {in_float32:.1g} if computed in float32"
+    differ = "differs" if closest.mismatches == 1 else "differ"
+    reason = (
+        closest.problem
+        or out_of_range
+        or f"{closest.mismatches:,} of its {closest.cells:,} values {differ} from the best fitting variant "
+        f"by more than round-off explains ({allowed})"
+    )
+    # Wrong almost everywhere: maybe a start beyond the search rather than a few bad values.
+    wrong_almost_everywhere = closest.mismatches > 0.5 * closest.cells
+    if (
+        closest.problem is None
+        and out_of_range is None
+        and wrong_almost_everywhere
+        and closest.search_bound > 0
+    ):
+        reason += (
+            f"; starts within ±{closest.search_bound:,.0f} were searched, and one further away cannot be "
+            "pinned down from these rows"
+        )
+    return _rejected(reason, closest)

@@ -1,0 +1,330 @@
+"""pe_core.identify_encoding tells which variant a matrix is, from the matrix alone.
+
+Every matrix here is built independently of pe_core: the seed loops re-typed from the
+documents (000's per-column loop, 001's angle rates and [sin | cos], 002's `2*i` loop) and
+a vectorised formula written from the definitions in PRODUCT.md. Only the round trip of
+the property test uses pe_core.positional_encoding, to rebuild what was identified.
+
+Cases avoid bases where two readings are equally round: a tensor2tensor base n' is the
+paper base n' ** (d / (2 (m - 1))), and for d = 4, say, tensor2tensor 100 *is* paper 10000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pe_core
+
+# --------------------------------------------------------------------------------------
+# Independent builders.
+# --------------------------------------------------------------------------------------
+
+
+def seed000_loop(L: int, d: int, n: float, start: int = 0) -> np.ndarray:
+    """Seed 000's loop, written per column (seed 004) so that an odd d ends with a sine."""
+    P = np.zeros((L, d))
+    for k in range(L):
+        for column in range(d):
+            i = column // 2
+            denominator = np.power(n, 2 * i / d)
+            angle = (start + k) / denominator
+            P[k, column] = np.sin(angle) if column % 2 == 0 else np.cos(angle)
+    return P
+
+
+def seed001_concatenated(L: int, d: int, n: float, start: int = 0) -> np.ndarray:
+    """Seed 001's notebook: angle rates min_rate ** linspace(0, 1, depth // 2), [sin | cos]."""
+    min_rate = 1 / n
+    angle_rate_exponents = np.linspace(0, 1, d // 2)
+    angle_rates = min_rate ** (angle_rate_exponents)
+    positions = start + np.arange(L)
+    angle_rads = (positions[:, np.newaxis]) * angle_rates[np.newaxis, :]
+    return np.concatenate([np.sin(angle_rads), np.cos(angle_rads)], axis=-1)
+
+
+def seed002_bug(max_position: int, d_model: int, start: int = 0) -> np.ndarray:
+    """Seed 002's loop as published: i already steps by 2 and is doubled again."""
+    pos_enc = np.zeros((max_position, d_model))
+    for row in range(max_position):
+        pos = start + row
+        for i in range(0, d_model, 2):
+            pos_enc[row, i] = np.sin(pos / (10000 ** (2 * i / d_model)))
+            if i + 1 < d_model:
+                pos_enc[row, i + 1] = np.cos(pos / (10000 ** (2 * i / d_model)))
+    return pos_enc
+
+
+def encoding(L: int, d: int, n: float, start: int, layout: str, convention: str) -> np.ndarray:
+    """Any variant, vectorised from the definitions (m = ceil(d/2) frequencies)."""
+    m = (d + 1) // 2
+    i = np.arange(m)
+    if convention == "paper":
+        w = 1.0 / n ** (2 * i / d)
+    else:
+        w = 1.0 / n ** (i / max(m - 1, 1))
+    theta = np.outer(start + np.arange(L), w)
+    sines, cosines = np.sin(theta), np.cos(theta[:, : d // 2])
+    if layout == "concatenated":
+        return np.concatenate([sines, cosines], axis=1)
+    P = np.empty((L, d))
+    P[:, 0::2] = sines
+    P[:, 1::2] = cosines
+    return P
+
+
+def to_bfloat16(P: np.ndarray) -> np.ndarray:
+    """Round float32 to its top 16 bits, to nearest with ties to even, with integer ops."""
+    bits = P.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def float32_arithmetic(L: int, d: int, start: int = 0) -> np.ndarray:
+    """The usual PyTorch recipe, every step in float32: exp(2i * -ln(10000)/d), interleaved."""
+    position = np.arange(L, dtype=np.float32)[:, None] + np.float32(start)
+    div_term = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / d))
+    P = np.zeros((L, d), dtype=np.float32)
+    P[:, 0::2] = np.sin(position * div_term)
+    P[:, 1::2] = np.cos(position * div_term)
+    return P
+
+
+def assert_identified(result: dict, *, layout, convention, n, start, transposed=False, rel=1e-9):
+    assert result["layout"] == layout, result["verdict"]
+    assert result["convention"] == convention, result["verdict"]
+    assert result["n"] == pytest.approx(n, rel=rel), result["verdict"]
+    assert result["start"] == start, result["verdict"]
+    assert result["transposed"] is transposed, result["verdict"]
+    assert isinstance(result["n"], float) and isinstance(result["start"], int)
+
+
+# --------------------------------------------------------------------------------------
+# Exact (float64) variants.
+# --------------------------------------------------------------------------------------
+
+FLOAT64_CASES = [
+    # L, d, n, start, layout, convention
+    (50, 128, 10000.0, 0, "interleaved", "paper"),
+    (100, 64, 12345.0, 7, "interleaved", "paper"),
+    (200, 65, 1e6, 1000, "interleaved", "paper"),
+    (500, 33, 100.0, 7, "concatenated", "paper"),
+    (300, 96, 12345.0, 1000, "concatenated", "tensor2tensor"),
+    (120, 63, 1e6, 7, "interleaved", "tensor2tensor"),
+    (80, 128, 100.0, 0, "interleaved", "tensor2tensor"),
+    (60, 7, 10000.0, 1000, "concatenated", "paper"),
+]
+
+
+@pytest.mark.parametrize(("L", "d", "n", "start", "layout", "convention"), FLOAT64_CASES)
+def test_float64_variants(L, d, n, start, layout, convention):
+    result = pe_core.identify_encoding(encoding(L, d, n, start, layout, convention))
+    assert_identified(result, layout=layout, convention=convention, n=n, start=start)
+    assert result["max_abs_error"] < 1e-11
+    assert result["dtype_guess"] == "float64"
+    other = "tensor2tensor" if convention == "paper" else "paper"
+    assert f"Equivalently {other} frequencies" in result["verdict"]
+
+
+@pytest.mark.parametrize(("L", "d", "n", "start"), [(4, 4, 100.0, 0), (50, 128, 10000.0, 0), (30, 9, 1e6, 7)])
+def test_seed000_loop(L, d, n, start):
+    result = pe_core.identify_encoding(seed000_loop(L, d, n, start))
+    assert_identified(result, layout="interleaved", convention="paper", n=n, start=start)
+
+
+@pytest.mark.parametrize(("L", "d", "n", "start"), [(50, 512, 10000.0, 0), (100, 64, 100.0, 1000)])
+def test_seed001_notebook(L, d, n, start):
+    result = pe_core.identify_encoding(seed001_concatenated(L, d, n, start))
+    assert_identified(result, layout="concatenated", convention="tensor2tensor", n=n, start=start)
+
+
+@pytest.mark.parametrize(("L", "d", "start"), [(50, 128, 0), (100, 127, 7), (60, 64, 1000)])
+def test_seed002_bug_is_named(L, d, start):
+    result = pe_core.identify_encoding(seed002_bug(L, d, start))
+    assert_identified(result, layout="interleaved", convention="paper", n=1e8, start=start)
+    assert "`2*i` bug of seed 002" in result["verdict"]
+    assert "1e8 = 10000^2" in result["verdict"]
+    # The correct loop with the same base is not called a bug.
+    correct = pe_core.identify_encoding(seed000_loop(L, d, 10000.0, start))
+    assert correct["n"] == pytest.approx(10000.0) and "bug" not in correct["verdict"]
+
+
+def test_single_pair_has_no_base():
+    result = pe_core.identify_encoding(encoding(100, 2, 10000.0, 5, "interleaved", "paper"))
+    assert result["convention"] == "paper" and result["n"] is None and result["start"] == 5
+    assert "n cannot be told" in result["verdict"]
+
+
+def test_three_dimensions_use_the_lone_sine():
+    result = pe_core.identify_encoding(encoding(100, 3, 100.0, 5, "interleaved", "paper"))
+    assert_identified(result, layout="interleaved", convention="paper", n=100.0, start=5, rel=1e-6)
+
+
+# --------------------------------------------------------------------------------------
+# Round-off: float32, float16, bfloat16, CSV decimals, float32 arithmetic.
+# --------------------------------------------------------------------------------------
+
+ROUNDED_CASES = [
+    # L, d, n, start, layout, convention, cast, dtype_guess, largest cast error
+    (300, 64, 12345.0, 1000, "interleaved", "paper", lambda P: P.astype(np.float32), "float32", 2**-25),
+    (150, 96, 12345.0, 7, "concatenated", "tensor2tensor", lambda P: P.astype(np.float32), "float32", 2**-25),
+    (100, 128, 10000.0, 7, "concatenated", "paper", lambda P: P.astype(np.float16), "float16", 2**-12),
+    (250, 64, 1e6, 1000, "interleaved", "tensor2tensor", lambda P: P.astype(np.float16), "float16", 2**-12),
+    (500, 32, 100.0, 0, "interleaved", "paper", lambda P: P.astype(np.float16), "float16", 2**-12),
+    (60, 33, 10000.0, 1000, "interleaved", "paper", lambda P: P.astype(np.float16), "float16", 2**-12),
+    (200, 128, 10000.0, 1000, "interleaved", "paper", to_bfloat16, "bfloat16", 2**-9),
+    (100, 48, 1e6, 7, "concatenated", "tensor2tensor", to_bfloat16, "bfloat16", 2**-9),
+    (400, 64, 100.0, 0, "concatenated", "paper", to_bfloat16, "bfloat16", 2**-9),
+]
+
+
+@pytest.mark.parametrize(
+    ("L", "d", "n", "start", "layout", "convention", "cast", "dtype_guess", "cast_error"), ROUNDED_CASES
+)
+def test_rounded_variants(L, d, n, start, layout, convention, cast, dtype_guess, cast_error):
+    M = cast(encoding(L, d, n, start, layout, convention))
+    result = pe_core.identify_encoding(M)
+    assert_identified(result, layout=layout, convention=convention, n=n, start=start, rel=0.01)
+    assert result["dtype_guess"] == dtype_guess
+    assert result["max_abs_error"] <= 1.5 * cast_error
+    assert f"{result['max_abs_error']:.1e}" in result["verdict"] and dtype_guess in result["verdict"]
+
+
+def test_float16_seed002_bug():
+    result = pe_core.identify_encoding(seed002_bug(100, 128, 7).astype(np.float16))
+    assert_identified(result, layout="interleaved", convention="paper", n=1e8, start=7, rel=0.01)
+    assert "`2*i` bug" in result["verdict"]
+
+
+@pytest.mark.parametrize("start", [0, 1000])
+def test_float32_arithmetic_is_the_paper(start):
+    result = pe_core.identify_encoding(float32_arithmetic(300, 64, start))
+    assert_identified(result, layout="interleaved", convention="paper", n=10000.0, start=start)
+    assert result["dtype_guess"] == "float32"
+
+
+def test_csv_with_six_decimals():
+    result = pe_core.identify_encoding(np.round(encoding(60, 32, 10000.0, 5, "interleaved", "paper"), 6))
+    assert_identified(result, layout="interleaved", convention="paper", n=10000.0, start=5)
+    assert result["dtype_guess"] == "6 decimals"
+
+
+# --------------------------------------------------------------------------------------
+# Transposed matrices.
+# --------------------------------------------------------------------------------------
+
+
+def test_transposed_float64():
+    result = pe_core.identify_encoding(encoding(300, 64, 100.0, 0, "interleaved", "tensor2tensor").T)
+    assert_identified(
+        result, layout="interleaved", convention="tensor2tensor", n=100.0, start=0, transposed=True
+    )
+    assert "transposed" in result["verdict"]
+
+
+def test_transposed_float16_concatenated():
+    M = encoding(200, 128, 10000.0, 1000, "concatenated", "paper").T.astype(np.float16)
+    result = pe_core.identify_encoding(M)
+    assert_identified(
+        result, layout="concatenated", convention="paper", n=10000.0, start=1000, transposed=True, rel=0.01
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Not encodings: a clear verdict, no exception.
+# --------------------------------------------------------------------------------------
+
+GARBAGE = {
+    "random": np.random.default_rng(0).uniform(-1, 1, (100, 64)),
+    "zeros": np.zeros((100, 64)),
+    "ones": np.ones((100, 64)),
+    "one column": np.random.default_rng(0).uniform(-1, 1, (100, 1)),
+    "threes": np.full((100, 64), 3.0),
+    "tripled": 3.0 * encoding(100, 64, 10000.0, 0, "interleaved", "paper"),
+    "halved": 0.5 * encoding(100, 64, 10000.0, 0, "interleaved", "paper"),
+    "reversed": encoding(100, 64, 10000.0, 0, "interleaved", "paper")[::-1],
+    "shuffled columns": encoding(100, 64, 10000.0, 0, "interleaved", "paper")[
+        :, np.random.default_rng(1).permutation(64)
+    ],
+}
+
+
+@pytest.mark.parametrize("name", list(GARBAGE))
+def test_garbage_is_rejected(name):
+    result = pe_core.identify_encoding(GARBAGE[name])
+    assert result["convention"] is None
+    assert result["verdict"].startswith("Not a sinusoidal positional encoding: ")
+    assert "differs by up to" in result["verdict"] and "row" in result["verdict"]
+    assert result["max_abs_error"] > 0.1
+
+
+def test_garbage_verdicts_say_why():
+    verdict = {name: pe_core.identify_encoding(M)["verdict"] for name, M in GARBAGE.items()}
+    assert "unit circle" in verdict["random"]
+    assert "every value is 0" in verdict["zeros"] and "every value is 1" in verdict["ones"]
+    assert "single column" in verdict["one column"]
+    assert "every value is 3" in verdict["threes"]
+    assert "outside" not in verdict["tripled"] and "within [-1, 1]" in verdict["tripled"]
+    assert "scaled by 0.5" in verdict["halved"]
+    assert "backwards" in verdict["reversed"]
+
+
+def test_one_wrong_value_is_located():
+    M = encoding(60, 32, 10000.0, 5, "interleaved", "paper")
+    M[10, 7] += 0.3
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None
+    assert (result["layout"], result["n"], result["start"]) == ("interleaved", 10000.0, 5)
+    assert result["max_abs_error"] == pytest.approx(0.3)
+    assert "row 10, column 7" in result["verdict"]
+
+
+def test_location_is_in_the_users_orientation():
+    M = encoding(60, 32, 10000.0, 5, "interleaved", "paper")
+    M[10, 7] += 0.3
+    assert "row 7, column 10" in pe_core.identify_encoding(M.T)["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("M", "message"),
+    [
+        (np.full((10, 4), np.nan), "NaN"),
+        (np.array([[0.0, np.inf], [1.0, 0.0]]), "infinite"),
+        (np.zeros((2, 3, 4)), "2-D"),
+        (np.zeros(5), "2-D"),
+        (np.zeros((0, 4)), "empty"),
+        ([["a", "b"]], "real numbers"),
+        (np.broadcast_to(np.float64(0.0), (8193, 4096)), "limit"),
+    ],
+)
+def test_invalid_input_raises(M, message):
+    with pytest.raises(ValueError, match=message):
+        pe_core.identify_encoding(M)
+
+
+# --------------------------------------------------------------------------------------
+# Round trip over the whole family.
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    half_d=st.integers(min_value=2, max_value=128),
+    log10_n=st.floats(min_value=1.0, max_value=8.0),
+    L=st.integers(min_value=32, max_value=300),
+    start=st.integers(min_value=0, max_value=2000),
+    layout=st.sampled_from(pe_core.LAYOUTS),
+    convention=st.sampled_from(pe_core.CONVENTIONS),
+)
+def test_identified_variant_rebuilds_the_matrix(half_d, log10_n, L, start, layout, convention):
+    d = 2 * half_d
+    M = encoding(L, d, 10.0**log10_n, start, layout, convention)
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is not None, result["verdict"]
+    assert result["layout"] == layout and result["start"] == start and not result["transposed"]
+    rebuilt = pe_core.positional_encoding(
+        L, d, result["n"], layout=result["layout"], convention=result["convention"], start=result["start"]
+    )
+    assert np.max(np.abs(rebuilt - M)) < 1e-9
