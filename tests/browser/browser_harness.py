@@ -53,7 +53,14 @@ class StreamlitServer:
         env: Mapping[str, str] | None = None,
     ) -> None:
         """``extra_args`` go after the defaults on the command line (so they override them);
-        ``env`` is added to the environment of the server."""
+        ``env`` is added to the environment of the server.
+
+        Every server here talks to 127.0.0.1 only. Without ``server.address`` a headless
+        server asks checkip.amazonaws.com for its external address (for its start-up
+        banner), and a WebSocket from a foreign Origin makes it ask again (the origin
+        check compares with that address); the proxy variables send any such request to
+        a closed loopback port, where it fails at once.
+        """
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115
@@ -62,11 +69,15 @@ class StreamlitServer:
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             # Nothing is edited during a run; polling files would only take CPU from the tests.
             "--server.fileWatcherType", "none",
+            "--server.address", "127.0.0.1",
             *extra_args,
         ]
+        closed = f"http://127.0.0.1:{free_port()}"
+        no_outside = {name: closed for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")}
+        no_outside |= {"NO_PROXY": "", "no_proxy": ""}
         self._process = subprocess.Popen(
             command, cwd=cwd, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **no_outside, **(env or {})},
         )
         try:
             self._wait_healthy(SERVER_START_TIMEOUT_S)

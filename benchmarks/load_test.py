@@ -1,0 +1,362 @@
+"""A class opening the app at once: many Streamlit sessions against one server, from one process.
+
+Run from the repository root:
+
+    python benchmarks/load_test.py                    # 100 sessions, starts its own server
+    python benchmarks/load_test.py --sessions 20      # a smaller class
+    python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server
+
+Each session is one browser tab, speaking Streamlit's own WebSocket protocol
+(tests/st_client.py): it opens a page of the app with its own query string (pages in
+turn, varied d, L and n; every tenth at the largest settings L=16384, d=2048), then moves
+the sidebar's d slider a few times, as a drag does (a rerun carrying the slider's new
+value). All sessions connect together (or spread over --ramp seconds), stay open until
+every session is done, then close together.
+
+A run succeeds when the server finishes it (script_finished), with no exception element
+and no "could not be drawn" message (explorer.ui.PAGE_FAILED); a move succeeds when, in
+addition, the app wrote the new d into the URL. Times are from sending the rerun to its
+script_finished. Bytes are the ForwardMsg payloads received (after WebSocket
+decompression, if any), with no browser-side message cache, so reruns resend every element.
+
+The server's memory is its resident set (VmRSS in /proc/<pid>/status): after a warm-up
+(every page opened once, at its defaults, so that its modules are imported), at its peak
+during the run, when all sessions are open, and at checkpoints after they close
+(Streamlit keeps a closed session for server.disconnectedSessionTTL, 120 s by default, so
+that a tab can reconnect, and drops it when its store is next written: one visitor opens
+Home just before each reading). Also the CPU time the server and this script used.
+Figures are printed and written to benchmarks/results/load.json; the exit status is 1 if
+a target (see TARGET_*) is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import platform
+import random
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
+from test_app import PAGES  # noqa: E402 (pages as app.py declares them)
+
+from explorer import settings as s  # noqa: E402
+from explorer.ui import PAGE_FAILED  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "load.json"
+#: What PRODUCT.md asks of a classroom deployment on one server.
+TARGET_P95_FIRST_RUN_S = 5.0
+TARGET_GROWTH_PER_50_SESSIONS_MB = 100.0
+#: "Back near start": within this much of the warm-up figure, once the sessions are gone.
+TARGET_AFTER_CLOSE_MB = 50.0
+MB = 1024 * 1024
+
+D_CHOICES = (32, 64, 96, 256, 512)  # never 128, the default: a move must change the URL
+L_CHOICES = (50, 100, 200, 500, 1000, 2000)
+N_CHOICES = (100.0, 1000.0, 10000.0, 100000.0, 1000000.0)
+
+
+@dataclass
+class SessionOutcome:
+    page: str
+    query: str
+    first: RunResult | None = None
+    moves: list[RunResult] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process, from /proc (no psutil here)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) of a process so far, from /proc; this process if pid is None."""
+    if pid is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def session_plan(index: int, moves: int) -> tuple[str, str, list[int]]:
+    """The page (its URL path, "" for Home), query string and d moves of session ``index``."""
+    rng = random.Random(index)
+    page = PAGES[index % len(PAGES)]
+    if index % 10 == 9:
+        d, L = s.D_MAX, s.L_MAX
+    else:
+        d, L = rng.choice(D_CHOICES), rng.choice(L_CHOICES)
+    query = {"d": d, "L": L, "n": s.query_value("n", rng.choice(N_CHOICES))}
+    others = rng.sample([x for x in D_CHOICES if x != d], len(D_CHOICES) - 1)  # each move changes d
+    return ("" if page.default else page.url_path), urlencode(query), [others[k % len(others)] for k in range(moves)]
+
+
+def run_failure(run: RunResult) -> str | None:
+    if not run.finished:
+        return f"run ended with {run.status}"
+    if run.exceptions:
+        return f"exception element: {run.exceptions[0].message[:80]!r}"
+    if PAGE_FAILED in run.alerts:
+        return "page failed (PAGE_FAILED)"
+    return None
+
+
+async def one_session(
+    base_url: str, index: int, moves: int, delay_s: float, think_s: float, all_done: asyncio.Event,
+    finished: list[int], total: int,
+) -> SessionOutcome:
+    page, query, d_moves = session_plan(index, moves)
+    outcome = SessionOutcome(page=page or "home", query=query)
+    await asyncio.sleep(delay_s)
+    session = StreamlitSession(base_url)
+    try:
+        await session.connect()
+        outcome.first = await session.open_page(page, query)
+        if (failure := run_failure(outcome.first)) is not None:
+            outcome.failures.append(f"first run: {failure}")
+        else:
+            known = outcome.first
+            for d in d_moves:
+                await asyncio.sleep(think_s)
+                run = await session.set_slider("d", d, known)
+                outcome.moves.append(run)
+                failure = run_failure(run)
+                if failure is None and parse_qs(run.query_string).get("d") != [str(d)]:
+                    failure = f"URL says {run.query_string!r} after moving d to {d}"
+                if failure is not None:
+                    outcome.failures.append(f"move to d={d}: {failure}")
+                    break
+                known = run
+    except Exception as error:  # a benchmark counts failures, it does not stop at the first
+        outcome.failures.append(f"{type(error).__name__}: {error}"[:200])
+    finally:
+        finished.append(index)
+        if len(finished) == total:
+            all_done.set()
+        await all_done.wait()  # every tab stays open until the whole class is done
+        await session.close()
+    return outcome
+
+
+async def sample_memory(pid: int | None, samples: list[tuple[float, int]], stop: asyncio.Event) -> None:
+    while pid is not None and not stop.is_set():
+        samples.append((time.monotonic(), rss_bytes(pid)))
+        await asyncio.sleep(0.2)
+
+
+async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict:
+    # Warm-up: a fresh server's first run of each page imports its modules (NumPy, Plotly,
+    # pandas...); a class meets a server that has already shown every page once.
+    warm_up_failures = []
+    for page in PAGES:
+        async with StreamlitSession(base_url) as warm:
+            warm_up = await warm.open_page("" if page.default else page.url_path, "")
+        if (failure := run_failure(warm_up)) is not None:
+            warm_up_failures.append(f"{page.key} at defaults: {failure}")
+    await asyncio.sleep(1.0)
+    start_rss = rss_bytes(pid) if pid else None
+
+    samples: list[tuple[float, int]] = []
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(sample_memory(pid, samples, stop))
+    all_done = asyncio.Event()
+    finished: list[int] = []
+    began = time.monotonic()
+    cpu_before = (cpu_seconds(pid) if pid else None, cpu_seconds())
+    tasks = [
+        one_session(base_url, i, args.moves, args.ramp * i / args.sessions, args.think, all_done, finished,
+                    args.sessions)
+        for i in range(args.sessions)
+    ]
+    all_open_rss: list[int] = []
+
+    async def note_all_open() -> None:
+        await all_done.wait()
+        if pid:
+            all_open_rss.append(rss_bytes(pid))
+
+    noter = asyncio.create_task(note_all_open())
+    outcomes = await asyncio.gather(*tasks)
+    await noter
+    wall_s = time.monotonic() - began
+    cpu = {
+        "server_s": round(cpu_seconds(pid) - cpu_before[0], 1) if pid else None,
+        "load_test_s": round(cpu_seconds() - cpu_before[1], 1),
+    }
+    closed_at = time.monotonic()
+    await asyncio.sleep(0.5)
+    stop.set()
+    await sampler
+
+    after: dict[str, float] = {}
+    for checkpoint in args.after:
+        await asyncio.sleep(max(0.0, closed_at + checkpoint - time.monotonic()))
+        # One visitor opens Home and leaves: Streamlit drops expired sessions lazily, when its
+        # store of closed sessions is next written, as it is in a class that goes on.
+        async with StreamlitSession(base_url) as visitor:
+            await visitor.open_page("", "")
+        await asyncio.sleep(1.0)
+        if pid:
+            after[f"{checkpoint:g}s"] = rss_bytes(pid) / MB
+    return summarise(args, outcomes, wall_s, start_rss, samples, all_open_rss, after) | {
+        "cpu_s": cpu, "warm_up_failures": warm_up_failures,
+    }
+
+
+def percentiles(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"n": 0, "p50": None, "p95": None, "max": None}
+    array = np.asarray(values)
+    return {
+        "n": len(values), "p50": round(float(np.percentile(array, 50)), 3),
+        "p95": round(float(np.percentile(array, 95)), 3), "max": round(float(array.max()), 3),
+    }
+
+
+def summarise(
+    args: argparse.Namespace, outcomes: list[SessionOutcome], wall_s: float, start_rss: int | None,
+    samples: list[tuple[float, int]], all_open_rss: list[int], after: dict[str, float],
+) -> dict:
+    # Every run that came back counts in the times (a failed one too); one that never did, in the success rate.
+    first = [o.first.seconds for o in outcomes if o.first is not None]
+    reruns = [m.seconds for o in outcomes for m in o.moves]
+    ok_sessions = sum(not o.failures for o in outcomes)
+    received = sum(
+        (o.first.bytes_received if o.first else 0) + sum(m.bytes_received for m in o.moves) for o in outcomes
+    )
+    memory: dict[str, object] = {}
+    if start_rss is not None:
+        peak = max([rss for _, rss in samples] + all_open_rss + [start_rss])
+        growth_per_50 = (peak - start_rss) / MB * 50 / args.sessions
+        memory = {
+            "start_mb": round(start_rss / MB, 1),
+            "peak_mb": round(peak / MB, 1),
+            "all_open_mb": round(all_open_rss[0] / MB, 1) if all_open_rss else None,
+            "after_close_mb": {k: round(v, 1) for k, v in after.items()},
+            "growth_per_50_sessions_mb": round(growth_per_50, 1),
+        }
+    last_after = list(after.values())[-1] if after else None
+    targets = {
+        "all_sessions_succeed": ok_sessions == args.sessions,
+        f"p95_first_run_under_{TARGET_P95_FIRST_RUN_S:g}s": bool(first)
+        and percentiles(first)["p95"] < TARGET_P95_FIRST_RUN_S,
+    }
+    if memory:
+        targets[f"growth_under_{TARGET_GROWTH_PER_50_SESSIONS_MB:g}mb_per_50_sessions"] = (
+            memory["growth_per_50_sessions_mb"] < TARGET_GROWTH_PER_50_SESSIONS_MB
+        )
+        if last_after is not None:
+            targets[f"back_within_{TARGET_AFTER_CLOSE_MB:g}mb_of_start_after_close"] = (
+                last_after - memory["start_mb"] < TARGET_AFTER_CLOSE_MB
+            )
+    failures = [f"session {i} ({o.page}?{o.query}): {f}" for i, o in enumerate(outcomes) for f in o.failures]
+    slowest = sorted((o for o in outcomes if o.first is not None), key=lambda o: -o.first.seconds)[:5]
+    return {
+        "date": datetime.date.today().isoformat(),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "scenario": {
+            "sessions": args.sessions, "moves_per_session": args.moves, "ramp_s": args.ramp, "think_s": args.think,
+            "pages": sorted({o.page for o in outcomes}),
+        },
+        "sessions_ok": ok_sessions,
+        "success_rate": round(ok_sessions / args.sessions, 4),
+        "wall_s": round(wall_s, 1),
+        "first_run_s": percentiles(first),
+        "rerun_s": percentiles(reruns),
+        "bytes_received": {
+            "total_mb": round(received / MB, 1), "per_session_mb": round(received / MB / len(outcomes), 2),
+        },
+        "memory": memory,
+        "targets": targets,
+        "slowest_first_runs": [
+            {"page": o.page, "query": o.query, "s": round(o.first.seconds, 2), "kb": o.first.bytes_received // 1024}
+            for o in slowest
+        ],
+        "failures": failures[:20],
+    }
+
+
+def report(result: dict) -> str:
+    scenario = result["scenario"]
+    lines = [
+        f"{scenario['sessions']} sessions (ramp {scenario['ramp_s']:g} s), {scenario['moves_per_session']} slider "
+        f"moves each ({scenario['think_s']:g} s apart), {result['wall_s']} s in all",
+        f"success: {result['sessions_ok']}/{scenario['sessions']} sessions ({100 * result['success_rate']:.1f} %)",
+    ]
+    for name in ("first_run_s", "rerun_s"):
+        p = result[name]
+        if p["n"]:
+            lines.append(f"{name[:-2].replace('_', ' ')}: p50 {p['p50']:.2f} s, p95 {p['p95']:.2f} s, "
+                         f"max {p['max']:.2f} s ({p['n']} runs)")
+    cpu, runs = result["cpu_s"], result["first_run_s"]["n"] + result["rerun_s"]["n"]
+    if cpu["server_s"] is not None and runs:
+        lines.append(f"CPU: server {cpu['server_s']} s ({1000 * cpu['server_s'] / runs:.0f} ms per run), "
+                     f"this load test {cpu['load_test_s']} s, over {result['wall_s']} s")
+    lines.append(f"received: {result['bytes_received']['total_mb']} MB "
+                 f"({result['bytes_received']['per_session_mb']} MB per session)")
+    memory = result["memory"]
+    if memory:
+        after = ", ".join(f"{k} after close {v} MB" for k, v in memory["after_close_mb"].items())
+        lines.append(f"server RSS: start {memory['start_mb']} MB, peak {memory['peak_mb']} MB, all open "
+                     f"{memory['all_open_mb']} MB, {after}; growth {memory['growth_per_50_sessions_mb']} MB per 50 "
+                     "sessions")
+    lines.append("slowest first runs: " + ", ".join(f"{r['page']}?{r['query']} {r['s']} s" for r in
+                                                    result["slowest_first_runs"][:3]))
+    lines += [f"target {name}: {'met' if met else 'MISSED'}" for name, met in result["targets"].items()]
+    lines += [f"failure: {failure}" for failure in [*result["warm_up_failures"], *result["failures"]][:8]]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=100, help="simultaneous sessions (default 100)")
+    parser.add_argument("--moves", type=int, default=3, help="d slider moves per session (default 3)")
+    parser.add_argument("--ramp", type=float, default=0.0, help="spread the connections over this many seconds")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds between a run and the next move")
+    parser.add_argument("--after", type=float, nargs="*", default=[30.0],
+                        help="seconds after closing at which to read the server's memory (default 30)")
+    parser.add_argument("--waves", type=int, default=1,
+                        help="run the class this many times on the same server (is memory reused?)")
+    parser.add_argument("--url", help="a running server (default: start app.py on a free port)")
+    parser.add_argument("--pid", type=int, help="with --url: the server's process id, to read its memory")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
+    args = parser.parse_args()
+
+    def waves(base_url: str, pid: int | None) -> list[dict]:
+        results = []
+        for wave in range(args.waves):
+            results.append(asyncio.run(load(args, base_url, pid)))
+            print(f"--- wave {wave + 1} of {args.waves}" if args.waves > 1 else "---")
+            print(report(results[-1]))
+        return results
+
+    if args.url:
+        results = waves(args.url, args.pid)
+    else:
+        with StreamlitServer("app.py") as server:
+            results = waves(server.url, server.pid)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results[0] if len(results) == 1 else {"waves": results}, indent=2) + "\n")
+    print(f"written {args.out}")
+    return 0 if all(all(result["targets"].values()) for result in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

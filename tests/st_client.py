@@ -1,0 +1,188 @@
+"""A small client of Streamlit's own WebSocket protocol, shared by the load test
+(benchmarks/load_test.py) and the deployment and security tests.
+
+It says what a browser tab says on ``/_stcore/stream`` (subprotocol "streamlit"): BackMsg
+protobufs up, ForwardMsg protobufs down. A ``rerun_script`` BackMsg (a ClientState with
+the query string, the page and the widget values) starts a run; the server answers with
+``new_session``, deltas (the elements), ``page_info_changed`` (the URL the app writes) and
+finally ``script_finished``. A run that reruns itself (a preset, st.switch_page) first
+finishes with FINISHED_EARLY_FOR_RERUN and goes on; the run is over at the first other
+status. Nothing is drawn: the client only records what a test or a benchmark asks about.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.Exception_pb2 import Exception as ExceptionProto
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.runtime.state.common import user_key_from_element_id
+
+# The Streamlit server launcher of the browser tests, so that there is one way to start a server.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
+from browser_harness import StreamlitServer, free_port
+
+__all__ = ["RunResult", "StreamlitServer", "StreamlitSession", "free_port", "open_once"]
+
+#: Bound on one run (connect included); a cold first run imports NumPy, Plotly, pandas.
+RUN_TIMEOUT_S = 60.0
+_RERUNNING = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+_SUCCESS = ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY
+
+
+@dataclass
+class RunResult:
+    """What one run sent back, as far as the tests and the load test look at it."""
+
+    seconds: float = 0.0
+    #: The name of the final script_finished status, or None if the run never finished.
+    status: str | None = None
+    bytes_received: int = 0
+    messages: int = 0
+    #: Widget id of every keyed widget drawn, by its user key (ids end in "-<key>").
+    widget_ids: dict[str, str] = field(default_factory=dict)
+    #: Texts of st.error / st.warning / st.info / st.success elements.
+    alerts: list[str] = field(default_factory=list)
+    #: Exception elements: what Streamlit shows for an uncaught error.
+    exceptions: list[ExceptionProto] = field(default_factory=list)
+    #: The script hash of the page the run drew, and the query string the app left in the URL.
+    page_script_hash: str = ""
+    query_string: str = ""
+    #: Every ForwardMsg payload, only when the session was asked to keep them.
+    payloads: list[bytes] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        """The script ran to its end (an uncaught exception in it also ends a run "successfully")."""
+        return self.status == ForwardMsg.ScriptFinishedStatus.Name(_SUCCESS)
+
+
+class StreamlitSession:
+    """One browser tab's session, over one WebSocket (use ``async with``).
+
+    ``origin`` is the Origin header: by default the server's own address, as a browser on
+    that page sends it; None sends none.
+    """
+
+    def __init__(
+        self, base_url: str, *, origin: str | None = "", keep_payloads: bool = False, timeout_s: float = RUN_TIMEOUT_S
+    ) -> None:
+        parts = urlsplit(base_url)
+        self.ws_url = f"ws://{parts.netloc}{parts.path.rstrip('/')}/_stcore/stream"
+        self.origin = f"{parts.scheme}://{parts.netloc}" if origin == "" else origin
+        self.keep_payloads = keep_payloads
+        self.timeout_s = timeout_s
+        self._ws: websockets.ClientConnection | None = None
+        self._page_script_hash = ""
+        self._query_string = ""
+
+    async def connect(self) -> None:
+        """Open the WebSocket; raises websockets.InvalidStatus if the server refuses it."""
+        self._ws = await asyncio.wait_for(
+            websockets.connect(
+                self.ws_url, subprotocols=[websockets.Subprotocol("streamlit")], origin=self.origin,
+                max_size=None, open_timeout=self.timeout_s, ping_interval=None,
+            ),
+            self.timeout_s,
+        )
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+            self._ws = None
+
+    async def __aenter__(self) -> StreamlitSession:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open_page(self, page: str = "", query_string: str = "") -> RunResult:
+        """The first run of a tab opened on ``/<page>?<query_string>`` ("" is the default page)."""
+        back = BackMsg()
+        back.rerun_script.query_string = query_string
+        back.rerun_script.page_name = page
+        self._query_string = query_string  # the tab's URL, until the app writes another
+        return await self._run(back)
+
+    async def set_slider(self, key: str, value: float, known: RunResult) -> RunResult:
+        """Move the slider with user key ``key`` (drawn in run ``known``) to ``value``, as a drag does."""
+        back = BackMsg()
+        back.rerun_script.query_string = self._query_string
+        back.rerun_script.page_script_hash = self._page_script_hash
+        state = back.rerun_script.widget_states.widgets.add()
+        state.id = known.widget_ids[key]
+        state.double_array_value.data.append(float(value))
+        return await self._run(back)
+
+    async def wait_closed(self, timeout_s: float) -> bool:
+        """True if the server closes the WebSocket within ``timeout_s`` (reading what still comes)."""
+        assert self._ws is not None, "not connected"
+        deadline = time.monotonic() + timeout_s
+        try:
+            while (left := deadline - time.monotonic()) > 0:
+                await asyncio.wait_for(self._ws.recv(), left)
+        except websockets.ConnectionClosed:
+            return True
+        except TimeoutError:
+            return False
+        return False
+
+    async def _run(self, back: BackMsg) -> RunResult:
+        assert self._ws is not None, "not connected"
+        result = RunResult()
+        start = time.perf_counter()
+        await self._ws.send(back.SerializeToString())
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            payload = await asyncio.wait_for(self._ws.recv(decode=False), max(deadline - time.monotonic(), 0.001))
+            result.messages += 1
+            result.bytes_received += len(payload)
+            if self.keep_payloads:
+                result.payloads.append(payload)
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            kind = message.WhichOneof("type")
+            if kind == "navigation":  # st.navigation names the page it runs (new_session names app.py)
+                self._page_script_hash = message.navigation.page_script_hash
+            elif kind == "page_info_changed":
+                self._query_string = message.page_info_changed.query_string
+            elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+                _record_element(message.delta.new_element, result)
+            elif kind == "script_finished" and message.script_finished != _RERUNNING:
+                result.status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
+                break
+        result.seconds = time.perf_counter() - start
+        result.page_script_hash = self._page_script_hash
+        result.query_string = self._query_string
+        return result
+
+
+def _record_element(element: Element, result: RunResult) -> None:
+    kind = element.WhichOneof("type")
+    if kind == "alert":
+        result.alerts.append(element.alert.body)
+    elif kind == "exception":
+        exception = ExceptionProto()
+        exception.CopyFrom(element.exception)
+        result.exceptions.append(exception)
+    else:
+        widget_id = getattr(getattr(element, kind), "id", "") if kind else ""
+        user_key = user_key_from_element_id(widget_id) if isinstance(widget_id, str) and widget_id else None
+        if user_key is not None:
+            result.widget_ids[user_key] = widget_id
+
+
+async def open_once(base_url: str, page: str = "", query_string: str = "", **session_options) -> RunResult:
+    """Open one tab on ``page``, run it once, close it."""
+    async with StreamlitSession(base_url, **session_options) as session:
+        return await session.open_page(page, query_string)
