@@ -137,7 +137,7 @@ def sentence_matrices(tokens: Sequence[str], settings: Settings, *, scale: bool)
     X = embedding_matrix(tokens, d)
     P = pe_core.positional_encoding(len(tokens), d, settings.n, layout=settings.layout,
                                     convention=settings.convention)
-    # Same expression as the reproduce snippet, so the numbers agree bit for bit.
+    # Same expression as the reproduce snippet: the numbers differ only by the snippet's rounded angles.
     E = X * np.sqrt(d) if scale else X
     return SentenceMatrices(tuple(tokens), E, P, scale)
 
@@ -402,7 +402,11 @@ TOKEN_EMBEDDING_SOURCE = inspect.getsource(token_seed) + "\n\n" + inspect.getsou
 
 
 def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool) -> str:
-    """Standalone NumPy (+ hashlib) code that binds ``result`` to E + P exactly as the page does."""
+    """Standalone NumPy (+ hashlib) code that binds ``result`` to E + P as the page does.
+
+    Its P takes sin/cos of the rounded angle k·w (the textbook formula), so it differs from the
+    page's pe_core values by up to half an ulp of the angle: about 1e-16 k.
+    """
     pe = reproduce.encoding_code(replace(settings, L=len(tokens)))
     combine = (
         "result = X * np.sqrt(d) + P  # the paper's embedding layer: embeddings times sqrt(d), plus PE"

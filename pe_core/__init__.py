@@ -32,6 +32,7 @@ from pe_core.encoding import (
     pair_count,
     positional_encoding,
     positions,
+    sin_cos_outer,
     sine_cosine_columns,
     wavelengths,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "positions",
     "rotation",
     "shift",
+    "sin_cos_outer",
     "sine_cosine_columns",
     "sse",
     "sse_by_offset",

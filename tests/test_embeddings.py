@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from angle_rounding import HALF_ULP, angle_rounding_tolerance
 from streamlit.testing.v1 import AppTest
 
 import pe_core
@@ -315,7 +316,9 @@ def test_reproduce_snippet_gives_the_apps_numbers(sentence: str, settings: Setti
     result = run_snippet(code)["result"]
     expected = emb.sentence_matrices(tokens, settings, scale=scale).summed
     assert result.shape == (len(tokens), settings.d)
-    np.testing.assert_array_equal(result, expected)
+    # The snippet's P rounds the angles k w (w_0 = 1, so at most len - 1 rad); the sum adds an ulp per side.
+    np.testing.assert_allclose(result, expected, rtol=2 * HALF_ULP,
+                               atol=angle_rounding_tolerance(len(tokens) - 1))
 
 
 def test_reproduce_snippet_is_standalone() -> None:

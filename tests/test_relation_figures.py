@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+from angle_rounding import angle_rounding_tolerance
 
 import pe_core
 from explorer import relation_figures as rf
@@ -131,9 +132,32 @@ def test_similarity_payloads_at_the_largest_settings():
     curves = rf.similarity_from_offsets(f, 20, d)
     assert len(rf.similarity_figure(curves, title="s").to_json()) < 1.0 * MB
     assert len(rf.closed_form_figure(f, title="f").to_json()) < 0.5 * MB
-    edges = pe_core.block_edges(L, 400)
+    edges = pe_core.block_edges(L, rf.SIMILARITY_BLOCKS)
     blocks = pe_core.offset_matrix_block_average(f, edges)
-    assert len(rf.offset_matrix_figure(blocks, edges, d=d, title="G").to_json()) < 1.2 * MB
+    assert len(rf.offset_matrix_figure(blocks, edges, d=d, title="G").to_json()) < 0.6 * MB
+
+
+def test_long_similarity_lines_are_drawn_as_their_envelope():
+    """At L = 16384 every curve is drawn as its min/max envelope: exact points, every peak kept."""
+    L, d, ref = 16384, 64, 20
+    t = np.arange(-(L - 1), L)
+    f = np.cos(t[:, None] * rates(d)[None, :]).sum(axis=1)
+    curves = rf.similarity_from_offsets(f, ref, d)
+    fig = rf.similarity_figure(curves, title="s")
+    for trace, values in zip(fig.data, (curves.dot, curves.sse, curves.cosine), strict=True):
+        assert trace.x.size <= 3000 and "envelope" in trace.hovertemplate
+        np.testing.assert_array_equal(trace.y, values[trace.x])
+        assert trace.y.max() == values.max() and trace.y.min() == values.min()
+    # One dotted line at the reference in each of the three panels, x axes shared.
+    assert [s.x0 for s in fig.layout.shapes] == [ref] * 3
+    assert {s.yref for s in fig.layout.shapes} == {"y domain", "y2 domain", "y3 domain"}
+    assert fig.layout.xaxis.matches == "x3" and fig.layout.xaxis2.matches == "x3"
+    closed = rf.closed_form_figure(f, measured=f[L - 1 - ref : 2 * L - 1 - ref], measured_first_offset=-ref,
+                                   title="f")
+    line, points = closed.data
+    np.testing.assert_array_equal(line.y, f[line.x + L - 1])
+    assert line.y.max() == f.max() and line.y.min() == f.min() and line.x.size <= 3000
+    np.testing.assert_array_equal(points.y, f[points.x + L - 1])
 
 
 # ----------------------------------------------------------------- transition matrix
@@ -241,11 +265,15 @@ def test_compare_shift_on_a_window_when_the_matrix_is_large(delta):
     direct = encoding(L, d, start=delta)
     first = L - full_cells // d
     assert not result.whole_matrix and (result.checked_first, result.checked_last) == (first, L - 1)
-    assert result.max_error == pytest.approx(np.abs(shifted[first:] - direct[first:]).max(), abs=1e-14)
+    # The textbook rows above round the angles k w (w_0 = 1, |k| < L + |delta|); pe_core does not. A
+    # difference of two rows moves by at most that rounding in each: sqrt(2) of it through the rotation
+    # (|cos| + |sin| <= sqrt(2)) and once more in the other row; 1e-14 is the matrix products' own rounding.
+    textbook = (1 + np.sqrt(2)) * angle_rounding_tolerance(L - 1 + abs(delta)) + 1e-14
+    assert result.max_error == pytest.approx(np.abs(shifted[first:] - direct[first:]).max(), abs=textbook)
     inside = [k for k in range(first, L) if 0 <= k + delta < L]
     if inside:
         ks = np.array(inside)
-        assert result.seed_error == pytest.approx(np.abs(shifted[ks] - P[ks + delta]).max(), abs=1e-14)
+        assert result.seed_error == pytest.approx(np.abs(shifted[ks] - P[ks + delta]).max(), abs=textbook)
     else:
         assert result.seed_error is None and result.seed_rows == 0
     # Drawn: exact block means (rows: position blocks; columns: runs of one kind).

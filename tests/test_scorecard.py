@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from angle_rounding import angle_rounding_tolerance, textbook_sin_cos_outer
 
 import pe_core
 from explorer import criteria
@@ -198,9 +199,32 @@ def test_distance_by_offset_matches_independent_formulas() -> None:
     ],
     ids=["defaults", "one-position", "t2t-concatenated", "sampled"],
 )
-def test_snippet_reproduces_the_table_bit_for_bit(settings: Settings, offset: int) -> None:
+def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
+    settings: Settings, offset: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code = sc.snippet(settings, offset)
     assert "pe_core" not in code and "explorer" not in code
     result = run_snippet(code)["result"]
-    expected = sc.numbers_table(sc.evaluate(settings, offset)).to_numpy()
-    np.testing.assert_array_equal(result, expected)
+    app = sc.numbers_table(sc.evaluate(settings, offset)).to_numpy()
+    # Every check's logic, bit for bit: the app run with the snippet's textbook angles fl(k w).
+    monkeypatch.setattr(pe_core.encoding, "sin_cos_outer", textbook_sin_cos_outer)
+    monkeypatch.setattr(pe_core.relative, "sin_cos_outer", textbook_sin_cos_outer)
+    np.testing.assert_array_equal(result, sc.numbers_table(sc.evaluate(settings, offset)).to_numpy())
+    monkeypatch.undo()
+    # The app's own numbers: only the sinusoid's measured values move, and by no more than the rounding
+    # of angles up to FAR = 10 L rad (w_0 = 1) allows: t per value, 2 t sqrt(d) per distance between two
+    # rows, twice that for a spread of distances, (1 + sqrt(2)) t for a rotated row minus a row.
+    sinusoid, count = list(sc.SCHEMES).index("sinusoid"), len(sc.CRITERIA)
+    np.testing.assert_array_equal(np.delete(app, sinusoid, axis=0), np.delete(result, sinusoid, axis=0))
+    np.testing.assert_array_equal(app[sinusoid, count:], result[sinusoid, count:])  # passes (1/0)
+    t = angle_rounding_tolerance(sc.FAR_FACTOR * settings.L)
+    distance = 2 * t * math.sqrt(settings.d)
+    bound = {"unique": distance, "bounded": t, "consistent": 2 * distance, "deterministic": 0.0, "defined": 0.0,
+             "shift": (1 + math.sqrt(2)) * t}
+    assert list(bound) == list(sc.CRITERIA)
+    # Plus each side's own rounding of a sum over the d columns.
+    ours, theirs = app[sinusoid, :count], result[sinusoid, :count]
+    finite = np.isfinite(theirs)
+    np.testing.assert_array_equal(ours[~finite], theirs[~finite])
+    allowed = np.array(list(bound.values())) + settings.d * np.finfo(float).eps * np.abs(theirs)
+    np.testing.assert_array_less(np.abs(ours[finite] - theirs[finite]), allowed[finite] + np.finfo(float).tiny)
