@@ -12,10 +12,11 @@ import streamlit as st
 
 import pe_core
 from explorer import criteria as criteria_module
+from explorer import pitfalls as pitfalls_module
 from explorer import precision as precision_module
 from explorer import relation_figures
 from explorer import scorecard as scorecard_module
-from explorer.settings import Settings
+from explorer.settings import L_MAX, Settings
 
 #: Largest matrix (cells) a page builds in full, e.g. for a download; larger views are
 #: drawn from closed-form block averages and offered as code instead.
@@ -51,10 +52,11 @@ def frequencies(settings: Settings) -> np.ndarray:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def angle_map(settings: Settings, max_rows: int, max_pairs: int):
-    """Circular block means of the angles, in degrees."""
+def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0):
+    """Circular block means of the angles, in degrees (positions start .. start+L-1)."""
     return pe_core.angle_block_mean(
-        settings.L, settings.d, settings.n, convention=settings.convention, max_rows=max_rows, max_pairs=max_pairs
+        settings.L, settings.d, settings.n, convention=settings.convention, start=start, max_rows=max_rows,
+        max_pairs=max_pairs,
     )
 
 
@@ -68,20 +70,27 @@ def sse_by_abs_offset(settings: Settings) -> np.ndarray:
     """SSE of two positions |delta| = 0 .. L-1 apart, closed form d - 2 sum_i cos(w_i delta).
 
     The SSE is even in delta, so one array serves every reference position. Derived from the
-    cached ``dot_by_offset`` (as pe_core.sse_by_offset is), so the pages share one computation.
+    cached ``dot_from_zero`` (as pe_core.sse_by_offset is), so the pages share one computation.
     """
-    return settings.d - 2.0 * dot_by_offset(settings)[settings.L - 1:]
+    return settings.d - 2.0 * dot_from_zero(settings.d, settings.n, settings.convention)[: settings.L]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def dot_by_offset(settings: Settings) -> np.ndarray:
     """Dot product of two positions t apart, closed form sum_i cos(w_i t), for t = -(L-1) .. L-1.
 
     ``values[t + L - 1] = f(t)`` (the layout of pe_core.offset_matrix_block_average). f is
-    even, so only t = 0 .. L-1 is computed (pe_core bounds its own temporary memory).
+    even and does not depend on L, so it is a slice of the cached ``dot_from_zero``: moving L
+    or the reference position computes nothing.
     """
-    half = pe_core.dot_by_offset(np.arange(settings.L, dtype=np.float64), settings.d, settings.n, settings.convention)
+    half = dot_from_zero(settings.d, settings.n, settings.convention)[: settings.L]
     return relation_figures.mirrored_offsets(half)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def dot_from_zero(d: int, n: float, convention: str) -> np.ndarray:
+    """f(t) = sum_i cos(w_i t) for t = 0 .. L_MAX-1 (128 KB), once per (d, n, convention):
+    every length is a prefix of it (1024 x 16384 cosines, ~0.2 s, at the largest d)."""
+    return pe_core.dot_by_offset(np.arange(L_MAX, dtype=np.float64), d, n, convention)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -137,3 +146,19 @@ def precision_neighbours(settings: Settings) -> dict[str, precision_module.Neigh
         for dtype in precision_module.DTYPES
         for method in precision_module.METHODS
     }
+
+
+@st.cache_data(max_entries=16, show_spinner="Comparing the two variants...")
+def pitfalls_comparison(
+    a: pitfalls_module.Variant, b: pitfalls_module.Variant, L: int, d: int, max_rows: int, max_cols: int
+) -> pitfalls_module.Comparison:
+    """Two variants as drawn, their difference, and the largest |A - B| over the full matrices
+    (explorer.pitfalls.compare, in row blocks of at most FULL_MATRIX_CELLS; ~3 s at the largest)."""
+    return pitfalls_module.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=FULL_MATRIX_CELLS)
+
+
+@st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
+def pitfalls_upload(name: str, data: bytes, max_rows: int, max_cols: int) -> pitfalls_module.UploadCheck:
+    """Load, identify and compare an uploaded matrix (explorer.pitfalls.check_upload); keeps only
+    display-sized results, never the upload itself. Raises ValueError for a bad file."""
+    return pitfalls_module.check_upload(name, data, max_rows=max_rows, max_cols=max_cols, max_cells=FULL_MATRIX_CELLS)

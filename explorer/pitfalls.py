@@ -1,0 +1,516 @@
+"""Conventions and pitfalls: two variants of the encoding side by side, and a checker for
+a user's own matrix (page "Conventions and pitfalls"). Pure NumPy and pandas, no Streamlit.
+
+A variant is the sidebar's encoding with one thing changed (the layout, the frequencies,
+seed 002's `2*i` bug, the base, the first position). The page draws both as block means and
+their difference; since both are averaged over the same blocks of rows and of raw columns,
+the difference of the drawn means is exactly the mean of the difference.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, replace
+from itertools import pairwise
+from pathlib import PurePath
+
+import numpy as np
+import pandas as pd
+
+import pe_core
+from explorer.settings import Settings, format_n
+
+# ----------------------------------------------------------------------------------------
+# Variants
+# ----------------------------------------------------------------------------------------
+
+#: The variants a visitor may compare, in the order the page offers them.
+VARIANTS: dict[str, str] = {
+    "sidebar": "sidebar settings",
+    "concatenated": "concatenated [sin | cos]",
+    "tensor2tensor": "tensor2tensor frequencies",
+    "bug": "seed 002's 2*i bug",
+    "other_base": "another base n",
+    "offset": "positions from an offset",
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One encoding: P[r, :] is the encoding of position start + r, r = 0 .. L-1."""
+
+    layout: str
+    convention: str
+    n: float
+    start: int = 0
+
+    def describe(self) -> str:
+        return (
+            f"{self.layout}, {self.convention}, n = {format_n(self.n)}"
+            + (f", positions from {self.start}" if self.start else "")
+        )
+
+
+def variant(key: str, settings: Settings, *, other_n: float, offset: int) -> Variant:
+    """The variant ``key`` of VARIANTS for the sidebar's ``settings``."""
+    base = Variant(settings.layout, settings.convention, float(settings.n))
+    if key == "sidebar":
+        return base
+    if key == "concatenated":
+        return replace(base, layout="concatenated")
+    if key == "tensor2tensor":
+        return replace(base, convention="tensor2tensor")
+    if key == "bug":
+        # 10000 ** (2*i/d) with i = 0, 2, 4, ...: the exponent of pair j is 4j/d = 2j/d with base n^2.
+        return replace(base, convention="paper", n=float(settings.n) ** 2)
+    if key == "other_base":
+        return replace(base, n=float(other_n))
+    if key == "offset":
+        return replace(base, start=int(offset))
+    raise ValueError(f"unknown variant {key!r}; choose one of {', '.join(VARIANTS)}.")
+
+
+def explanation(key: str, settings: Settings, v: Variant) -> str:
+    """One paragraph: what this variant is and why it is a pitfall (Markdown, no user text)."""
+    n = format_n(settings.n)
+    m = (settings.d + 1) // 2
+    if key == "sidebar":
+        return (
+            f"The sidebar's encoding: {v.describe()}. With the defaults this is the paper's formula, "
+            "PE(k, 2i) = sin(k·n^(-2i/d)), PE(k, 2i+1) = cos(k·n^(-2i/d))."
+        )
+    if key == "concatenated":
+        return (
+            "All sines, then all cosines (seed 001, tensor2tensor): **the same numbers in another column "
+            "order**. A model trained with one layout and served with the other sees its columns "
+            "shuffled, i.e. garbage, although every value is a correct sine or cosine."
+        )
+    if key == "tensor2tensor":
+        return (
+            f"Frequencies ω_i = n^(-i/(m-1)) with m = {m} pairs (tensor2tensor, fairseq, seed 001) instead "
+            f"of n^(-2i/d): the slowest pair turns at **exactly 1/n** rad per position (the paper's slowest "
+            f"is n^(-2(m-1)/d), a little faster). Fast pairs agree; the slow pairs drift apart."
+        )
+    if key == "bug":
+        return (
+            f"Seed 002's loop computes `n ** (2*i/d)` with an i that already steps by 2, so pair j gets "
+            f"the exponent **4j/d**: n^(4j/d) = (n²)^(2j/d), the paper's formula with base n² = "
+            f"{format_n(v.n)} instead of {n}. Columns 0 and 1 (exponent 0) are unchanged, which is why "
+            "the bug hides in plots of the first dimensions."
+        )
+    if key == "other_base":
+        return (
+            f"The same formula with base n = {format_n(v.n)} (seed 003 uses 1,000,000): wavelengths run "
+            f"from 2π to about 2π·n, so a model trained with one base reads another's slow pairs as "
+            "other positions."
+        )
+    if key == "offset":
+        return (
+            f"Positions counted from {v.start} instead of 0 (e.g. an off-by-one from 1-based positions, "
+            f"or a cache that restarts): row r holds PE({v.start} + r). Pair i is rotated by "
+            f"{v.start}·ω_i, so the fast pairs differ most; every row is a valid encoding, of the wrong "
+            "position."
+        )
+    raise ValueError(f"unknown variant {key!r}.")
+
+
+# ----------------------------------------------------------------------------------------
+# Drawing both variants and their difference
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnBlocks:
+    """Drawn column c is the mean of raw columns ``order[edges[c]:edges[c+1]]``.
+
+    Both variants are averaged over the same raw columns, so the difference map is exact.
+    ``pair_edges`` (same layout, runs of pairs as pe_core.column_groups) or ``col_edges``
+    (layouts differ: runs of raw columns) say how, for the reproduce snippet.
+    """
+
+    order: np.ndarray
+    edges: np.ndarray
+    labels: list[str]
+    ticks: list[int]
+    pair_edges: np.ndarray | None
+    col_edges: np.ndarray | None
+
+    def reduce(self, values: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(values[:, self.order], self.edges[:-1], axis=1) / np.diff(self.edges)
+
+
+def column_blocks(d: int, layout_a: str, layout_b: str, max_cols: int) -> ColumnBlocks:
+    """How the d columns are drawn on at most ``max_cols`` columns.
+
+    Same layout: runs of pairs' sines or cosines (as every other page draws an encoding).
+    Different layouts disagree on which columns are sines, so runs of raw columns are averaged.
+    """
+    if d <= max_cols:
+        columns = np.arange(d)
+        return ColumnBlocks(columns, np.arange(d + 1), [f"column j = {j}" for j in columns], list(columns), None, None)
+    if layout_a != layout_b:
+        edges = pe_core.block_edges(d, max_cols)
+        labels = [f"columns j = {a}..{b - 1} (mean of {b - a})" for a, b in pairwise(edges)]
+        return ColumnBlocks(np.arange(d), edges, labels, [int(a) for a in edges[:-1]], None, edges)
+    is_sine, first, last = pe_core.column_groups(d, layout_a, max_cols)
+    m = (d + 1) // 2
+    order, edges, labels, ticks = [], [0], [], []
+    for sine, a, b in zip(is_sine, first, last, strict=True):
+        pairs = np.arange(a, b + 1)
+        raw = (2 * pairs + (0 if sine else 1)) if layout_a == "interleaved" else (pairs if sine else m + pairs)
+        order.append(raw)
+        edges.append(edges[-1] + raw.size)
+        kind = "sin" if sine else "cos"
+        labels.append(f"columns j = {raw[0]}..{raw[-1]} ({kind} of pairs {a}..{b})")
+        ticks.append(int(raw[0]))
+    return ColumnBlocks(
+        np.concatenate(order), np.asarray(edges), labels, ticks, np.r_[first[is_sine], m], None
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Both variants and A - B as drawn (block means), and the largest |A - B| of the full matrix."""
+
+    values_a: np.ndarray
+    values_b: np.ndarray
+    difference: np.ndarray
+    row_edges: np.ndarray
+    columns: ColumnBlocks
+    max_abs: float  # over every cell of the full L x d matrices
+    max_row: int
+    max_col: int
+
+    @property
+    def row_labels(self) -> list[str]:
+        return [
+            f"row r = {a}" if b - a == 1 else f"rows r = {a}..{b - 1} (mean of {b - a})"
+            for a, b in pairwise(self.row_edges)
+        ]
+
+    @property
+    def is_reduced(self) -> bool:
+        return self.difference.shape != (int(self.row_edges[-1]), int(self.columns.order.size))
+
+
+def _row_block_means(v: Variant, L: int, d: int, max_rows: int) -> np.ndarray:
+    """Means of blocks of rows of the variant, every raw column kept (closed form)."""
+    return pe_core.encoding_block_average(
+        L, d, v.n, layout=v.layout, convention=v.convention, start=v.start, max_rows=max_rows, max_cols=max(d, 2)
+    ).values
+
+
+def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tuple[float, int, int]:
+    """Largest |A - B| over the full L x d matrices and its (row, column), building at most
+    ``max_cells`` cells of each at once."""
+    rows = max(1, max_cells // d)
+    best, where = -1.0, (0, 0)
+    for first in range(0, L, rows):
+        count = min(rows, L - first)
+        blocks = [
+            pe_core.positional_encoding(
+                count, d, v.n, layout=v.layout, convention=v.convention, start=v.start + first
+            )
+            for v in (a, b)
+        ]
+        gap = np.abs(blocks[0] - blocks[1])
+        flat = int(np.argmax(gap))
+        if gap.flat[flat] > best:
+            best = float(gap.flat[flat])
+            where = (first + flat // d, flat % d)
+    return best, where[0], where[1]
+
+
+def compare(a: Variant, b: Variant, L: int, d: int, *, max_rows: int, max_cols: int, max_cells: int) -> Comparison:
+    """Variants a and b reduced to at most max_rows x max_cols, their difference, and its maximum."""
+    row_edges = pe_core.block_edges(L, max_rows)
+    columns = column_blocks(d, a.layout, b.layout, max_cols)
+    values_a = columns.reduce(_row_block_means(a, L, d, max_rows))
+    values_b = columns.reduce(_row_block_means(b, L, d, max_rows))
+    largest, row, col = max_difference(a, b, L, d, max_cells)
+    return Comparison(values_a, values_b, values_a - values_b, row_edges, columns, largest, row, col)
+
+
+# ----------------------------------------------------------------------------------------
+# Reproduce: both variants with explicit formulas, and their difference as drawn
+# ----------------------------------------------------------------------------------------
+
+
+def _variant_line(name: str, v: Variant, note: str) -> str:
+    return (
+        f'{name} = encoding(n={float(v.n)!r}, convention="{v.convention}", layout="{v.layout}", '
+        f"start={v.start})  # {note}\n"
+    )
+
+
+def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparison, labels: tuple[str, str]) -> str:
+    """Standalone NumPy code: both variants, A - B, and the drawn block means bound to ``result``."""
+    code = (
+        f"# Conventions and pitfalls: A = {labels[0]} minus B = {labels[1]}\n"
+        "import numpy as np\n\n"
+        f"L, d = {L}, {d}\n"
+        "i = np.arange((d + 1) // 2)  # pair index\n\n\n"
+        "def encoding(n, convention, layout, start):\n"
+        '    """Rows start .. start+L-1 of the sinusoidal encoding."""\n'
+        '    if convention == "paper":\n'
+        "        w = n ** (-2 * i / d)  # ω_i = n^(-2i/d)\n"
+        "    else:\n"
+        "        w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: ω_i = n^(-i/(m-1)), slowest 1/n\n"
+        "    k = np.arange(start, start + L, dtype=np.float64)[:, None]\n"
+        '    if layout == "concatenated":\n'
+        "        return np.concatenate([np.sin(k * w), np.cos(k * w[: d // 2])], axis=1)  # [sin | cos]\n"
+        "    P = np.empty((L, d))\n"
+        "    P[:, 0::2] = np.sin(k * w)  # interleaved: sin, cos, sin, cos, ...\n"
+        "    P[:, 1::2] = np.cos(k * w[: d // 2])\n"
+        "    return P\n\n\n"
+        + _variant_line("A", a, labels[0])
+        + _variant_line("B", b, labels[1])
+        + "difference = A - B\n"
+        "row, col = np.unravel_index(np.abs(difference).argmax(), difference.shape)\n"
+        'print(f"max |A - B| = {np.abs(difference).max():.6g} at row {row}, column {col}")\n\n'
+        "# What the page draws: block means over rows (and runs of columns), the same blocks for A and B\n"
+        "shown = difference\n"
+    )
+    edges = comparison.row_edges
+    if edges.size - 1 < int(edges[-1]):
+        code += f"rows = np.round(np.linspace(0, {int(edges[-1])}, {edges.size})).astype(int)\n"
+        code += "shown = np.add.reduceat(shown, rows[:-1], axis=0) / np.diff(rows)[:, None]\n"
+    columns = comparison.columns
+    if columns.col_edges is not None:
+        code += f"cols = np.round(np.linspace(0, d, {columns.col_edges.size})).astype(int)\n"
+        code += "shown = np.add.reduceat(shown, cols[:-1], axis=1) / np.diff(cols)[None, :]\n"
+    elif columns.pair_edges is not None:
+        pairs = columns.pair_edges
+        code += f"pairs = np.round(np.linspace(0, {int(pairs[-1])}, {pairs.size})).astype(int)  # runs of pairs\n"
+        if a.layout == "interleaved":
+            code += "S, C = shown[:, 0::2], shown[:, 1::2]  # sines and cosines are averaged apart\n"
+        else:
+            code += "S, C = shown[:, : d // 2], shown[:, d // 2 :]  # sines and cosines are averaged apart\n"
+        code += (
+            "S = np.add.reduceat(S, pairs[:-1], axis=1) / np.diff(pairs)[None, :]\n"
+            "C = np.add.reduceat(C, pairs[:-1], axis=1) / np.diff(pairs)[None, :]\n"
+        )
+        if a.layout == "interleaved":
+            code += "shown = np.empty((S.shape[0], 2 * S.shape[1]))\nshown[:, 0::2], shown[:, 1::2] = S, C\n"
+        else:
+            code += "shown = np.concatenate([S, C], axis=1)\n"
+    return code + "result = shown\n"
+
+
+# ----------------------------------------------------------------------------------------
+# Checking an uploaded matrix
+# ----------------------------------------------------------------------------------------
+
+#: Same as .streamlit/config.toml's maxUploadSize (MB), checked again here.
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+#: Largest matrix accepted: L_MAX x D_MAX of the sidebar, in either orientation.
+MAX_SIDE = 16384
+MAX_UPLOAD_CELLS = 16384 * 2048
+_NON_FINITE_TEXT = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
+
+
+def _check_shape(shape: tuple[int, ...]) -> None:
+    if len(shape) != 2:
+        raise ValueError(
+            f"The array has {len(shape)} dimension{'s' if len(shape) != 1 else ''} (shape {tuple(shape)}); "
+            "the checker needs a 2-D matrix, positions x dimensions."
+        )
+    rows, cols = shape
+    if rows == 0 or cols == 0:
+        raise ValueError(f"The matrix is empty (shape {rows} x {cols}).")
+    if rows > MAX_SIDE or cols > MAX_SIDE or rows * cols > MAX_UPLOAD_CELLS:
+        raise ValueError(
+            f"The matrix is {rows:,} x {cols:,}; the checker takes at most {MAX_SIDE:,} x 2,048 "
+            f"({MAX_UPLOAD_CELLS:,} values, at most {MAX_SIDE:,} on a side)."
+        )
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    bad = ~np.isfinite(matrix)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"The matrix holds {int(bad.sum()):,} NaN or infinite value(s), the first at row {row}, "
+            f"column {col}; an encoding has only finite values."
+        )
+    return matrix
+
+
+def _load_npy(data: bytes) -> np.ndarray:
+    stream = io.BytesIO(data)
+    # Read the header first: its shape and dtype are checked before any array is allocated.
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported version {version}")
+    except Exception as error:  # any malformed header: one line for the visitor
+        raise ValueError(f"This is not a readable .npy file ({_short(error)}).") from None
+    if dtype.hasobject:
+        raise ValueError(
+            "This .npy file holds Python objects (a pickled array), which the checker never loads; "
+            "save a numeric array, e.g. np.save('P.npy', P.astype(np.float32))."
+        )
+    if dtype.kind not in "fiu":
+        raise ValueError(f"The array's values are of type {dtype} ; the checker needs real numbers.")
+    _check_shape(tuple(int(s) for s in shape))
+    expected = math.prod(shape) * dtype.itemsize
+    if len(data) - stream.tell() < expected:
+        raise ValueError(
+            f"The .npy file is truncated: its header announces {expected:,} bytes of values, "
+            f"it holds {len(data) - stream.tell():,}."
+        )
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except Exception as error:
+        raise ValueError(f"This .npy file could not be read ({_short(error)}).") from None
+    return np.asarray(array, dtype=np.float64)
+
+
+def _short(error: Exception) -> str:
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _delimiter(text: str) -> str:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    for candidate in (",", ";", "\t"):
+        if candidate in first:
+            return candidate
+    return r"\s+"
+
+
+def _numbers(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float values of text cells and a mask of cells that are not numbers at all."""
+    stripped = pd.Series(cells.ravel(), dtype=object).astype(str).str.strip().str.strip('"').str.strip("'")
+    values = pd.to_numeric(stripped, errors="coerce").to_numpy(dtype=np.float64)
+    literal_non_finite = stripped.str.lower().isin(_NON_FINITE_TEXT).to_numpy()
+    text = np.isnan(values) & ~literal_non_finite
+    return values.reshape(cells.shape), text.reshape(cells.shape)
+
+
+def _load_csv(data: bytes) -> np.ndarray:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("This .csv file is not UTF-8 text.") from None
+    if not text.strip():
+        raise ValueError("The .csv file holds no values.")
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text), header=None, sep=_delimiter(text), dtype=str, skip_blank_lines=True,
+            keep_default_na=False, engine="c" if _delimiter(text) != r"\s+" else "python",
+        )
+    except pd.errors.ParserError as error:
+        raise ValueError(f"The rows of the .csv file have different numbers of values ({_short(error)}).") from None
+    except Exception as error:
+        raise ValueError(f"This .csv file could not be read ({_short(error)}).") from None
+    cells = frame.to_numpy(dtype=object)
+    missing = (frame.isna() | (frame == "")).to_numpy()
+    values, is_text = _numbers(np.where(missing, "0", cells))
+    # A header row of text (column names) and a first column of text (row labels, as the
+    # app's own CSV downloads have) are skipped; text anywhere else is an error.
+    rows, cols = is_text.shape
+    labels_column = rows > 1 and cols > 1 and bool(is_text[1:, 0].all())
+    # pandas' to_csv with an index writes an empty first header cell above the labels.
+    if rows > 1 and (is_text[0].any() or (labels_column and missing[0, 0])):
+        values, is_text, missing = values[1:], is_text[1:], missing[1:]
+    if labels_column:
+        values, is_text, missing = values[:, 1:], is_text[:, 1:], missing[:, 1:]
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise ValueError(
+            f"Row {row} of the values has an empty cell at column {col} (or fewer values than the others); "
+            "every row needs the same number of values."
+        )
+    if is_text.any():
+        row, col = np.argwhere(is_text)[0]
+        raise ValueError(f"The .csv file has text where a number should be (row {row}, column {col} of the values).")
+    _check_shape(values.shape)
+    return values
+
+
+def load_matrix(name: str, data: bytes) -> np.ndarray:
+    """The 2-D float64 matrix of an uploaded .npy or .csv file.
+
+    Raises:
+        ValueError: with a one-line message a visitor can act on (empty, too large, not
+            2-D, pickled objects, truncated, ragged, text cells, NaN or infinite values).
+    """
+    suffix = PurePath(name or "").suffix.lower()
+    if suffix not in (".npy", ".csv"):
+        raise ValueError("Upload a .npy or a .csv file.")
+    if len(data) == 0:
+        raise ValueError("The file is empty.")
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ValueError(
+            f"The file has {len(data) / 2**20:.1f} MB; the checker takes at most {MAX_UPLOAD_BYTES // 2**20} MB "
+            "(save float32 or fewer positions)."
+        )
+    matrix = _load_npy(data) if suffix == ".npy" else _load_csv(data)
+    _check_shape(matrix.shape)
+    return _finite(matrix)
+
+
+@dataclass(frozen=True)
+class UploadCheck:
+    """What the checker found: the verdict of identify_encoding and, when it fits, the
+    upload minus the rebuilt variant (positions down), reduced as drawn."""
+
+    shape: tuple[int, int]
+    result: dict
+    difference: np.ndarray | None = None
+    row_edges: np.ndarray | None = None
+    columns: ColumnBlocks | None = None
+
+    @property
+    def rebuilt(self) -> Variant | None:
+        r = self.result
+        if r["convention"] is None:
+            return None
+        return Variant(r["layout"], r["convention"], r["n"] if r["n"] is not None else 10000.0, r["start"])
+
+
+def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_cells: int) -> UploadCheck:
+    """Load, identify and, when a variant fits, compare the upload with it (row blocks of at
+    most ``max_cells`` rebuilt cells at once). Raises ValueError as ``load_matrix``."""
+    matrix = load_matrix(name, data)
+    result = pe_core.identify_encoding(matrix)
+    check = UploadCheck(matrix.shape, result)
+    rebuilt = check.rebuilt
+    if rebuilt is None:
+        return check
+    A = matrix.T if result["transposed"] else matrix
+    L, d = A.shape
+    columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols)
+    rows = max(1, max_cells // d)
+    reduced = []
+    for first in range(0, L, rows):
+        count = min(rows, L - first)
+        P = pe_core.positional_encoding(
+            count, d, rebuilt.n, layout=rebuilt.layout, convention=rebuilt.convention, start=rebuilt.start + first
+        )
+        reduced.append(columns.reduce(A[first : first + count] - P))
+    row_edges = pe_core.block_edges(L, max_rows)
+    reduced = np.concatenate(reduced)
+    difference = pe_core.block_average(reduced, row_edges, np.arange(reduced.shape[1] + 1))
+    return replace(check, difference=difference, row_edges=row_edges, columns=columns)
+
+
+def example_npy() -> bytes:
+    """Seed 002's buggy matrix (L=50, d=128: base 10000 squared) as .npy."""
+    buffer = io.BytesIO()
+    np.save(buffer, pe_core.positional_encoding(50, 128, 10000.0**2), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def example_csv() -> bytes:
+    """Seed 001's layout and frequencies (concatenated, tensor2tensor, L=50, d=128) rounded
+    to float16, as .csv with a header row (written exactly, so float16 is recognisable)."""
+    P = pe_core.positional_encoding(50, 128, layout="concatenated", convention="tensor2tensor").astype(np.float16)
+    table = pd.DataFrame(P.astype(np.float64), columns=[f"dim{j}" for j in range(P.shape[1])])
+    return table.to_csv(index=False, float_format="%.17g").encode()
