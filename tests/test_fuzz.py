@@ -10,23 +10,34 @@ budget, and write back a URL of bounded length.
 
 Every page of app.py is fuzzed (discovered there); the keys tried are the shared ones
 and every key a page reads through explorer.controls (discovered in app_pages/).
+
+Uploads too: random bytes, truncated and corrupted .npy files, pickled objects, a
+header claiming a huge shape, CSV with text and NaN: the checker either reads a finite
+2-D matrix or says in one line why not, and its page keeps working.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 # How the server decodes the browser's query string, and the size limits under which it ignores one.
 from streamlit.runtime.state.query_params import _parse_query_string, sanitize_query_string
-from test_app import MAX_PAGE_BYTES, PAGES, SIDEBAR_KEYS, PageSpec, element_bytes, open_page, page_id
+from test_app import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, PageSpec, element_bytes, open_page, page_id
 
+import pe_core
+from explorer import pitfalls
 from explorer.settings import MAX_RAW_LENGTH
+from explorer.ui import PAGE_FAILED
+
+PITFALLS = PAGE_BY_KEY["pitfalls"]
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Bounds of this file: (this + 3 explicit examples) x 10 pages runs of AppTest, well under 90 s on 2 cores.
@@ -103,3 +114,61 @@ def test_any_url_opens_every_page(page: PageSpec, raw_query: str) -> None:
             assert key in KNOWN_KEYS, f"the app wrote the unknown key {key!r} into the URL"
             longest = max(len(value) for value in ([values] if isinstance(values, str) else values))
             assert longest <= MAX_VALUE_WRITTEN, f"the app wrote {longest:,} characters under {key!r}"
+
+
+# --------------------------------------------------------------------------- uploads
+
+def _npy(array: np.ndarray, *, allow_pickle: bool = False) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=allow_pickle)
+    return buffer.getvalue()
+
+
+def _huge_shape_header() -> bytes:
+    """A valid .npy header that claims 10^6 x 10^6 float64 values, with no data after it."""
+    header = _npy(np.zeros((1, 1)))
+    return header.replace(b"(1, 1)", b"(1000000, 1000000)")
+
+
+upload_files = st.one_of(
+    st.tuples(st.sampled_from(["m.npy", "m.csv", "m.txt", "", "m.NPY"]), st.binary(max_size=4096)),
+    st.tuples(st.just("m.npy"), st.binary(max_size=400).map(lambda tail: _npy(np.eye(8))[:64] + tail)),
+    st.tuples(
+        st.just("m.npy"),
+        st.integers(1, 300).map(lambda cut: _npy(pe_core.positional_encoding(20, 16))[:cut]),
+    ),
+    st.tuples(st.just("m.npy"), st.just(_npy(np.array([{"a": 1}], dtype=object), allow_pickle=True))),
+    st.tuples(st.just("m.npy"), st.just(_huge_shape_header())),
+    st.tuples(
+        st.just("m.csv"),
+        st.lists(st.lists(st.one_of(st.floats(allow_nan=True), st.text(max_size=5)), max_size=6), max_size=6).map(
+            lambda rows: "\n".join(",".join(str(cell) for cell in row) for row in rows).encode()
+        ),
+    ),
+    st.tuples(st.just("m.csv"), st.text(max_size=2000).map(lambda text: text.encode("utf-8", "surrogatepass"))),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(upload=upload_files)
+def test_any_upload_is_a_matrix_or_a_one_line_message(upload: tuple[str, bytes]) -> None:
+    name, data = upload
+    try:
+        matrix = pitfalls.load_matrix(name, data)
+    except ValueError as error:
+        message = str(error)
+        assert message and "\n" not in message and len(message) < 300, message
+        return
+    assert matrix.ndim == 2 and matrix.dtype == np.float64
+    assert matrix.size <= pe_core.MAX_CELLS and np.all(np.isfinite(matrix))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(upload=upload_files)
+def test_any_upload_leaves_the_checker_page_working(upload: tuple[str, bytes]) -> None:
+    name, data = upload
+    at = open_page(PITFALLS)
+    at.get("file_uploader")[0].set_value((name or "m.bin", data, "application/octet-stream"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert PAGE_FAILED not in [e.value for e in at.error]

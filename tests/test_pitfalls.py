@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from angle_rounding import angle_rounding_tolerance
 from streamlit.testing.v1 import AppTest
 
 import pe_core
 from explorer import pitfalls, reproduce
 from explorer.settings import Settings
-from tests.test_reproduce import angle_rounding_tolerance
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
