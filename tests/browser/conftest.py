@@ -24,7 +24,9 @@ def _browser_missing(reason: str) -> None:
     pytest.skip(f"no browser: {reason}")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in this
+# thread while it is open, and later test files call asyncio.run().
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """One headless Chromium for the whole session."""
     if not Path(CHROMIUM).exists():
@@ -40,7 +42,7 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def app_server(browser) -> Iterator[str]:
     """The app, shared by the tests that do not need a fresh server; yields its base URL."""
     with StreamlitServer("app.py") as server:
