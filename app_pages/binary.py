@@ -68,6 +68,9 @@ if transpose:
     sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
 ui.chart(sinusoid, key="binary_sinusoid")
 ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
+if averaging:
+    st.caption(f"{averaging} The binary map's blocks are fractions of ones: a fast bit is on half the time, 0.5.")
 ui.downloads(
     "the sinusoid map's values",
     figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
@@ -85,7 +88,7 @@ st.markdown(
     f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
 )
 periods_table = wave_figures.periods_table(periods, lengths)
-st.dataframe(periods_table, hide_index=True)
+st.dataframe(wave_figures.periods_display(periods_table), hide_index=True)
 ui.downloads("periods and wavelengths", periods_table, key="binary_periods")
 
 st.subheader("Hamming distance against SSE")
@@ -93,6 +96,8 @@ ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L
 hamming = pe_core.hamming_distance(B, ref)
 sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
 ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+if figures.envelope_note(L):
+    st.caption(figures.envelope_note(L, "position"))
 ui.downloads("both distances", wave_figures.distance_table(hamming, sse, ref=ref), key="binary_distances")
 
 neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)

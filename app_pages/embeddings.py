@@ -62,9 +62,10 @@ st.caption(
     f"The three charts share one colour scale (±{zrange[1]:.3g}), so their sizes compare at a glance"
     + ("." if scale else ": without √d the embeddings are faint next to PE, whose entries reach ±1.")
 )
-with st.expander(f"Values of {e_name} + P (every token, every column)"):
+with st.expander(f"Values of {e_name} + P (every token, every column j, one row per j)"):
     table = emb.summed_table(a)
-    st.dataframe(table)
+    # Dimensions down, a column per token: d = 2048 columns took ~0.3 s to convert on every step.
+    st.dataframe(table.T)
 ui.downloads(f"{e_name} + P", table, key="embeddings_sum")
 ui.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale))
 

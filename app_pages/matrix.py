@@ -1,15 +1,15 @@
 """Encoding matrix: P as a heatmap, its angles, its frequencies and wavelengths."""
 
-import numpy as np
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 from explorer import compute, controls, figures, reproduce, ui
 from explorer.settings import Settings, format_n
 
-MAX_ROWS, MAX_COLS = figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS
-
 settings: Settings = st.session_state["settings"]
+MAX_ROWS, MAX_COLS = figures.matrix_max_rows(settings.d), figures.MATRIX_MAX_COLS
 st.title("Encoding matrix")
 st.latex(
     r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\quad P[k, 2i+1] = \cos\!\left(k\,\omega_i\right),"
@@ -28,10 +28,31 @@ view = controls.choice_control(
 )
 transpose = controls.bool_control("transpose", "Transpose (dimensions down, as seed 003)", container=right)
 
+L, d = settings.L, settings.d
+# More positions than rows: draw block averages of all of them, or a window of single positions.
+row_start = None
+if L > MAX_ROWS:
+    rows_col, start_col = st.columns(2)
+    rows = controls.choice_control(
+        "rows", f"{L:,} positions on {MAX_ROWS} rows", ("average", "window"), default="average", container=rows_col,
+        format_func={"average": "block averages of all positions",
+                     "window": f"a window of {MAX_ROWS} single positions"}.get,
+    )
+    if rows == "window":
+        row_start = controls.int_control(
+            "row_start", "First position of the window", default=0, low=0, high=L - MAX_ROWS, container=start_col,
+            help=f"The window shows positions from here to here + {MAX_ROWS - 1}, one row each.",
+        )
+start = row_start or 0
+drawn = settings if row_start is None else replace(settings, L=MAX_ROWS)  # the positions the heatmap stands for
+
 w = compute.frequencies(settings)
-shape = f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+if row_start is not None:
+    shape += f"; positions {start:,}..{start + MAX_ROWS - 1:,}"
+
 if view == "values":
-    reduced = compute.reduced_encoding(settings, MAX_ROWS, MAX_COLS)
+    reduced = compute.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -40,14 +61,20 @@ if view == "values":
         title=f"Positional encoding P ({shape})", transpose=transpose,
     )
     ui.chart(fig, key="matrix_heatmap")
-    ui.reduced_note("Encoding", reduced.values.shape, (settings.L, settings.d))
+    if row_start is None:
+        ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+        averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
+        if averaging:
+            st.caption(f"{averaging} To see single positions, choose a window of {MAX_ROWS} single positions above.")
+    else:
+        st.caption(figures.window_note(start, MAX_ROWS, L, (reduced.values.shape[1], d), "columns"))
     ui.downloads(
         "the heatmap's values",
         figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
         key="matrix_heatmap",
     )
 else:
-    degrees, row_first, row_last, pair_edges = compute.angle_map(settings, MAX_ROWS, MAX_COLS)
+    degrees, row_first, row_last, pair_edges = compute.angle_map(drawn, MAX_ROWS, MAX_COLS, start)
     labels = figures.angle_axis_labels(pair_edges, w)
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
@@ -55,8 +82,16 @@ else:
         colorscale=figures.CYCLIC, zrange=(0.0, 360.0),
     )
     ui.chart(fig, key="matrix_angles")
-    ui.reduced_note("Angles", degrees.shape, (settings.L, len(w)))
+    if row_start is None:
+        ui.reduced_note("Angles", degrees.shape, (L, len(w)))
+    else:
+        st.caption(figures.window_note(start, MAX_ROWS, L, (degrees.shape[1], len(w)), "pairs"))
     st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
+    if row_start is None and L > MAX_ROWS:
+        st.caption(
+            "A pair that turns through whole cycles within a block has a mean (sin, cos) near 0, whose angle "
+            "is no more than rounding: choose a window of single positions to see every angle."
+        )
     ui.downloads(
         "the angles (degrees)",
         figures.encoding_table(degrees, row_first, row_last, labels, transpose=transpose),
@@ -65,14 +100,7 @@ else:
 
 st.subheader("Frequencies and wavelengths")
 st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
-pairs = np.arange(len(w))
-freq_col, wave_col = st.columns(2)
-with freq_col:
-    ui.chart(figures.line_figure(pairs, {"ω_i": w}, title="Angle rate ω_i (seed 001)", x_title="pair i",
-                                 y_title="ω_i (rad/position)", log_y=True), key="matrix_rates")
-with wave_col:
-    ui.chart(figures.line_figure(pairs, {"λ_i": 2 * np.pi / w}, title="Wavelength λ_i = 2π/ω_i (seed 003)",
-                                 x_title="pair i", y_title="λ_i (positions)", log_y=True), key="matrix_wavelengths")
+ui.chart(figures.rates_figure(w), key="matrix_rates")
 ui.downloads("ω_i and λ_i", figures.frequency_table(w), key="matrix_rates")
 
 if settings.L * settings.d <= 64:
@@ -80,5 +108,5 @@ if settings.L * settings.d <= 64:
     P = compute.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
 
-snippet = {"view": view, "transpose": transpose, "max_rows": MAX_ROWS, "max_cols": MAX_COLS}
+snippet = {"view": view, "transpose": transpose, "max_rows": MAX_ROWS, "max_cols": MAX_COLS, "row_start": row_start}
 ui.reproduce(reproduce.matrix_code(settings, **snippet), reproduce.matrix_code(settings, **snippet, library="torch"))

@@ -85,7 +85,7 @@ with left:
     ui.chart(
         figures.encoding_figure(
             comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
-            title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]",
+            title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]", column_tick_count=5,
         ),
         key="relative_shifted",
     )
@@ -93,18 +93,21 @@ with right:
     ui.chart(
         figures.encoding_figure(
             comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
-            title=f"PE(k {delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)",
+            title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)", column_tick_count=5,
         ),
         key="relative_direct",
     )
 ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
+averaging = figures.averaging_note(comparison.row_first, comparison.row_last, w)
+if averaging:
+    st.caption(averaging)
 st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
 ui.downloads(
     f"P @ M({delta})", figures.encoding_table(comparison.shifted, comparison.row_first, comparison.row_last, labels),
     key="relative_shifted",
 )
 ui.downloads(
-    f"PE(k {delta:+d})", figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last, labels),
+    f"PE(k{delta:+d})", figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last, labels),
     key="relative_direct",
 )
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, relation_figures, reproduce, ui
+from explorer import compute, controls, figures, relation_figures, reproduce, ui
 from explorer.relation_figures import MEASURED_CELLS, SIMILARITY_BLOCKS
 from explorer.settings import format_n
 
@@ -55,6 +55,8 @@ st.subheader(f"Every position against position {ref}")
 ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
          key="similarity_lines")
 st.caption(method)
+if figures.envelope_note(L):
+    st.caption(figures.envelope_note(L, "position"))
 ui.downloads("these curves", relation_figures.similarity_table(curves), key="similarity_lines")
 
 near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
@@ -93,10 +95,7 @@ if curves.from_matrix:
     where = "every position"
 else:
     # P is too large to build: measure the dot products on a window of positions around ref.
-    first, measured = relation_figures.measure_around(
-        L, d, settings.n, layout=settings.layout, convention=settings.convention, ref=ref,
-        max_cells=MEASURED_CELLS,
-    )
+    first, measured = compute.measure_around(settings, ref, MEASURED_CELLS)
     where = f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
 closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
 difference = float(np.abs(measured - closed).max())
@@ -115,7 +114,7 @@ right.metric(
 )
 st.caption(
     f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
-    f"for both layouts. Measured points: {where}."
+    f"for both layouts. Measured points: {where}. {figures.envelope_note(2 * L - 1, 'offset')}"
 )
 ui.downloads(
     "the closed form and the measured points",

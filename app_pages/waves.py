@@ -10,7 +10,6 @@ from explorer.settings import Settings, format_n, parse_int_list
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
 MAX_WAVE_COLUMNS = 8
-MAX_TABLE_ROWS = 1000
 SEED002_BUG_BASE = 1e8
 
 settings: Settings = st.session_state["settings"]
@@ -66,22 +65,35 @@ columns_text = controls.text_control(
                                      max_count=MAX_WAVE_COLUMNS),
 )
 chosen = [int(c) for c in columns_text.split(",")]
+# Thousands of positions of a fast column would be a solid block: show a window the user moves.
+window_first, window_size = 0, min(L, wave_figures.COLUMNS_WINDOW)
+if window_size < L:
+    window_first = controls.int_control(
+        "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
+        high=L - window_size, help=f"The chart shows positions from here to here + {window_size - 1}.",
+    )
+window_last = window_first + window_size - 1
 values = wave_figures.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
                                        convention=settings.convention)
 names = wave_figures.column_names(chosen, d, w, settings.layout)
 ui.chart(
     wave_figures.columns_over_positions_figure(
-        values, names, title=f"Columns {columns_text} over positions 0..{L - 1} ({shape}, {settings.layout})"
+        values[window_first : window_last + 1], names, first=window_first,
+        title=f"Columns {columns_text} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
     ),
     key="waves_columns",
 )
-st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
+if window_size < L:
+    st.caption(
+        f"Positions {window_first:,}..{window_last:,} of 0..{L - 1:,}, one point each: move the window with the "
+        f"slider above. The table below shows the same positions; the download holds all {L:,}. "
+        f"Lines: {'; '.join(names)}."
+    )
+else:
+    st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
 lines = wave_figures.columns_table(values, names)
 with st.expander("Values of these lines"):
-    shown = min(L, MAX_TABLE_ROWS)
-    st.dataframe(lines.head(shown), hide_index=True)
-    if shown < L:
-        st.caption(f"Positions 0..{shown - 1} of {L:,}; the chart above draws all of them, the download holds all.")
+    st.dataframe(lines.iloc[window_first : window_last + 1], hide_index=True)
 ui.downloads("these lines' values", lines, key="waves_columns")
 if settings.n == SEED002_BUG_BASE and pairs > 1:
     paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]

@@ -7,6 +7,8 @@ callers only ask for what is downloaded or small enough to draw whole.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -93,6 +95,19 @@ def dot_from_zero(d: int, n: float, convention: str) -> np.ndarray:
     return pe_core.dot_by_offset(np.arange(L_MAX, dtype=np.float64), d, n, convention)
 
 
+def measure_around(settings: Settings, ref: int, max_cells: int) -> tuple[int, np.ndarray]:
+    """relation_figures.measure_around, cached by its window of positions: the window does
+    not move with L (unless ref is near the end), so an L step measures nothing again."""
+    first, count = relation_figures.measure_window(settings.L, settings.d, ref, max_cells)
+    return first, window_dots(settings.d, settings.n, settings.layout, settings.convention, ref, first, count)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first: int, count: int) -> np.ndarray:
+    """P[k]·P[ref] for k = first .. first+count-1 (relation_figures.window_dots)."""
+    return relation_figures.window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def shift_comparison(
     settings: Settings, delta: int, max_rows: int, max_cols: int
@@ -124,10 +139,26 @@ def precision_scan(
     return precision_module.scan_fastest_pair(dtype, method, w0, window, start, limit)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def precision_errors(settings: Settings) -> precision_module.Errors:
-    """Errors of float32, float16 and bfloat16 against float64 on ~200 positions up to 10^7."""
-    return precision_module.errors(settings)
+    """Errors of float32, float16 and bfloat16 against float64 on ~200 positions up to 10^7.
+
+    Only the "relative" series depend on L (their window), so the others are cached without it.
+    """
+    fixed = precision_series_errors(replace(settings, L=1), False)
+    moving = precision_series_errors(settings, True)
+    order = precision_module.NAMES.values()
+    return precision_module.Errors(
+        fixed.positions,
+        {name: {**fixed.max_error, **moving.max_error}[name] for name in order},
+        {name: {**fixed.telling, **moving.telling}[name] for name in order},
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def precision_series_errors(settings: Settings, relative: bool) -> precision_module.Errors:
+    """precision_errors for the "relative" series, or for all the others."""
+    series = [key for key in precision_module.SERIES if (key[1] == "relative") == relative]
+    return precision_module.errors(settings, series=series)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -136,16 +167,25 @@ def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
     return precision_module.column_errors(settings, column)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def precision_neighbours(settings: Settings) -> dict[str, precision_module.Neighbours]:
-    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, k < 10^7)."""
+    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, k < 10^7).
+
+    Only the "relative" method depends on L (its window of positions), so the others are
+    cached without it: an L step searches again for three series, not nine.
+    """
     return {
-        precision_module.series_name(dtype, method): precision_module.neighbours(
-            settings, dtype, method, scan=precision_scan
+        precision_module.series_name(dtype, method): precision_neighbour(
+            settings if method == "relative" else replace(settings, L=1), dtype, method
         )
         for dtype in precision_module.DTYPES
         for method in precision_module.METHODS
     }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def precision_neighbour(settings: Settings, dtype: str, method: str) -> precision_module.Neighbours:
+    """precision_neighbours for one dtype and method."""
+    return precision_module.neighbours(settings, dtype, method, scan=precision_scan)
 
 
 @st.cache_data(max_entries=16, show_spinner="Comparing the two variants...")

@@ -17,6 +17,7 @@ never held at once, and no L x L matrix is ever built.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import pe_core
-from explorer.settings import Settings
+from explorer.settings import L_MAX, Settings
 
 #: Two positions closer than this (Euclidean distance of their encodings) count as one:
 #: float32, in which models usually add the encoding, resolves about 1e-7 per value.
@@ -94,17 +95,33 @@ def _closest_pair_by_offset(L: int, d: int, n: float, convention: str) -> tuple[
     For even d, ||P[k] - P[k+delta]||^2 = d - 2 sum_i cos(w_i delta) for every k and either
     layout, so the closest pair is at the offset 1..L-1 of smallest SSE.
     """
-    pairs = max(d // 2, 1)
-    step = max(1, CHUNK_CELLS // pairs)
-    best, best_offset = math.inf, 0
-    for first in range(1, L, step):
-        offsets = np.arange(first, min(first + step, L), dtype=np.float64)
-        # Rounding can make d - 2 sum cos a hair negative when the true SSE is ~0.
-        sse = np.maximum(pe_core.sse_by_offset(offsets, d, n, convention), 0.0)
-        i = int(np.argmin(sse))
-        if sse[i] < best:
-            best, best_offset = float(sse[i]), int(offsets[i])
-    return math.sqrt(best), best_offset
+    if L <= L_MAX:
+        sse = _sse_by_offset_up_to_max(d, n, convention)[: L - 1]
+    else:
+        sse = _sse_by_offset(1, L, d, n, convention)
+    i = int(np.argmin(sse))
+    return math.sqrt(float(sse[i])), i + 1
+
+
+def _sse_by_offset(first: int, stop: int, d: int, n: float, convention: str) -> np.ndarray:
+    """The closed-form SSE at the offsets first .. stop-1, in chunks of bounded memory."""
+    step = max(1, CHUNK_CELLS // max(d // 2, 1))
+    parts = [
+        pe_core.sse_by_offset(np.arange(start, min(start + step, stop), dtype=np.float64), d, n, convention)
+        for start in range(first, stop, step)
+    ]
+    # Rounding can make d - 2 sum cos a hair negative when the true SSE is ~0.
+    return np.maximum(np.concatenate(parts), 0.0)
+
+
+@functools.lru_cache(maxsize=8)
+def _sse_by_offset_up_to_max(d: int, n: float, convention: str) -> np.ndarray:
+    """The SSE at offsets 1 .. L_MAX-1 (128 KB), once per (d, n, convention): it does not
+    depend on L, so moving the L slider reads a prefix instead of 16383 x 1024 cosines.
+    Each value is computed exactly as at any other length (one offset per row)."""
+    sse = _sse_by_offset(1, L_MAX, d, n, convention)
+    sse.flags.writeable = False
+    return sse
 
 
 def _unique_measurement(distance: float, offset: int, L: int, how: str) -> Measurement:
@@ -168,8 +185,26 @@ def consistent_distance(
 
 def bounded(L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper") -> Measurement:
     """Bounded: the largest |value| over all L positions and at position 10**7."""
-    m = bounded_of(_sinusoid_rows(d, n, layout, convention), L, d, far=FAR_POSITION)
+    chunk = max(1, CHUNK_CELLS // max(d, 1))
+    encoding = _encoding  # looked up now, so that a test can swap it (and the cache sees the swap)
+
+    def largest_abs(start: int, count: int) -> float:
+        # The sinusoid does not depend on the sentence length: a whole chunk's maximum is the
+        # same at every L, so an L step computes only the last, partial chunk.
+        if count == chunk:
+            return _largest_abs_of_chunk(encoding, d, n, layout, convention, start, count)
+        return float(np.abs(encoding(count, d, n, layout, convention, start)).max())
+
+    m = bounded_of(_sinusoid_rows(d, n, layout, convention), L, d, far=FAR_POSITION, largest_abs=largest_abs)
     return dataclasses.replace(m, label="largest |value|, up to k = 10^7")
+
+
+@functools.lru_cache(maxsize=512)
+def _largest_abs_of_chunk(
+    encoding: Callable[..., np.ndarray], d: int, n: float, layout: str, convention: str, start: int, count: int
+) -> float:
+    """max |value| of ``encoding``'s positions start .. start+count-1 (remembered per chunk)."""
+    return float(np.abs(encoding(count, d, n, layout, convention, start)).max())
 
 
 def deterministic(
@@ -259,18 +294,25 @@ def _ranges_text(ranges: Sequence[tuple[int, int]], L: int) -> str:
 
 
 def bounded_of(
-    rows: Rows, L: int, width: int, *, far: int, ranges: Sequence[tuple[int, int]] | None = None
+    rows: Rows, L: int, width: int, *, far: int, ranges: Sequence[tuple[int, int]] | None = None,
+    largest_abs: Callable[[int, int], float] | None = None,
 ) -> Measurement:
     """Bounded: the largest |value| over the positions (all, or the ``(first, count)`` ranges)
     and at position ``far``, far beyond the sentence. It passes if the value there is no
-    larger than inside the sentence (or than 1): the values do not grow with the position."""
+    larger than inside the sentence (or than 1): the values do not grow with the position.
+
+    The positions are read in chunks of CHUNK_CELLS values; ``largest_abs(start, count)``,
+    if given, measures a chunk instead of ``rows`` (a scheme may remember what it measured).
+    """
     ranges = [(0, L)] if ranges is None else list(ranges)
     chunk = max(1, CHUNK_CELLS // max(width, 1))
+    if largest_abs is None:
+        def largest_abs(start: int, count: int) -> float:
+            return float(np.abs(rows(start, count, L)).max())
     largest = 0.0
     for first, count in ranges:
         for start in range(first, first + count, chunk):
-            block = rows(start, min(chunk, first + count - start), L)
-            largest = max(largest, float(np.abs(block).max()))
+            largest = max(largest, largest_abs(start, min(chunk, first + count - start)))
     where = _ranges_text(ranges, L)
     try:
         far_value = float(np.abs(rows(far, 1, far + 1)).max())

@@ -15,24 +15,40 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+import pe_core
+
 DIVERGING = "RdBu"
 CYCLIC = "Twilight"
 SEQUENTIAL = "Viridis"
 #: At most this many cells in one heatmap: 0.9 MB of float32, inside the 1.5 MB budget.
 MAX_HEATMAP_CELLS = 160_000
+#: What the pages draw per heatmap: at most this many rows (about 2 pixels each in the
+#: 400-pixel-high plot of a HEATMAP_HEIGHT chart) and columns (about 4 pixels each), a cell
+#: per few pixels, so every drawn cell can be hovered. Chromium draws a heatmap in time
+#: proportional to its cells (400 x 400: ~270 ms as a new plot; 192 x 192: ~25 ms), and
+#: Streamlit draws every changed chart anew on a slider step. Pages that need more columns
+#: (seed 003's 512 dimensions beside its binary codes) stay within HEATMAP_MAX_CELLS_DRAWN.
+HEATMAP_MAX_ROWS, HEATMAP_MAX_COLS = 192, 192
+HEATMAP_MAX_CELLS_DRAWN = 256 * 256
 HEATMAP_HEIGHT = 520
+#: Lines longer than this are drawn as their min/max envelope (pe_core.line_envelope): 999
+#: bins, more than the ~850 pixel columns of a full-width chart's plot in a 1400-pixel window
+#: (and the browser draws 3000-point lines ~15% slower than 2000-point ones).
+LINE_MAX_POINTS = 2000
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        height=height,
-        margin={"l": 70, "r": 20, "t": 60, "b": 60},
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        hoverlabel={"namelength": -1},
-    )
-    return fig
+def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
+    """The layout every chart here shares, as a plain dict: a figure is built in one
+    go.Figure(data, layout) call, because each update_layout costs milliseconds of
+    validation on every slider step."""
+    return {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": height,
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 60},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+        "hoverlabel": {"namelength": -1},
+    }
 
 
 def heatmap_figure(
@@ -81,13 +97,13 @@ def heatmap_figure(
         hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name} = %{{z:.7g}}<extra></extra>",
         hoverongaps=False,
     )
-    fig = _layout(go.Figure(heatmap), title, x_title, y_title, height)
+    layout = _layout(title, x_title, y_title, height)
     for axis, ticks in (("xaxis", x_ticks), ("yaxis", y_ticks)):
+        layout[axis] |= {"type": "category", "showgrid": False}
         if ticks is not None:
-            fig.update_layout({axis: {"tickmode": "array", "tickvals": list(ticks[0]), "ticktext": list(ticks[1])}})
-    fig.update_xaxes(type="category", showgrid=False)
-    fig.update_yaxes(type="category", showgrid=False, autorange="reversed" if reversed_rows else True)
-    return fig
+            layout[axis] |= {"tickmode": "array", "tickvals": list(ticks[0]), "ticktext": list(ticks[1])}
+    layout["yaxis"]["autorange"] = "reversed" if reversed_rows else True
+    return go.Figure(heatmap, layout)
 
 
 def tick_subset(labels: Sequence[str], texts: Sequence[str], count: int = 8) -> tuple[list[str], list[str]]:
@@ -96,6 +112,92 @@ def tick_subset(labels: Sequence[str], texts: Sequence[str], count: int = 8) -> 
         return [], []
     index = np.unique(np.linspace(0, len(labels) - 1, min(count, len(labels))).round().astype(int))
     return [labels[i] for i in index], [texts[i] for i in index]
+
+
+#: Steps of round ticks: 1, 2, 2.5 and 5 times a power of ten (whole numbers only).
+_DECIMAL_STEPS = tuple(sorted({m * 10**e for e in range(8) for m in (1, 2, 5)} | {25 * 10**e for e in range(7)}))
+
+
+def round_ticks(
+    labels: Sequence[str], starts: Sequence[int], count: int = 8
+) -> tuple[list[str], list[str]]:
+    """About ``count`` ticks near round numbers, for categories that stand for runs of whole
+    numbers (positions, columns) beginning at ``starts`` (ascending).
+
+    A tick sits on the category whose first number is nearest a multiple of a step and shows
+    that first number, so every tick text is exact. Preferred steps: 1, 2, 2.5 or 5 x 10^e
+    that land exactly on first numbers (0, 50, 100 ...), then powers of two that do (blocks of
+    64 positions: 0, 2048, 4096 ...), then 1, 2, 2.5 or 5 x 10^e at the nearest first numbers.
+    """
+    first = np.asarray(starts, dtype=np.int64)
+    if first.size != len(labels):
+        raise ValueError(f"{first.size} starts for {len(labels)} labels.")
+    if first.size <= 3:
+        return list(labels), [str(int(a)) for a in first]
+    low, high = int(first[0]), int(first[-1])
+    fewest, most = max(3, count // 2), count + count // 2
+    best: tuple[tuple[bool, bool, int, int], np.ndarray] | None = None
+    powers_of_two = tuple(2**e for e in range(1, max(high - low, 1).bit_length() + 1))
+    for step, decimal in [(s, True) for s in _DECIMAL_STEPS] + [(s, False) for s in powers_of_two]:
+        lowest_multiple = -(-low // step) * step
+        if not fewest <= (high - lowest_multiple) // step + 1 <= most:
+            continue
+        multiples = np.arange(lowest_multiple, high + 1, step)
+        right = np.clip(np.searchsorted(first, multiples), 0, first.size - 1)
+        left = np.clip(right - 1, 0, first.size - 1)
+        nearest = np.where(np.abs(first[left] - multiples) < np.abs(first[right] - multiples), left, right)
+        exact = bool(np.all(first[nearest] == multiples))
+        if not (exact or decimal):
+            continue
+        rank = (not exact, not decimal, abs(multiples.size - count), multiples.size)
+        if best is None or rank < best[0]:
+            best = (rank, np.unique(nearest))
+    if best is None:
+        return tick_subset(labels, [str(int(a)) for a in first], count)
+    index = best[1]
+    return [labels[i] for i in index], [str(int(first[i])) for i in index]
+
+
+def _log_axis(values: np.ndarray) -> dict:
+    """Log-axis settings that keep tick labels apart and whole. Over fewer than three decades
+    Plotly labels every digit 1..9 of a decade (6, 7, 8, 9 overlap) by its digit alone; here
+    such an axis gets ticks at 1, 2 and 5 times powers of ten, written in full (0.02, 50)."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values[np.isfinite(values) & (values > 0)]
+    if positive.size == 0:
+        return {"type": "log"}
+    low, high = float(positive.min()), float(positive.max())
+    if np.log10(high / low) >= 3:
+        return {"type": "log"}
+    decades = range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1)
+    ticks = [m * 10.0**e for e in decades for m in (1, 2, 5) if low / 1.2 <= m * 10.0**e <= high * 1.2]
+    return {"type": "log", "tickmode": "array", "tickvals": ticks, "ticktext": [f"{v:g}" for v in ticks]}
+
+
+def line_xy(y: np.ndarray, *, x0: int = 0, dtype: type = np.float64) -> dict[str, object]:
+    """Scatter arguments (x0/dx or x, and y) of a line over x = x0, x0 + 1, ...: short lines
+    whole (x as x0/dx, half the payload), long ones as their min/max envelope
+    (``pe_core.line_envelope``: every bin's lowest and highest point, exact values in order)."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.size <= LINE_MAX_POINTS:
+        return {"x0": x0, "dx": 1, "y": y.astype(dtype)}
+    x, kept = pe_core.line_envelope(np.arange(x0, x0 + y.size), y, LINE_MAX_POINTS)
+    return {"x": x, "y": kept.astype(dtype)}
+
+
+def envelope_note(points: int, what: str = "point") -> str:
+    """A caption for a line drawn by ``line_xy``: empty when it is drawn whole."""
+    if points <= LINE_MAX_POINTS:
+        return ""
+    bins = (LINE_MAX_POINTS - 2) // 2
+    return (
+        f"Lines of {points:,} {what}s are drawn as their min/max envelope: for each of {bins:,} bins of about "
+        f"{points / bins:.0f} consecutive {what}s, the lowest and the highest {what}, in order. No peak or dip "
+        "is lost and nothing is aliased; hover shows the exact values of those points; the download holds all of them."
+    )
+
+
+ENVELOPE_HOVER = "<br>(a bin's lowest or highest point: min/max envelope)"
 
 
 def line_figure(
@@ -112,24 +214,89 @@ def line_figure(
     hover_format: str = ".7g",
 ) -> go.Figure:
     """Lines (one per named series) over a shared x, hover with exact values."""
-    fig = go.Figure()
-    for name, y in series.items():
-        fig.add_trace(
-            go.Scatter(
-                x=np.asarray(x),
-                y=np.asarray(y, dtype=np.float64),
-                name=name,
-                mode=mode,
-                hovertemplate=f"{x_title} = %{{x}}<br>{name} = %{{y:{hover_format}}}<extra></extra>",
-            )
+    traces = [
+        go.Scatter(
+            x=np.asarray(x),
+            y=np.asarray(y, dtype=np.float64),
+            name=name,
+            mode=mode,
+            hovertemplate=f"{x_title} = %{{x}}<br>{name} = %{{y:{hover_format}}}<extra></extra>",
         )
-    fig = _layout(fig, title, x_title, y_title, height)
+        for name, y in series.items()
+    ]
+    layout = _layout(title, x_title, y_title, height) | {"legend": {"orientation": "h", "y": -0.2}}
     if log_x:
-        fig.update_xaxes(type="log")
+        layout["xaxis"] |= _log_axis(x)
     if log_y:
-        fig.update_yaxes(type="log")
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
-    return fig
+        layout["yaxis"] |= _log_axis(np.concatenate([np.ravel(y) for y in series.values()] or [np.ones(1)]))
+    return go.Figure(traces, layout)
+
+
+def rates_figure(w: np.ndarray) -> go.Figure:
+    """Seed 001's angle rates ω_i and seed 003's wavelengths λ_i = 2π/ω_i over the pair index,
+    side by side on log axes. One figure, not two: Streamlit draws every changed chart anew
+    on a slider step, and each costs the browser ~15 ms whatever its size."""
+    w = np.asarray(w, dtype=np.float64)
+    pairs, lengths = np.arange(w.size), 2 * np.pi / w
+    mode = "lines+markers" if w.size <= 64 else "lines"
+    pair_ticks = {"dtick": 1} if w.size <= 10 else {}  # whole pair indices only (seed 000 has 2 pairs)
+    traces = [
+        go.Scatter(x=pairs, y=w, name="ω_i", mode=mode,
+                   hovertemplate="pair i = %{x}<br>ω_i = %{y:.7g} rad/position<extra></extra>"),
+        go.Scatter(x=pairs, y=lengths, name="λ_i", mode=mode, xaxis="x2", yaxis="y2",
+                   hovertemplate="pair i = %{x}<br>λ_i = 2π/ω_i = %{y:.7g} positions<extra></extra>"),
+    ]
+    panel_title = {"x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom", "showarrow": False,
+                   "font": {"size": 14}}
+    layout = {
+        "height": 420,
+        "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
+        "showlegend": False,
+        "hoverlabel": {"namelength": -1},
+        "xaxis": {"domain": [0.0, 0.44], "anchor": "y", "title": {"text": "pair i"}} | pair_ticks,
+        "yaxis": {"anchor": "x", "title": {"text": "ω_i (rad/position)"}} | _log_axis(w),
+        "xaxis2": {"domain": [0.56, 1.0], "anchor": "y2", "title": {"text": "pair i"}} | pair_ticks,
+        "yaxis2": {"anchor": "x2", "title": {"text": "λ_i (positions)"}} | _log_axis(lengths),
+        "annotations": [
+            panel_title | {"text": "Angle rate ω_i (seed 001)", "xref": "x domain", "yref": "y domain"},
+            panel_title | {"text": "Wavelength λ_i = 2π/ω_i (seed 003)", "xref": "x2 domain", "yref": "y2 domain"},
+        ],
+    }
+    return go.Figure(traces, layout)
+
+
+def averaging_note(row_first: np.ndarray, row_last: np.ndarray, w: np.ndarray) -> str:
+    """Why a heatmap of block averages of positions is pale where the pairs are fast: empty
+    when every row is one position."""
+    sizes = np.asarray(row_last) - np.asarray(row_first) + 1
+    if sizes.size == 0 or sizes.max() <= 1:
+        return ""
+    block = float(np.median(sizes))
+    fast = int(np.sum(2 * np.pi / np.asarray(w, dtype=np.float64) < block))
+    if fast == 0:  # blocks shorter than every wavelength (2π at least): nothing averages away
+        return ""
+    return (
+        f"Each row is the mean of a block of about {block:,.0f} consecutive positions. A pair whose wavelength "
+        f"λ_i = 2π/ω_i is shorter than the block (here the {fast:,} fastest pairs, i < {fast:,}) turns through "
+        "whole cycles inside it, so its sine and cosine average to nearly 0 (pale), and pairs with λ_i near the "
+        "block length leave slow bands. That is the truth about the average, not an error."
+    )
+
+
+def window_note(first: int, count: int, length: int, columns: tuple[int, int], what: str) -> str:
+    """What a heatmap of a window of single positions shows: positions first .. first+count-1
+    of 0..length-1, and ``columns`` = (drawn, all) columns, averaged in runs of ``what``."""
+    drawn, total = columns
+    note = (
+        f"Positions {first:,}..{first + count - 1:,} of 0..{length - 1:,}, one row each (exact values); move the "
+        "window with the slider above."
+    )
+    if drawn < total:
+        note += (
+            f" The {total:,} {what} are drawn as {drawn:,} block averages of runs of pairs (hover says which): "
+            "far from k = 0 neighbouring pairs are out of phase, so a run of fast pairs averages to nearly 0 too."
+        )
+    return note
 
 
 def range_label(first: int, last: int, name: str) -> str:
@@ -182,11 +349,13 @@ def encoding_figure(
     value_name: str = "P[k, j]",
     colorscale: str = DIVERGING,
     zrange: tuple[float, float] | None = (-1.0, 1.0),
+    column_tick_count: int = 10,
 ) -> go.Figure:
-    """Heatmap of an encoding (or its angles): positions down, dimensions across."""
+    """Heatmap of an encoding (or its angles): positions down, dimensions across
+    (``column_tick_count``: about how many column ticks; fewer for a half-width chart)."""
     row_labels = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
-    row_ticks = tick_subset(row_labels, [str(int(a)) for a in row_first])
-    col_ticks = tick_subset(column_labels, column_ticks, count=10)
+    row_ticks = round_ticks(row_labels, row_first)
+    col_ticks = round_ticks(column_labels, [int(c) for c in column_ticks], count=column_tick_count)
     return heatmap_figure(
         values,
         row_labels=row_labels,
@@ -207,8 +376,16 @@ def encoding_figure(
 # Download tables: the numbers a chart draws, labelled as its hover labels them
 # --------------------------------------------------------------------------------------
 
-#: The Encoding matrix page draws at most this many rows (blocks of positions) and columns.
-MATRIX_MAX_ROWS, MATRIX_MAX_COLS = 400, 400
+#: The Encoding matrix page draws at most MATRIX_MAX_COLS columns and MATRIX_MAX_CELLS cells:
+#: MATRIX_MAX_ROWS rows (blocks of positions) at the largest d, more for a small d, up to one
+#: per pixel row of the plot (MATRIX_PIXEL_ROWS), so that L=300, d=64 is drawn exactly.
+MATRIX_MAX_ROWS, MATRIX_MAX_COLS = HEATMAP_MAX_ROWS, HEATMAP_MAX_COLS
+MATRIX_MAX_CELLS, MATRIX_PIXEL_ROWS = HEATMAP_MAX_ROWS * HEATMAP_MAX_COLS, 400
+
+
+def matrix_max_rows(d: int) -> int:
+    """Rows of the Encoding matrix heatmap for d dimensions (see MATRIX_MAX_CELLS)."""
+    return min(MATRIX_PIXEL_ROWS, MATRIX_MAX_CELLS // max(1, min(int(d), MATRIX_MAX_COLS)))
 
 
 def heatmap_table(

@@ -16,10 +16,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 import pe_core
-from explorer.figures import heatmap_figure, heatmap_table, range_label, tick_subset
+from explorer.figures import (
+    ENVELOPE_HOVER,
+    HEATMAP_MAX_CELLS_DRAWN,
+    HEATMAP_MAX_ROWS,
+    heatmap_figure,
+    heatmap_table,
+    line_xy,
+    range_label,
+    round_ticks,
+    tick_subset,
+)
 from explorer.settings import Settings
 
 #: Tolerance of "accurate to numerical precision", in units of float64's machine epsilon
@@ -29,17 +38,20 @@ PRECISION_EPS_FACTOR = 16.0
 
 _EPS = float(np.finfo(np.float64).eps)
 
-#: Similarity page: blocks of positions per axis of the dot-product matrix (400 x 400
-#: cells, ~0.9 MB), and cells of the encoding built to measure dot products when P is too
-#: large to build (~4 MB).
-SIMILARITY_BLOCKS = 400
-MEASURED_CELLS = 2**19
+#: Similarity page: blocks of positions per axis of the dot-product matrix (192 x 192
+#: cells, ~0.2 MB), and cells of the encoding built to measure dot products when P is too
+#: large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
+SIMILARITY_BLOCKS = HEATMAP_MAX_ROWS
+MEASURED_CELLS = 2**18
+#: Above this many measured dot products, the closed-form chart draws them as a dotted line.
+MAX_MEASURED_MARKERS = 300
 #: Relative positions page: rows and columns of M drawn at once (larger d shows a window
-#: the user moves); each shifted map has at most SHIFT_MAP_ROWS row blocks and
-#: SHIFT_MAP_CELLS cells (~0.45 MB each).
+#: the user moves); each shifted map, drawn at half the page's width, has at most
+#: SHIFT_MAP_ROWS row blocks and SHIFT_MAP_CELLS cells (~0.2 MB each; seed 001's 50 x 512
+#: map is drawn exactly).
 TRANSITION_WINDOW = 128
-SHIFT_MAP_ROWS = 300
-SHIFT_MAP_CELLS = 80_000
+SHIFT_MAP_ROWS = HEATMAP_MAX_ROWS
+SHIFT_MAP_CELLS = HEATMAP_MAX_CELLS_DRAWN // 2
 
 
 def even_settings(settings: Settings, why: str) -> tuple[Settings, str | None]:
@@ -108,9 +120,14 @@ def measure_around(
     Returns (first position of the window, dot products of the window's positions).
     """
     first, count = measure_window(L, d, ref, max_cells)
+    return first, window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
+
+
+def window_dots(first: int, count: int, d: int, n: float, *, layout: str, convention: str, ref: int) -> np.ndarray:
+    """P[k]·P[ref] for the positions k = first .. first+count-1, measured on the encoding."""
     P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
     reference = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
-    return first, P @ reference
+    return P @ reference
 
 
 def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
@@ -121,38 +138,51 @@ def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
 
 def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     """Seed 001's two plots (dot product, then SSE, against one position) and the cosine,
-    stacked over a shared position axis, with a dotted line at the reference position."""
+    stacked over a shared position axis, with a dotted line at the reference position.
+    Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
+
+    Built as one Figure from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True)
+    gives): make_subplots and add_vline cost ~25 ms of validation per slider step.
+    """
     rows = (
         ("dot product", curves.dot, f"P[k]·P[{curves.ref}]"),
         ("SSE", curves.sse, f"SSE ‖P[k] − P[{curves.ref}]‖²"),
         ("cosine", curves.cosine, f"cos(P[k], P[{curves.ref}])"),
     )
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05)
-    for row, (name, values, y_title) in enumerate(rows, start=1):
-        fig.add_trace(
+    domains = ([0.7, 1.0], [0.35, 0.65], [0.0, 0.3])
+    traces, layout, shapes = [], {}, []
+    for row, ((name, values, y_title), domain) in enumerate(zip(rows, domains, strict=True), start=1):
+        suffix = "" if row == 1 else str(row)
+        line = line_xy(values)
+        traces.append(
             go.Scatter(
-                # x0/dx instead of a position array: half the payload for the same chart.
-                x0=0,
-                dx=1,
-                y=np.asarray(values, dtype=np.float64),
+                **line,
                 name=name,
                 mode="lines",
-                hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}<extra></extra>",
-            ),
-            row=row,
-            col=1,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
+                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+            )
         )
-        fig.update_yaxes(title_text=y_title, row=row, col=1)
-    fig.add_vline(x=curves.ref, line_dash="dot", line_color="grey", row="all", col=1)
-    fig.update_xaxes(title_text="position k", row=3, col=1)
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        height=720,
-        margin={"l": 80, "r": 20, "t": 60, "b": 60},
-        showlegend=False,
-        hoverlabel={"namelength": -1},
-    )
-    return fig
+        bottom = row == len(rows)
+        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0]} | (
+            {"title": {"text": "position k"}} if bottom else {"matches": "x3", "showticklabels": False}
+        )
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
+        shapes.append({
+            "type": "line", "x0": curves.ref, "x1": curves.ref, "xref": f"x{suffix}", "y0": 0, "y1": 1,
+            "yref": f"y{suffix} domain", "line": {"dash": "dot", "color": "grey"},
+        })
+    layout |= {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": 720,
+        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "showlegend": False,
+        "hoverlabel": {"namelength": -1},
+        "shapes": shapes,
+    }
+    return go.Figure(data=traces, layout=layout)
 
 
 def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:
@@ -171,13 +201,13 @@ def offset_matrix_figure(block_means: np.ndarray, edges: np.ndarray, *, d: int, 
     the block of positions each cell stands for.
     """
     rows, cols = _offset_matrix_labels(edges)
-    texts = [str(int(a)) for a in np.asarray(edges)[:-1]]
+    starts = np.asarray(edges)[:-1]
     return heatmap_figure(
         block_means,
         row_labels=rows,
         col_labels=cols,
-        row_ticks=tick_subset(rows, texts),
-        col_ticks=tick_subset(cols, texts),
+        row_ticks=round_ticks(rows, starts),
+        col_ticks=round_ticks(cols, starts),
         title=title,
         x_title="position k′",
         y_title="position k",
@@ -195,41 +225,45 @@ def closed_form_figure(
 ) -> go.Figure:
     r"""The closed form :math:`f(\delta) = \sum_i \cos(\omega_i\delta)` over
     :math:`\delta = -(L-1) .. L-1`, with the values measured on the matrix (at the
-    consecutive offsets from ``measured_first_offset``) drawn as points on top."""
+    consecutive offsets from ``measured_first_offset``) drawn as points on top. Either, when
+    longer than ``figures.LINE_MAX_POINTS``, is drawn as its min/max envelope."""
     f = np.asarray(values_by_offset, dtype=np.float64)
     L = (f.size + 1) // 2
-    fig = go.Figure(
+    line = line_xy(f, x0=-(L - 1))
+    traces = [
         go.Scatter(
-            x0=-(L - 1),
-            dx=1,
-            y=f,
+            **line,
             name="closed form Σ cos(ω_i δ)",
             mode="lines",
-            hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}<extra></extra>",
+            hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
+            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
         )
-    )
+    ]
     if measured is not None:
-        fig.add_trace(
+        points = line_xy(measured, x0=measured_first_offset)
+        # Thousands of markers (measured on the whole matrix at a small d) cost the browser
+        # more than the rest of the page: a dotted line over the closed form says the same.
+        as_markers = np.size(measured) <= MAX_MEASURED_MARKERS
+        traces.append(
             go.Scatter(
-                x0=measured_first_offset,
-                dx=1,
-                y=np.asarray(measured, dtype=np.float64),
+                **points,
                 name="measured P[ref+δ]·P[ref]",
-                mode="markers",
+                mode="markers" if as_markers else "lines",
                 marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
-                hovertemplate="offset δ = %{x}<br>measured dot = %{y:.10g}<extra></extra>",
+                line={"color": "#d6604d", "dash": "dot", "width": 2},
+                hovertemplate="offset δ = %{x}<br>measured dot = %{y:.10g}"
+                + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
             )
         )
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        height=420,
-        margin={"l": 80, "r": 20, "t": 60, "b": 60},
-        xaxis_title="offset δ (positions)",
-        yaxis_title="dot product f(δ)",
-        legend={"orientation": "h", "y": -0.2},
-        hoverlabel={"namelength": -1},
-    )
-    return fig
+    return go.Figure(traces, {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": 420,
+        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "xaxis": {"title": {"text": "offset δ (positions)"}},
+        "yaxis": {"title": {"text": "dot product f(δ)"}},
+        "legend": {"orientation": "h", "y": -0.2},
+        "hoverlabel": {"namelength": -1},
+    })
 
 
 # ----------------------------------------------------------------- transition matrix
@@ -312,13 +346,18 @@ def transition_figure(
 ) -> go.Figure:
     """Heatmap of (a window of) M(delta), rows and columns labelled by dimension and pair."""
     rows, cols = _transition_labels(dims, d, layout)
-    texts = [str(int(j)) for j in np.asarray(dims)]
+    dims = np.asarray(dims)
+    if np.all(np.diff(dims) == 1):
+        row_ticks, col_ticks = round_ticks(rows, dims, count=9), round_ticks(cols, dims, count=9)
+    else:  # a concatenated window: two runs of dimensions, d/2 apart
+        texts = [str(int(j)) for j in dims]
+        row_ticks, col_ticks = tick_subset(rows, texts, count=9), tick_subset(cols, texts, count=9)
     return heatmap_figure(
         values,
         row_labels=rows,
         col_labels=cols,
-        row_ticks=tick_subset(rows, texts, count=9),
-        col_ticks=tick_subset(cols, texts, count=9),
+        row_ticks=row_ticks,
+        col_ticks=col_ticks,
         title=title,
         x_title="column of M (output dimension)",
         y_title="row of M (input dimension)",
@@ -386,9 +425,12 @@ def group_columns(values: np.ndarray, layout: str, max_cols: int) -> tuple[np.nd
 
 
 def shift_map_max_cols(L: int, d: int) -> int:
-    """Columns of each shifted map: all d while SHIFT_MAP_ROWS row blocks fit SHIFT_MAP_CELLS."""
+    """Columns of each shifted map: all d while SHIFT_MAP_ROWS row blocks fit SHIFT_MAP_CELLS,
+    else a power of two within it (equal runs of pairs for d a power of two: round ticks)."""
     rows = min(L, SHIFT_MAP_ROWS)
-    return d if rows * d <= SHIFT_MAP_CELLS else SHIFT_MAP_CELLS // rows
+    if rows * d <= SHIFT_MAP_CELLS:
+        return d
+    return 1 << ((SHIFT_MAP_CELLS // rows).bit_length() - 1)
 
 
 def compare_shift(

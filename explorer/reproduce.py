@@ -268,26 +268,42 @@ def matrix_code(
     transpose: bool = False,
     max_rows: int,
     max_cols: int,
+    row_start: int | None = None,
     library: str = "numpy",
 ) -> str:
     """Encoding matrix: the heatmap of P (view "values") or of its angles in degrees ("angles"),
-    averaged as drawn with at most ``max_rows`` x ``max_cols`` cells, and the rates chart."""
+    averaged as drawn with at most ``max_rows`` x ``max_cols`` cells, and the rates chart.
+
+    Rows are blocks of all L positions, or with ``row_start`` the window of ``max_rows``
+    single positions row_start .. row_start + max_rows - 1 that the page then draws.
+    """
     if view not in ("values", "angles"):
         raise ValueError(f"view must be 'values' or 'angles', got {view!r}.")
     L, d, layout = settings.L, settings.d, settings.layout
-    row_edges = pe_core.block_edges(L, max_rows)
-    code = _title("Encoding matrix", settings, f"the {view} heatmap as drawn, and the rates")
+    rows = L if row_start is None else min(max_rows, L)
+    row_edges = pe_core.block_edges(rows, max_rows)
+    where = "" if row_start is None else f" on positions {row_start}..{row_start + rows - 1}"
+    code = _title("Encoding matrix", settings, f"the {view} heatmap as drawn{where}, and the rates")
     code += _header(settings, _imports(library), library)
+    if row_start is None:
+        positions = _positions_line(0, library)
+    else:
+        arange = "np.arange" if library == "numpy" else "torch.arange"
+        dtype = "np.float64" if library == "numpy" else "torch.float64"
+        positions = (
+            f"first, rows = {row_start}, {rows}  # the window: positions first .. first+rows-1, one row each\n"
+            f"k = {arange}(first, first + rows, dtype={dtype})[:, None]\n"
+        )
     if view == "values":
         key = "matrix_heatmap"
-        code += encoding_rows_code(settings, library=library)
+        code += positions + "\n".join(_fill_lines(layout, "P", "L" if row_start is None else "rows", library)) + "\n"
         if library == "torch":
             code += "P, w = P.numpy(), w.numpy()  # from here on NumPy: the averages the chart draws\n"
         code += "\n" + encoding_blocks_code("P", "shown", layout, row_edges, _pair_edges(d, layout, max_cols))
     else:
         key = "matrix_angles"
         pair_edges = _pair_edges(2 * ((d + 1) // 2), "concatenated", 2 * max_cols)
-        code += _positions_line(0, library) + "theta = k * w  # the angle k·ω_i of every position and pair (rad)\n"
+        code += positions + "theta = k * w  # the angle k·ω_i of every position and pair (rad)\n"
         if library == "torch":
             code += "theta, w = theta.numpy(), w.numpy()  # from here on NumPy: the averages the chart draws\n"
         code += (

@@ -102,13 +102,18 @@ def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
     """Rows of the table ``default_rng(seed).standard_normal((trained, d))``; none beyond it.
 
     Its first rows are the first values of the same random stream, so only the rows up to
-    the last one asked for are drawn, never the whole table.
+    the last one asked for are drawn, never the whole table; they are kept, so that the
+    scorecard's dozen reads of the table draw it once (each read gets its own copy).
     """
+    drawn = np.empty((0, d))
 
     def rows(start: int, count: int, length: int) -> np.ndarray:
+        nonlocal drawn
         if start + count > trained:
             raise criteria.NoCodeError(f"the table has {trained:,} rows; position {start + count - 1:,} has none")
-        return np.random.default_rng(seed).standard_normal((start + count, d))[start:]
+        if start + count > drawn.shape[0]:
+            drawn = np.random.default_rng(seed).standard_normal((start + count, d))
+        return drawn[start : start + count].copy()
 
     return rows
 

@@ -11,6 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
+from explorer import controls
+
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -61,8 +63,17 @@ def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
 
 
 def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
-    """The 'reproduce this' code for the exact current settings, NumPy and PyTorch."""
-    with st.expander("Reproduce this in code", icon=":material/code:"):
+    """The 'reproduce this' code for the exact current settings, NumPy and PyTorch, shown on
+    request by a toggle kept in the URL (``code=true``, on every page alike).
+
+    Not an expander: a collapsed expander's code is still sent and highlighted by the
+    browser, and since the code holds the settings it changes, and costs ~10 ms per block,
+    on every slider step.
+    """
+    libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
+    if not controls.bool_control("code", f"Reproduce this in code ({libraries})"):
+        return
+    with st.container(border=True):
         if torch_code is None:
             st.code(numpy_code, language="python")
             return

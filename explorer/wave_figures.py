@@ -1,8 +1,9 @@
 """Figure builders of the Waves and Binary-vs-sinusoid pages: arrays in, Figure out.
 
-No Streamlit here, so each builder is unit-tested on its data. Long lines (one point per
-position, up to 16384) are sent whole, never thinned: y as float32 (7 significant
-digits, half the bytes) and x as ``x0``/``dx`` instead of an array of positions.
+No Streamlit here, so each builder is unit-tested on its data. Lines are never thinned by
+skipping points: up to ``figures.LINE_MAX_POINTS`` points they are sent whole, y as float32
+(7 significant digits, half the bytes) and x as ``x0``/``dx``; longer ones are drawn as
+their min/max envelope (``pe_core.line_envelope``), or the page shows a window of positions.
 """
 
 from __future__ import annotations
@@ -15,7 +16,18 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import pe_core
-from explorer.figures import SEQUENTIAL, heatmap_figure, heatmap_table, range_label, tick_subset
+from explorer.figures import (
+    ENVELOPE_HOVER,
+    HEATMAP_MAX_CELLS_DRAWN,
+    HEATMAP_MAX_ROWS,
+    SEQUENTIAL,
+    heatmap_figure,
+    heatmap_table,
+    line_xy,
+    range_label,
+    round_ticks,
+    tick_subset,
+)
 
 #: Panels per row of the per-position profiles (seed 000 draws four side by side).
 PROFILE_PANELS_PER_ROW = 4
@@ -23,6 +35,10 @@ PROFILE_PANELS_PER_ROW = 4
 MAX_TRAIL = 2000
 #: Above this many points a line is drawn without markers (they would only blur it).
 MARKER_LIMIT = 200
+#: Waves page: positions drawn at once by "chosen columns across positions"; longer
+#: sequences show a window the user moves (16384 points of a fast column are a solid block;
+#: 300 positions show about 50 turns of the fastest pair, each still a visible wave).
+COLUMNS_WINDOW = 300
 
 
 def _frame(fig: go.Figure, title: str, height: int) -> go.Figure:
@@ -107,8 +123,11 @@ def column_names(columns: Sequence[int], d: int, w: np.ndarray, layout: str = "i
     ]
 
 
-def columns_over_positions_figure(values: np.ndarray, names: Sequence[str], *, title: str) -> go.Figure:
-    """One line per chosen column over positions k = 0 .. L-1 (seed 002: dimensions 0 and 1)."""
+def columns_over_positions_figure(
+    values: np.ndarray, names: Sequence[str], *, title: str, first: int = 0
+) -> go.Figure:
+    """One line per chosen column over positions k = first, first + 1, ... (seed 002:
+    dimensions 0 and 1 over positions 0..49): ``values[r, c]`` is column c at position first + r."""
     values = np.asarray(values)
     if values.ndim != 2 or values.shape[1] != len(names):
         raise ValueError(f"values {values.shape} do not match {len(names)} names.")
@@ -116,7 +135,7 @@ def columns_over_positions_figure(values: np.ndarray, names: Sequence[str], *, t
     for column, name in enumerate(names):
         fig.add_trace(
             go.Scatter(
-                x0=0, dx=1, y=values[:, column].astype(np.float32), name=name,
+                x0=first, dx=1, y=values[:, column].astype(np.float32), name=name,
                 mode=_line_mode(values.shape[0]),
                 hovertemplate=f"position k = %{{x}}<br>{name}<br>value = %{{y:.7g}}<extra></extra>",
             )
@@ -203,13 +222,16 @@ def circle_table(w_i: float, k: int, *, max_trail: int = MAX_TRAIL) -> pd.DataFr
 # --------------------------------------------------------------------------------------
 
 #: Positions drawn (blocks when L is larger); dimensions of the sinusoid map up to a cell
-#: budget that keeps it near 0.7 MB, so seed 003's 100 x 512 matrix is drawn exactly.
-BINARY_MAX_ROWS, BINARY_MAX_COLS, BINARY_MAX_CELLS = 400, 1024, 100_000
+#: budget of 256 x 256 (~0.3 MB), so seed 003's 100 x 512 matrix is still drawn exactly.
+BINARY_MAX_ROWS, BINARY_MAX_COLS, BINARY_MAX_CELLS = HEATMAP_MAX_ROWS, 1024, HEATMAP_MAX_CELLS_DRAWN
 
 
 def sinusoid_max_cols(row_blocks: int) -> int:
-    """Columns of the sinusoid map beside ``row_blocks`` rows of binary codes."""
-    return min(BINARY_MAX_COLS, BINARY_MAX_CELLS // row_blocks)
+    """Columns of the sinusoid map beside ``row_blocks`` rows of binary codes: a power of two
+    within the cell budget, so that for d a power of two the runs of pairs are equal and the
+    axis ticks land on round columns (0, 256, 512, ...)."""
+    cols = min(BINARY_MAX_COLS, BINARY_MAX_CELLS // row_blocks)
+    return 1 << (cols.bit_length() - 1)
 
 
 def binary_figure(
@@ -228,7 +250,7 @@ def binary_figure(
         values,
         row_labels=row_labels,
         col_labels=col_labels,
-        row_ticks=tick_subset(row_labels, [str(int(a)) for a in row_first]),
+        row_ticks=round_ticks(row_labels, row_first),
         col_ticks=tick_subset(col_labels, [str(j) for j in bits], count=16),
         title=title,
         x_title="bit j (least significant first)",
@@ -277,7 +299,8 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
 
 
 def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int, bits: int) -> go.Figure:
-    """Hamming distance (bits) and SSE of every position k = 0 .. L-1 to ``ref``, over k - ref."""
+    """Hamming distance (bits) and SSE of every position k = 0 .. L-1 to ``ref``, over k - ref
+    (each as its min/max envelope when longer than ``figures.LINE_MAX_POINTS``)."""
     hamming, sse = np.asarray(hamming), np.asarray(sse)
     if hamming.shape != sse.shape or hamming.ndim != 1:
         raise ValueError(f"hamming {hamming.shape} and sse {sse.shape} must be two equal 1-D arrays.")
@@ -290,10 +313,12 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
     for row, (name, values, unit) in enumerate(
         (("Hamming distance", hamming, "bits"), ("SSE", sse, "")), start=1
     ):
+        line = line_xy(values, x0=-ref, dtype=np.float32)
         fig.add_trace(
             go.Scatter(
-                x0=-ref, dx=1, y=values.astype(np.float32), name=name, mode=mode,
-                hovertemplate=f"offset k − {ref} = %{{x}}<br>{name} = %{{y:.7g}} {unit}<extra></extra>",
+                **line, name=name, mode=mode,
+                hovertemplate=f"offset k − {ref} = %{{x}}<br>{name} = %{{y:.7g}} {unit}"
+                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             ),
             row=row, col=1,
         )
@@ -315,7 +340,7 @@ def binary_table(
 
 def periods_table(bit_periods: np.ndarray, wavelengths: np.ndarray) -> pd.DataFrame:
     """``periods_figure``'s data: bit period of bit j and wavelength of pair i, row j = i
-    (blank, NaN, past the end of the shorter list)."""
+    (NaN past the end of the shorter list: shown as "—" by ``periods_display``)."""
     periods, lengths = np.asarray(bit_periods, dtype=np.float64), np.asarray(wavelengths, dtype=np.float64)
     count = max(periods.size, lengths.size)
     return pd.DataFrame({
@@ -334,3 +359,9 @@ def distance_table(hamming: np.ndarray, sse: np.ndarray, *, ref: int) -> pd.Data
         "Hamming distance (bits)": np.asarray(hamming, dtype=np.float64),
         "SSE ‖P[k] − P[ref]‖²": np.asarray(sse, dtype=np.float64),
     })
+
+
+def periods_display(table: pd.DataFrame):
+    """``periods_table`` for st.dataframe: numbers to 6 significant digits, and "—" where a
+    row has no bit or no pair (the table itself keeps NaN, so its download stays numeric)."""
+    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep="—")

@@ -13,6 +13,7 @@ import pytest
 from angle_rounding import angle_rounding_tolerance
 
 import pe_core
+from explorer import figures
 from explorer import relation_figures as rf
 
 MB = 1_000_000
@@ -145,7 +146,7 @@ def test_long_similarity_lines_are_drawn_as_their_envelope():
     curves = rf.similarity_from_offsets(f, ref, d)
     fig = rf.similarity_figure(curves, title="s")
     for trace, values in zip(fig.data, (curves.dot, curves.sse, curves.cosine), strict=True):
-        assert trace.x.size <= 3000 and "envelope" in trace.hovertemplate
+        assert trace.x.size <= figures.LINE_MAX_POINTS and "envelope" in trace.hovertemplate
         np.testing.assert_array_equal(trace.y, values[trace.x])
         assert trace.y.max() == values.max() and trace.y.min() == values.min()
     # One dotted line at the reference in each of the three panels, x axes shared.
@@ -156,8 +157,11 @@ def test_long_similarity_lines_are_drawn_as_their_envelope():
                                    title="f")
     line, points = closed.data
     np.testing.assert_array_equal(line.y, f[line.x + L - 1])
-    assert line.y.max() == f.max() and line.y.min() == f.min() and line.x.size <= 3000
+    assert line.y.max() == f.max() and line.y.min() == f.min() and line.x.size <= figures.LINE_MAX_POINTS
     np.testing.assert_array_equal(points.y, f[points.x + L - 1])
+    assert points.mode == "lines"  # 16384 measured values: a dotted line, not thousands of markers
+    few = rf.closed_form_figure(f, measured=f[L - 1 : L + 127], measured_first_offset=0, title="f")
+    assert few.data[1].mode == "markers"
 
 
 # ----------------------------------------------------------------- transition matrix

@@ -119,19 +119,20 @@ def matrix_tables(
     settings: Settings, view: str, transpose: bool, row_start: int | None = None
 ) -> dict[str, pd.DataFrame]:
     """What app_pages/matrix.py offers for download (rows: blocks of all positions, or the
-    window of MATRIX_MAX_ROWS single positions from ``row_start``)."""
+    window of matrix_max_rows(d) single positions from ``row_start``)."""
     w = compute.frequencies(settings)
     rates = figures.frequency_table(w)
     start = row_start or 0
-    drawn = settings if row_start is None else replace(settings, L=figures.MATRIX_MAX_ROWS)
+    rows = figures.matrix_max_rows(settings.d)
+    drawn = settings if row_start is None else replace(settings, L=rows)
     if view == "values":
-        reduced = compute.reduced_encoding(drawn, figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS, start)
+        reduced = compute.reduced_encoding(drawn, rows, figures.MATRIX_MAX_COLS, start)
         labels, _ = figures.encoding_axis_labels(
             reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
         )
         table = figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
         return {"matrix_heatmap": table, "matrix_rates": rates}
-    degrees, first, last, pair_edges = compute.angle_map(drawn, figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS, start)
+    degrees, first, last, pair_edges = compute.angle_map(drawn, rows, figures.MATRIX_MAX_COLS, start)
     labels = figures.angle_axis_labels(pair_edges, w)
     return {"matrix_angles": figures.encoding_table(degrees, first, last, labels, transpose=transpose),
             "matrix_rates": rates}
@@ -150,7 +151,8 @@ def matrix_snippet(
     settings: Settings, view: str, transpose: bool, library: str = "numpy", row_start: int | None = None
 ) -> str:
     return reproduce.matrix_code(
-        settings, view, transpose=transpose, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS,
+        settings, view, transpose=transpose, max_rows=figures.matrix_max_rows(settings.d),
+        max_cols=figures.MATRIX_MAX_COLS,
         row_start=row_start, library=library,
     )
 
@@ -161,15 +163,15 @@ def test_matrix_snippet_gives_the_drawn_heatmap(settings: Settings, transpose: b
     assert_same(run(matrix_snippet(settings, "values", transpose)), tables, atol=CLOSED_FORM_ATOL)
     if settings == REDUCED:
         heatmap = tables["matrix_heatmap"]
-        assert heatmap.shape == (256, 256)
-        assert heatmap.index[0] == "position k = 0..11 (mean of 12)"
-        assert heatmap.columns[2].startswith("columns 4..6 (sin only): sin, pairs i = 2..3 (mean of 2)")
+        assert heatmap.shape == (figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS) == (192, 192)
+        assert heatmap.index[0] == "position k = 0..15 (mean of 16)"
+        assert heatmap.columns[2].startswith("columns 6..8 (sin only): sin, pairs i = 3..4 (mean of 2)")
 
 
 #: (settings, view, transpose, first position of the window of single positions)
 MATRIX_WINDOW_CASES = [
     (REDUCED, "values", False, 0),
-    (REDUCED_T2T, "values", True, 3000 - figures.MATRIX_MAX_ROWS),
+    (REDUCED_T2T, "values", True, 3000 - figures.matrix_max_rows(REDUCED_T2T.d)),
     (Settings(L=16384, d=2048), "values", False, 12345),
     (Settings(L=5000, d=64, layout="concatenated"), "angles", True, 777),
 ]
@@ -185,11 +187,29 @@ def test_matrix_snippet_follows_the_window_of_positions(
     rows = tables[key].T if transpose else tables[key]
     # One row per position of the window, exact: no block of positions is averaged.
     assert list(rows.index[:2]) == [f"position k = {row_start}", f"position k = {row_start + 1}"]
-    assert rows.shape[0] == figures.MATRIX_MAX_ROWS
+    assert rows.shape[0] == figures.matrix_max_rows(settings.d)
     if view == "values":
         assert_same(result, tables, atol=CLOSED_FORM_ATOL)
     else:
         assert_same_angles(result[key], tables[key].to_numpy(), settings, transpose, row_start)
+
+
+def test_matrix_page_draws_and_offers_the_window_the_url_names() -> None:
+    """?rows=window&row_start=777: the chart, the download and the code all hold positions
+    777 .. 777 + rows - 1, one row each."""
+    settings = Settings(L=3000, d=64)
+    rows = figures.matrix_max_rows(settings.d)
+    at = open_page(PAGE_BY_KEY["matrix"], {"L": "3000", "d": "64", "rows": "window", "row_start": "777",
+                                           "code": "true"})
+    assert at.session_state["rows"] == "window" and at.session_state["row_start"] == 777
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert f"positions 777..{777 + rows - 1:,}" in spec and "position k = 777" in spec
+    assert "position k = 776" not in spec and "mean of" not in spec  # d = 64: no column is averaged either
+    code = at.get("code")[0].value
+    assert f"first, rows = 777, {rows}" in code
+    result = run(code)["matrix_heatmap"]
+    np.testing.assert_allclose(result, matrix_tables(settings, "values", False, 777)["matrix_heatmap"].to_numpy(),
+                               atol=CLOSED_FORM_ATOL)
 
 
 def assert_same_angles(
@@ -199,8 +219,9 @@ def assert_same_angles(
     is known to rounding / r, so compare arc lengths r * |difference| (radians)."""
     m = (settings.d + 1) // 2
     means = pe_core.encoding_block_average(
-        settings.L if row_start is None else figures.MATRIX_MAX_ROWS, 2 * m, settings.n, layout="concatenated",
-        convention=settings.convention, start=row_start or 0, max_rows=figures.MATRIX_MAX_ROWS,
+        settings.L if row_start is None else figures.matrix_max_rows(settings.d), 2 * m, settings.n,
+        layout="concatenated", convention=settings.convention, start=row_start or 0,
+        max_rows=figures.matrix_max_rows(settings.d),
         max_cols=2 * figures.MATRIX_MAX_COLS,
     ).values
     half = means.shape[1] // 2
@@ -420,10 +441,13 @@ PAGE_DOWNLOADS = {
 @pytest.mark.parametrize("page", list(PAGE_DOWNLOADS))
 def test_page_offers_downloads_and_code_for_the_current_settings(page: str) -> None:
     query, keys = PAGE_DOWNLOADS[page]
-    at = open_page(PAGE_BY_KEY[page], {"d": "64", "L": "30", **query})
+    at = open_page(PAGE_BY_KEY[page], {"d": "64", "L": "30", "code": "true", **query})
     buttons = {button.key for button in at.get("download_button")}
     assert {f"{key}_{kind}" for key in keys for kind in ("csv", "npy")} <= buttons
     codes = [element.value for element in at.get("code")]
     assert codes, "no 'reproduce this' code on the page"
     assert all(re.search(r"^L, d, n = 30, 64, 10000\.0$", code, re.MULTILINE) for code in codes)
     assert all(f'"{key}"' in codes[0] for key in keys), "the snippet's result names every download"
+    # Hidden by default (the browser would highlight it again on every step), in the URL when shown.
+    assert not open_page(PAGE_BY_KEY[page], {"d": "64", "L": "30", **query}).get("code")
+    assert at.query_params.get("code") == "true"

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import pe_core
+from explorer import figures
 from explorer import wave_figures as wf
 from explorer.settings import Settings, parse_int_list
 
@@ -130,6 +131,20 @@ def test_columns_figure_has_every_position_at_the_largest_view():
     assert payload(fig) < CHART_BUDGET
 
 
+def test_columns_figure_draws_a_window_of_positions():
+    """The Waves page draws COLUMNS_WINDOW positions from a movable first one: x starts there."""
+    L, d, first = 16384, 2048, 12000
+    values = wf.encoding_columns(L, d, 10000.0, [0, 1])
+    window = values[first : first + wf.COLUMNS_WINDOW]
+    fig = wf.columns_over_positions_figure(window, wf.column_names([0, 1], d, pe_core.frequencies(d)),
+                                           title="window", first=first)
+    k = np.arange(first, first + wf.COLUMNS_WINDOW)
+    for trace, f in zip(fig.data, (np.sin, np.cos), strict=True):
+        assert (trace.x0, trace.dx, trace.y.size) == (first, 1, wf.COLUMNS_WINDOW)
+        np.testing.assert_allclose(trace.y, f(k * 1.0), atol=1e-6)
+    assert payload(fig) < 50_000
+
+
 def test_columns_figure_rejects_mismatched_names():
     with pytest.raises(ValueError):
         wf.columns_over_positions_figure(np.zeros((5, 2)), ["one"], title="x")
@@ -185,7 +200,7 @@ def seed003_binary_representation(x):
 
 def test_binary_figure_reproduces_seed003_width_10_map():
     seed = seed003_binary_representation(range(100)).astype(float)
-    edges = pe_core.block_edges(100, 400)
+    edges = pe_core.block_edges(100, wf.BINARY_MAX_ROWS)
     B = pe_core.block_average(pe_core.binary_encoding(100, 10), edges, np.arange(11))
     fig = wf.binary_figure(B, edges[:-1], edges[1:] - 1, title="seed 003", transpose=True)
     (heatmap,) = fig.data
@@ -200,12 +215,12 @@ def test_binary_figure_reproduces_seed003_width_10_map():
 
 def test_binary_figure_block_averages_at_the_largest_view():
     L, bits = 16384, 16
-    edges = pe_core.block_edges(L, 400)
+    edges = pe_core.block_edges(L, wf.BINARY_MAX_ROWS)
     B = pe_core.binary_encoding(L, bits)
     blocks = pe_core.block_average(B, edges, np.arange(bits + 1))
     fig = wf.binary_figure(blocks, edges[:-1], edges[1:] - 1, title="big")
     z = fig.data[0].z
-    assert z.shape == (400, 16)
+    assert z.shape == (wf.BINARY_MAX_ROWS, 16)
     # The block of positions a..b: fraction of k in a..b with bit j set, counted directly.
     a, b = edges[7], edges[8] - 1
     k = np.arange(a, b + 1)
@@ -229,6 +244,14 @@ def test_periods_figure():
     assert payload(fig) < 100_000
 
 
+def test_periods_table_shows_a_dash_where_a_row_has_no_bit():
+    table = wf.periods_table(pe_core.bit_periods(3), pe_core.wavelengths(10, 100.0))
+    assert np.isnan(table.iloc[4, 1]) and table.to_numpy().dtype.kind == "f"  # the download stays numeric
+    html = wf.periods_display(table).to_html()
+    assert "—" in html and "None" not in html and "nan" not in html.lower()
+    assert "16,384" in wf.periods_display(wf.periods_table(pe_core.bit_periods(14), np.ones(2))).to_html()
+
+
 def test_distance_figure_hamming_jumps_and_sse_is_the_closed_form():
     L, d, n, ref = 64, 16, 100.0, 5
     hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, 6), ref)
@@ -247,9 +270,18 @@ def test_distance_figure_hamming_jumps_and_sse_is_the_closed_form():
 
 
 def test_distance_figure_payload_at_the_largest_view():
-    L = 16384
-    fig = wf.distance_by_offset_figure(np.zeros(L), np.zeros(L), ref=100, bits=14)
-    assert payload(fig) < 300_000
+    L, ref = 16384, 100
+    hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, 14), ref)
+    sse = pe_core.sse_by_offset(np.arange(L) - ref, 2048)
+    fig = wf.distance_by_offset_figure(hamming, sse, ref=ref, bits=14)
+    assert payload(fig) < 100_000
+    # Drawn as min/max envelopes: exact points at their offsets, every extreme kept.
+    for trace, values in zip(fig.data, (hamming, sse), strict=True):
+        assert trace.x.size <= figures.LINE_MAX_POINTS and (trace.x[0], trace.x[-1]) == (-ref, L - 1 - ref)
+        assert "envelope" in trace.hovertemplate
+        np.testing.assert_allclose(trace.y, values[trace.x + ref], rtol=1e-6)
+        assert trace.y.max() == pytest.approx(values.max(), rel=1e-6)
+        assert trace.y.min() == pytest.approx(values.min(), rel=1e-6)
     with pytest.raises(ValueError):
         wf.distance_by_offset_figure(np.zeros(3), np.zeros(4), ref=0, bits=2)
 

@@ -1,0 +1,149 @@
+"""explorer.figures: the shared builders' axes, ticks and the reductions that keep charts fast.
+
+Expected values are written from what a reader should see (round tick numbers, exact
+points of the line, the positions a block stands for), not from the implementation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pe_core
+from explorer import figures
+
+
+def starts_of_blocks(size: int, blocks: int) -> np.ndarray:
+    return pe_core.block_edges(size, blocks)[:-1]
+
+
+def tick_texts(size: int, blocks: int = 256, count: int = 8) -> list[str]:
+    starts = starts_of_blocks(size, blocks)
+    labels = [f"block from {a}" for a in starts]
+    chosen, texts = figures.round_ticks(labels, starts, count)
+    # Each tick names the category it sits on by that category's first number: exact.
+    assert [labels.index(c) for c in chosen] == sorted(labels.index(c) for c in chosen)
+    assert all(c == f"block from {t}" for c, t in zip(chosen, texts, strict=True))
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        (4, ["0", "1", "2", "3"]),
+        (50, ["0", "5", "10", "15", "20", "25", "30", "35", "40", "45"]),
+        (100, ["0", "10", "20", "30", "40", "50", "60", "70", "80", "90"]),
+        (300, ["0", "50", "100", "150", "200", "250"]),
+        # 256 blocks of 64 positions: no multiple of 1000 starts a block, powers of two do.
+        (16384, ["0", "2048", "4096", "6144", "8192", "10240", "12288", "14336"]),
+    ],
+)
+def test_round_ticks_land_on_round_first_positions(size: int, expected: list[str]) -> None:
+    assert tick_texts(size) == expected
+
+
+def test_round_ticks_take_quarter_steps_that_land_exactly() -> None:
+    """1000 positions in 192 blocks: 250, 500, 750 start blocks, 100, 200 ... do not."""
+    assert tick_texts(1000, 192) == ["0", "250", "500", "750"]
+
+
+def test_round_ticks_fall_back_to_the_blocks_nearest_round_numbers() -> None:
+    """3000 positions in 256 blocks: no step lands exactly, so each tick is the block whose
+    first position is nearest a multiple of 500, and shows that first position."""
+    texts = [int(t) for t in tick_texts(3000)]
+    starts = starts_of_blocks(3000, 256)
+    assert texts[0] == 0 and len(texts) >= 4
+    for text, multiple in zip(texts, range(0, 3000, 500), strict=False):
+        assert text in starts
+        assert abs(text - multiple) == np.abs(starts - multiple).min()
+
+
+def test_round_ticks_on_encoding_columns() -> None:
+    """d = 2048 in 256 drawn columns (runs of 8 pairs, sines and cosines apart)."""
+    is_sine, first, _ = pe_core.column_groups(2048, "interleaved", 256)
+    columns = 2 * first + np.where(is_sine, 0, 1)
+    labels = [f"c{c}" for c in columns]
+    _, texts = figures.round_ticks(labels, columns, count=10)
+    assert texts == ["0", "256", "512", "768", "1024", "1280", "1536", "1792"]
+    is_sine, first, _ = pe_core.column_groups(512, "concatenated", 256)
+    columns = np.where(is_sine, first, 256 + first)
+    _, texts = figures.round_ticks([str(c) for c in columns], columns, count=10)
+    assert texts == [str(c) for c in range(0, 501, 50)]
+
+
+def test_round_ticks_small_and_mismatched() -> None:
+    assert figures.round_ticks(["a", "b"], [0, 1]) == (["a", "b"], ["0", "1"])
+    assert figures.round_ticks([], []) == ([], [])
+    with pytest.raises(ValueError):
+        figures.round_ticks(["a"], [0, 1])
+
+
+def test_encoding_figure_ticks_are_round_at_the_largest_view() -> None:
+    reduced = pe_core.encoding_block_average(
+        16384, 2048, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS
+    )
+    w = pe_core.frequencies(2048)
+    labels, ticks = figures.encoding_axis_labels(
+        reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, "interleaved"
+    )
+    fig = figures.encoding_figure(reduced.values, reduced.row_first, reduced.row_last, labels, ticks, title="P")
+    assert list(fig.layout.yaxis.ticktext) == ["0", "2048", "4096", "6144", "8192", "10240", "12288", "14336"]
+    assert fig.layout.yaxis.tickvals[1] == "position k = 2048..2132 (mean of 85)"
+    assert list(fig.layout.xaxis.ticktext)[:3] == ["0", "256", "512"]
+    assert fig.data[0].z.shape == (figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS)
+    assert fig.data[0].z.size <= 256 * 256
+    assert (fig.layout.xaxis.type, fig.layout.yaxis.type, fig.layout.yaxis.autorange) == ("category", "category",
+                                                                                         "reversed")
+    transposed = figures.encoding_figure(
+        reduced.values, reduced.row_first, reduced.row_last, labels, ticks, title="P", transpose=True
+    )
+    assert list(transposed.layout.xaxis.ticktext)[:2] == ["0", "2048"]
+    assert transposed.layout.xaxis.title.text == "position k"
+
+
+# --------------------------------------------------------------------------- log axes
+
+
+@pytest.mark.parametrize(("values", "ticks"), [
+    # n = 100: two decades, where Plotly's digits 6..9 would overlap
+    (100.0 ** (-np.arange(32) / 32), ["0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1"]),
+    (np.array([6.3, 62.8]), ["10", "20", "50"]),
+    (10000.0 ** (-np.arange(1024) / 1024), None),  # four decades: Plotly's own ticks are readable
+])
+def test_log_axes_on_short_ranges_label_only_1_2_5(values: np.ndarray, ticks: list[str] | None) -> None:
+    fig = figures.line_figure(np.arange(values.size), {"ω_i": values}, title="t", x_title="pair i",
+                              y_title="ω_i", log_y=True)
+    assert fig.layout.yaxis.type == "log"
+    assert (None if fig.layout.yaxis.ticktext is None else list(fig.layout.yaxis.ticktext)) == ticks
+    if ticks:
+        np.testing.assert_allclose(fig.layout.yaxis.tickvals, [float(t) for t in ticks])
+    assert fig.layout.xaxis.type != "log"
+    np.testing.assert_array_equal(fig.data[0].y, values)
+    assert fig.layout.legend.orientation == "h" and fig.layout.title.text == "t"
+
+
+# --------------------------------------------------------------------------- long lines
+
+
+def test_line_xy_sends_short_lines_whole_and_long_ones_as_their_envelope() -> None:
+    short = figures.line_xy(np.arange(5.0), x0=-2, dtype=np.float32)
+    assert (short["x0"], short["dx"]) == (-2, 1) and short["y"].dtype == np.float32
+    assert figures.envelope_note(5) == ""
+    t = np.arange(-16383, 16384)
+    y = np.cos(0.9 * t)
+    long = figures.line_xy(y, x0=-16383)
+    assert "x0" not in long and long["x"].size <= figures.LINE_MAX_POINTS
+    np.testing.assert_array_equal(long["y"], np.cos(0.9 * long["x"]))  # exact points of the line
+    assert long["y"].max() == y.max() and long["y"].min() == y.min()
+    note = figures.envelope_note(y.size, "offset")
+    assert "32,767 offsets" in note and "min/max envelope" in note and "999 bins" in note
+
+
+def test_averaging_note_names_the_pairs_faster_than_a_block() -> None:
+    w = pe_core.frequencies(2048)
+    edges = pe_core.block_edges(16384, 256)
+    note = figures.averaging_note(edges[:-1], edges[1:] - 1, w)
+    fast = int(np.sum(2 * np.pi / w < 64))
+    assert "block of about 64 consecutive positions" in note and f"the {fast:,} fastest pairs" in note
+    assert "not an error" in note
+    assert figures.averaging_note(np.arange(5), np.arange(5), w) == ""
