@@ -1,0 +1,261 @@
+"""Speed of pe_core against the seeds' own ways of computing the same numbers.
+
+Run from the repository root:
+
+    python benchmarks/bench_core.py            # full run, about a minute on 2 cores
+    python benchmarks/bench_core.py --quick    # smaller sizes, a few seconds (smoke test)
+
+Everything is measured in one run on one machine with time.perf_counter: one warm-up call
+of each side, then several rounds that time each side once (alternating, so that other work
+on the machine hits both sides alike); the figures are the medians. Each row also checks that the two ways give the
+same numbers (max |difference|), so that a ratio never compares different work. The table
+is printed and written as JSON to benchmarks/results/core.json.
+
+(a) positional_encoding against seed 000's double loop (re-typed below) and against a
+    plain vectorised np.sin/np.cos version. The loop runs only at sizes where it finishes
+    in a few seconds; no time is extrapolated.
+(b) shift against the dense ``P @ transition_matrix(delta)`` of seed 001 (building M is
+    part of that way and is timed with it) at L=8192, d=2048, for both layouts; and against
+    ``P.copy()``, the memory-bandwidth floor of any O(L*d) pass that writes a new array.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
+
+RESULTS = ROOT / "benchmarks" / "results" / "core.json"
+
+
+# --------------------------------------------------------------------------------------
+# The ways pe_core is compared with
+# --------------------------------------------------------------------------------------
+
+
+def seed000_getPositionEncoding(seq_len, d, n=10000):
+    """Seed 000's loop implementation, as printed in the blog post."""
+    P = np.zeros((seq_len, d))
+    for k in range(seq_len):
+        for i in np.arange(int(d / 2)):
+            denominator = np.power(n, 2 * i / d)
+            P[k, 2 * i] = np.sin(k / denominator)
+            P[k, 2 * i + 1] = np.cos(k / denominator)
+    return P
+
+
+def vectorised(seq_len: int, d: int, n: float = 10000.0) -> np.ndarray:
+    """The usual broadcast version: one angle matrix, then sin and cos into the columns."""
+    angle = np.arange(seq_len)[:, None] / np.power(n, 2 * np.arange(d // 2) / d)
+    P = np.empty((seq_len, d))
+    P[:, 0::2] = np.sin(angle)
+    P[:, 1::2] = np.cos(angle)
+    return P
+
+
+def dense_shift(P: np.ndarray, delta: int, layout: str) -> np.ndarray:
+    """Seed 001's way: build the d x d transition matrix and multiply."""
+    return P @ pe_core.transition_matrix(delta, P.shape[1], layout=layout)
+
+
+# --------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------
+
+
+#: Pause before each timed call (see measure).
+SETTLE_S = 0.2
+
+
+def measure(calls: list[Callable[[], object]], repeats: int) -> list[list[float]]:
+    """One warm-up call of each, then ``repeats`` rounds timing each call once per round.
+
+    Alternating the calls round by round exposes all of them to the same background load,
+    so a burst of other work on the machine skews both sides of a ratio, not only one.
+    A short pause before each timed call lets the previous call's worker threads go idle:
+    OpenBLAS's threads keep spinning for a while after a product and would otherwise take
+    the cores from whatever is timed next.
+    """
+    for call in calls:
+        call()
+    times: list[list[float]] = [[] for _ in calls]
+    for _ in range(repeats):
+        for call, runs in zip(calls, times, strict=True):
+            time.sleep(SETTLE_S)
+            start = time.perf_counter()
+            call()
+            runs.append(time.perf_counter() - start)
+    return times
+
+
+def compare(
+    name: str,
+    size: dict,
+    ours: tuple[str, Callable[[], np.ndarray]],
+    theirs: tuple[str, Callable[[], np.ndarray]],
+    repeats: int,
+    check: bool = True,
+) -> dict:
+    """Time two ways of computing one result; ratio = their median / our median.
+
+    ``check=False`` marks a floor row (a different operation that bounds ours from below):
+    no difference is computed and the verdict says how many floors' time ours takes.
+    """
+    ours_name, ours_call = ours
+    theirs_name, theirs_call = theirs
+    ours_runs, theirs_runs = measure([ours_call, theirs_call], repeats)
+    ours_median, theirs_median = statistics.median(ours_runs), statistics.median(theirs_runs)
+    row = {
+        "benchmark": name,
+        **size,
+        "ours": ours_name,
+        "theirs": theirs_name,
+        "ours_median_s": ours_median,
+        "theirs_median_s": theirs_median,
+        "ratio": theirs_median / ours_median,
+        "ratio_of_fastest_runs": min(theirs_runs) / min(ours_runs),
+        "repeats": repeats,
+        "floor": not check,
+        "ours_runs_s": ours_runs,
+        "theirs_runs_s": theirs_runs,
+    }
+    if check:
+        row["max_abs_difference"] = float(np.abs(ours_call() - theirs_call()).max())
+    row["verdict"] = verdict(row)
+    print_row(row)
+    return row
+
+
+def seconds(value: float) -> str:
+    return f"{value * 1e3:9.2f} ms" if value < 10 else f"{value:9.2f} s "
+
+
+def verdict(row: dict) -> str:
+    """The ratio in words: a speed-up, or for the floor rows how many copies' time it takes."""
+    fastest = row["ratio_of_fastest_runs"]
+    if row["floor"]:
+        floor = row["theirs"].split()[0]
+        return f"{row['ours']} = {1 / row['ratio']:.1f}x the time of {floor} (fastest runs {1 / fastest:.1f}x)"
+    return f"{row['ours']} vs {row['theirs'].split(' (')[0]}: {row['ratio']:.1f}x (fastest runs {fastest:.1f}x)"
+
+
+def print_header() -> None:
+    print(f"{'benchmark':<22}{'L':>6}{'d':>6}  {'compared with':<29}{'ours':>12}{'theirs':>12}  ratio")
+
+
+def print_row(row: dict) -> None:
+    difference = f"  (max|diff| {row['max_abs_difference']:.1e})" if "max_abs_difference" in row else ""
+    print(
+        f"{row['benchmark']:<22}{row['L']:>6}{row['d']:>6}  {row['theirs']:<29}"
+        f"{seconds(row['ours_median_s'])}{seconds(row['theirs_median_s'])}  {verdict(row)}{difference}",
+        flush=True,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The benchmark
+# --------------------------------------------------------------------------------------
+
+
+def run(quick: bool) -> dict:
+    rows = []
+    started = datetime.datetime.now(datetime.UTC)
+    load_before = os.getloadavg()
+    print(f"load average before: {load_before[0]:.2f} (1 min) on {os.cpu_count()} CPUs; other work skews the times\n")
+    print_header()
+
+    # (a) building the matrix
+    loop_sizes = [(100, 512, 5), (2048, 512, 3)] if not quick else [(50, 128, 3)]
+    for L, d, repeats in loop_sizes:
+        rows.append(
+            compare(
+                "encoding",
+                {"L": L, "d": d},
+                ("positional_encoding", lambda L=L, d=d: pe_core.positional_encoding(L, d)),
+                ("seed 000 loop", lambda L=L, d=d: seed000_getPositionEncoding(L, d)),
+                repeats,
+            )
+        )
+    vector_sizes = [(100, 512, 21), (2048, 512, 11), (8192, 2048, 7)] if not quick else [(50, 128, 5), (512, 512, 5)]
+    for L, d, repeats in vector_sizes:
+        rows.append(
+            compare(
+                "encoding",
+                {"L": L, "d": d},
+                ("positional_encoding", lambda L=L, d=d: pe_core.positional_encoding(L, d)),
+                ("vectorised np.sin/np.cos", lambda L=L, d=d: vectorised(L, d)),
+                repeats,
+            )
+        )
+
+    # (b) shifting the matrix
+    L, d, delta = (8192, 2048, -10) if not quick else (1024, 512, -10)
+    repeats = 9 if not quick else 3
+    for layout in pe_core.LAYOUTS:
+        P = pe_core.positional_encoding(L, d, layout=layout)
+        rows.append(
+            compare(
+                f"shift ({layout})",
+                {"L": L, "d": d, "layout": layout, "delta": delta},
+                ("shift", lambda P=P, layout=layout: pe_core.shift(P, delta, layout=layout)),
+                ("dense P @ transition_matrix", lambda P=P, layout=layout: dense_shift(P, delta, layout)),
+                repeats,
+            )
+        )
+        rows.append(
+            compare(
+                f"shift ({layout})",
+                {"L": L, "d": d, "layout": layout, "delta": delta},
+                ("shift", lambda P=P, layout=layout: pe_core.shift(P, delta, layout=layout)),
+                ("P.copy() (bandwidth floor)", P.copy),
+                repeats,
+                check=False,
+            )
+        )
+        del P
+
+    return {
+        "started_utc": started.isoformat(timespec="seconds"),
+        "quick": quick,
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "load_average_1min_before": load_before[0],
+            "load_average_1min_after": os.getloadavg()[0],
+        },
+        "timer": "time.perf_counter; 1 warm-up call each, then `repeats` alternating rounds; medians",
+        "ratio": "theirs median / ours median (> 1: pe_core is faster); ratio_of_fastest_runs: the same with minima",
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke test, not for the README)")
+    parser.add_argument("--output", type=Path, default=RESULTS, help=f"JSON file to write (default {RESULTS})")
+    args = parser.parse_args()
+    results = run(args.quick)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwritten to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
