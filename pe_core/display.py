@@ -132,13 +132,7 @@ def encoding_block_average(
     pairs of one kind (see ``column_groups``).
     """
     d = check_d(d)
-    max_rows = check_int("max_rows", max_rows, low=1)
-    w = frequencies(d, n, convention)
-    k = positions(length, start)
-    if k.size == 0:
-        raise ValueError("length must be at least 1 to draw the encoding.")
-    edges = block_edges(k.size, max_rows)
-    mean_sin, mean_cos = _block_means(k, edges, w)
+    k, edges, mean_sin, mean_cos = _row_block_means(length, d, n, convention, start, max_rows)
     is_sine, pair_first, pair_last = column_groups(d, layout, max_cols)
     values = np.empty((edges.size - 1, is_sine.size))
     for kind, means in ((True, mean_sin), (False, mean_cos[:, : d // 2])):
@@ -146,6 +140,19 @@ def encoding_block_average(
         sums = np.add.reduceat(means, pair_first[cols], axis=1)
         values[:, cols] = sums / (pair_last[cols] - pair_first[cols] + 1)
     return ReducedEncoding(values, k[edges[:-1]], k[edges[1:] - 1], is_sine, pair_first, pair_last)
+
+
+def _row_block_means(
+    length: int, d: int, n: float, convention: str, start: int, max_rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Positions, row-block edges and the block means of sin and cos of every pair."""
+    max_rows = check_int("max_rows", max_rows, low=1)
+    w = frequencies(d, n, convention)
+    k = positions(length, start)
+    if k.size == 0:
+        raise ValueError("length must be at least 1 to draw the encoding.")
+    edges = block_edges(k.size, max_rows)
+    return (k, edges, *_block_means(k, edges, w))
 
 
 def _block_means(k: np.ndarray, edges: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,15 +184,9 @@ def angle_block_mean(
     Returns:
         (degrees (rows, pair blocks), row_first, row_last, pair_edges).
     """
-    max_rows = check_int("max_rows", max_rows, low=1)
     max_pairs = check_int("max_pairs", max_pairs, low=1)
-    w = frequencies(d, n, convention)
-    k = positions(length, start)
-    if k.size == 0:
-        raise ValueError("length must be at least 1 to draw the encoding.")
-    edges = block_edges(k.size, max_rows)
-    mean_sin, mean_cos = _block_means(k, edges, w)
-    pair_edges = block_edges(w.size, max_pairs)
+    k, edges, mean_sin, mean_cos = _row_block_means(length, d, n, convention, start, max_rows)
+    pair_edges = block_edges(mean_sin.shape[1], max_pairs)
     counts = np.diff(pair_edges)
     mean_sin = np.add.reduceat(mean_sin, pair_edges[:-1], axis=1) / counts
     mean_cos = np.add.reduceat(mean_cos, pair_edges[:-1], axis=1) / counts
