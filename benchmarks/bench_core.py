@@ -204,7 +204,7 @@ def run(quick: bool) -> dict:
 
     # (b) shifting the matrix
     L, d, delta = (8192, 2048, -10) if not quick else (1024, 512, -10)
-    repeats = 9 if not quick else 3
+    repeats = 15 if not quick else 3
     for layout in pe_core.LAYOUTS:
         P = pe_core.positional_encoding(L, d, layout=layout)
         rows.append(

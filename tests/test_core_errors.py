@@ -91,10 +91,7 @@ def test_the_largest_d_is_accepted():
     assert pe_core.positional_encoding(2, MAX_D).shape == (2, MAX_D)
 
 
-
-@pytest.mark.parametrize(
-    "name", list(D_CALLS)
-)
+@pytest.mark.parametrize("name", list(D_CALLS))
 @pytest.mark.parametrize("d", [8.0, np.float64(8.0)], ids=["float", "float64"])
 def test_whole_float_d_is_accepted(name, d):
     # check_int accepts a float holding a whole number; every function must then use the int.

@@ -8,6 +8,7 @@ conventions are defined the same way.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import numpy as np
 import pytest
@@ -58,6 +59,9 @@ def keras_hub_sine_position_encoding(positions, d, max_wavelength):
     cos_mask = (hidden % 2).astype(np.float64)
     sin_mask = 1 - cos_mask
     return np.sin(angles) * sin_mask + np.cos(angles) * cos_mask
+
+
+EPS64 = np.finfo(np.float64).eps  # 2**-52
 
 
 def angle_tolerance(positions):
@@ -174,6 +178,107 @@ def test_start_continues_a_sequence(L, d, n):
     sines, cosines = pe_core.sine_cosine_columns(d)
     np.testing.assert_allclose(back[:, sines], -whole[:L, sines], rtol=0, atol=1e-14)
     np.testing.assert_allclose(back[:, cosines], whole[:L, cosines], rtol=0, atol=1e-14)
+
+
+# --------------------------------------------------------------------------------------
+# Exactness: against sin and cos computed with 60 decimal digits
+# --------------------------------------------------------------------------------------
+
+DIGITS = 60
+
+
+def _decimal_pi() -> Decimal:
+    """pi to DIGITS digits (the recipe of the decimal module's documentation)."""
+    with localcontext() as context:
+        context.prec = DIGITS + 2
+        lasts, t, s, n, na, d, da = 0, Decimal(3), Decimal(3), 1, 0, 0, 24
+        while s != lasts:
+            lasts = s
+            n, na = n + na, na + 8
+            d, da = d + da, da + 32
+            t = (t * n) / d
+            s += t
+        return +s
+
+
+PI = _decimal_pi()
+
+
+def exact_sin_cos(k: int, w: float) -> tuple[float, float]:
+    """sin and cos of the exact product k * w (w a float64), correct to DIGITS digits, rounded once."""
+    with localcontext() as context:
+        context.prec = DIGITS
+        x = Decimal(int(k)) * Decimal(float(w))  # Decimal(float) is exact
+        x -= 2 * PI * (x / (2 * PI)).to_integral_value(rounding=ROUND_HALF_EVEN)  # into [-pi, pi]
+        sine, cosine, term, i = Decimal(0), Decimal(0), Decimal(1), 0  # term = x**i / i!
+        while abs(term) > Decimal(10) ** (5 - DIGITS):
+            if i % 2:
+                sine += term if i % 4 == 1 else -term
+            else:
+                cosine += term if i % 4 == 0 else -term
+            i += 1
+            term = term * x / i
+        return float(sine), float(cosine)
+
+
+def test_exact_reference_itself():
+    assert float(PI) == math.pi
+    for x in (0, 1, -7, 10**6):
+        assert exact_sin_cos(x, 1.0) == pytest.approx((math.sin(x), math.cos(x)), abs=2**-53)
+
+
+def _exact_cases():
+    """(position, d, n, convention, pair) over every scale of position up to MAX_POSITION."""
+    rng = np.random.default_rng(20261121)
+    cases = [(pe_core.MAX_POSITION, 2048, 10000.0, "paper", 1023), (-pe_core.MAX_POSITION, 2, 10000.0, "paper", 0)]
+    for scale in range(13):
+        for _ in range(8):
+            k = int(rng.integers(-(10**scale), 10**scale + 1))
+            d = int(rng.integers(1, 2049))
+            n = float(rng.choice([100.0, 10000.0, 1e6, float(np.exp(rng.uniform(0.1, 18)))]))
+            convention = str(rng.choice(pe_core.CONVENTIONS))
+            cases.append((k, d, n, convention, int(rng.integers(0, (d + 1) // 2))))
+    return cases
+
+
+EXACT_CASES = _exact_cases()
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_encoding_is_exact_to_an_ulp_at_every_position(layout):
+    # The reference uses pe_core's own w (checked against the formula to 1e-14 elsewhere):
+    # at k = 1e12 one ulp of w moves the angle by 1e-4, so only the same w can be compared.
+    worst = 0.0
+    for k, d, n, convention, i in EXACT_CASES:
+        w = pe_core.frequencies(d, n, convention)[i]
+        row = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=k)[0]
+        pair, is_sine = pe_core.column_pairs(d, layout)
+        sine, cosine = exact_sin_cos(k, w)
+        worst = max(worst, abs(row[(pair == i) & is_sine][0] - sine))
+        if i < d // 2:
+            worst = max(worst, abs(row[(pair == i) & ~is_sine][0] - cosine))
+    # Rounding the angle k*w once would be off by up to 2**-53 * |k| (1e-4 at 1e12).
+    assert worst <= 2 * EPS64, worst
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_transition_matrix_and_shift_are_exact_to_ulps(layout):
+    for delta, d, n, convention, i in EXACT_CASES[::5]:
+        d += d % 2
+        w = pe_core.frequencies(d, n, convention)[i]
+        cos_phi = exact_sin_cos(delta, w)[1]
+        sin_phi = exact_sin_cos(delta, w)[0]
+        M = pe_core.transition_matrix(delta, d, n, layout=layout, convention=convention)
+        sines, cosines = pe_core.sine_cosine_columns(d, layout)
+        s, c = np.arange(d)[sines][i], np.arange(d)[cosines][i]
+        assert abs(M[s, s] - cos_phi) <= 2 * EPS64
+        assert abs(M[c, s] - sin_phi) <= 2 * EPS64
+        start = -delta // 2
+        P = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=start)
+        shifted = pe_core.shift(P, delta, n, layout=layout, convention=convention)[0]
+        sine, cosine = exact_sin_cos(start + delta, w)
+        assert abs(shifted[s] - sine) <= 4 * EPS64
+        assert abs(shifted[c] - cosine) <= 4 * EPS64
 
 
 # --------------------------------------------------------------------------------------
