@@ -35,7 +35,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from seed_code import seed000_getPositionEncoding  # noqa: E402 (the seed's loop, re-typed once for tests and here)
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
 
@@ -45,17 +47,6 @@ RESULTS = ROOT / "benchmarks" / "results" / "core.json"
 # --------------------------------------------------------------------------------------
 # The ways pe_core is compared with
 # --------------------------------------------------------------------------------------
-
-
-def seed000_getPositionEncoding(seq_len, d, n=10000):
-    """Seed 000's loop implementation, as printed in the blog post."""
-    P = np.zeros((seq_len, d))
-    for k in range(seq_len):
-        for i in np.arange(int(d / 2)):
-            denominator = np.power(n, 2 * i / d)
-            P[k, 2 * i] = np.sin(k / denominator)
-            P[k, 2 * i + 1] = np.cos(k / denominator)
-    return P
 
 
 def vectorised(seq_len: int, d: int, n: float = 10000.0) -> np.ndarray:

@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from seed_code import (
+    seed000_getPositionEncoding,
+    seed001_transition_matrix,
+    seed002_positional_encoding,
+    seed003_binary_representation,
+)
 
 import pe_core
 
 # --------------------------------------------------------------------------------------
 # Seed 000: blog post with a loop implementation and a printed 4x4 matrix.
 # --------------------------------------------------------------------------------------
-
-
-def seed000_getPositionEncoding(seq_len, d, n=10000):
-    P = np.zeros((seq_len, d))
-    for k in range(seq_len):
-        for i in np.arange(int(d / 2)):
-            denominator = np.power(n, 2 * i / d)
-            P[k, 2 * i] = np.sin(k / denominator)
-            P[k, 2 * i + 1] = np.cos(k / denominator)
-    return P
 
 
 #: Printed by seed 000 for getPositionEncoding(seq_len=4, d=4, n=100), copied literally.
@@ -85,19 +81,6 @@ cosines = np.cos(angle_rads)
 pos_encoding = np.concatenate([sines, cosines], axis=-1)
 
 
-def seed001_transition_matrix(position_delta, angle_rates=angle_rates):
-    # Implement as a matrix multiply:
-    #    sin(a+b) = sin(a)*cos(b)+cos(a)*sin(b)
-    #    cos(a+b) = cos(a)*cos(b)-sin(a)*sin(b)
-    angle_delta = position_delta * angle_rates
-    sin_delta = np.sin(angle_delta)
-    cos_delta = np.cos(angle_delta)
-    I = np.eye(len(angle_rates))  # noqa: E741 (the notebook's name)
-    update_sin = np.concatenate([I * cos_delta, I * sin_delta], axis=0)
-    update_cos = np.concatenate([-I * sin_delta, I * cos_delta], axis=0)
-    return np.concatenate([update_sin, update_cos], axis=-1)
-
-
 T2T = {"layout": "concatenated", "convention": "tensor2tensor"}
 
 
@@ -141,7 +124,7 @@ def test_seed001_similarity_to_position_20():
 
 
 def test_seed001_transition_matrix():
-    update = seed001_transition_matrix(-10)
+    update = seed001_transition_matrix(-10, angle_rates)
     M = pe_core.transition_matrix(-10, depth, **T2T)
     assert M.shape == update.shape == (depth, depth)
     np.testing.assert_allclose(M, update, rtol=0, atol=1e-14)
@@ -150,7 +133,7 @@ def test_seed001_transition_matrix():
 
 
 def test_seed001_shift_error_to_numerical_precision():
-    update = seed001_transition_matrix(-10)
+    update = seed001_transition_matrix(-10, angle_rates)
     errors = np.dot(pos_encoding, update)[10:] - pos_encoding[:-10]
     assert abs(errors).max() < 1e-12
 
@@ -164,16 +147,6 @@ def test_seed001_shift_error_to_numerical_precision():
 # --------------------------------------------------------------------------------------
 # Seed 002: introductory blog post whose loop applies 2*i to an index stepping by 2.
 # --------------------------------------------------------------------------------------
-
-
-def seed002_positional_encoding(max_position, d_model):
-    pos_enc = np.zeros((max_position, d_model))
-    for pos in range(max_position):
-        for i in range(0, d_model, 2):
-            pos_enc[pos, i] = np.sin(pos / (10000 ** (2 * i / d_model)))
-            if i + 1 < d_model:
-                pos_enc[pos, i + 1] = np.cos(pos / (10000 ** (2 * i / d_model)))
-    return pos_enc
 
 
 @pytest.mark.parametrize(("L", "d"), [(50, 128), (30, 7), (20, 2)])
@@ -216,16 +189,6 @@ def seed003_final():
     for i in range(100):
         final_embedding.append(seed003_encoding(i, 512))
     return np.array(final_embedding)
-
-
-def seed003_binary_representation(x):
-    all_ = []
-    for i in x:
-        tmp = list(np.binary_repr(i, width=10))
-        tmp = np.array(tmp)
-        tmp = tmp[::-1]
-        all_.append(tmp)
-    return np.array(all_)
 
 
 def test_seed003_matrix_with_base_one_million():

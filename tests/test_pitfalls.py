@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from angle_rounding import angle_rounding_tolerance
+from seed_code import seed002_positional_encoding
 from streamlit.testing.v1 import AppTest
 
 import pe_core
@@ -137,21 +138,11 @@ def test_variants_are_the_sidebar_with_one_change() -> None:
         assert pitfalls.explanation(key, s, pitfalls.variant(key, s, other_n=100, offset=3))
 
 
-def seed002_loop(L: int, d: int) -> np.ndarray:
-    """Seed 002's loop, bug included."""
-    P = np.zeros((L, d))
-    for k in range(L):
-        for i in np.arange(0, d, 2):
-            P[k, i] = np.sin(k / (10000 ** (2 * i / d)))
-            P[k, i + 1] = np.cos(k / (10000 ** (2 * i / d)))
-    return P
-
-
 def test_bug_variant_is_seed002s_loop() -> None:
     s = Settings(d=32, L=40)
     v = pitfalls.variant("bug", s, other_n=100, offset=0)
     P = pe_core.positional_encoding(40, 32, v.n, layout=v.layout, convention=v.convention)
-    np.testing.assert_allclose(P, seed002_loop(40, 32), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(P, seed002_positional_encoding(40, 32), rtol=0, atol=1e-12)
 
 
 def full(v: pitfalls.Variant, L: int, d: int) -> np.ndarray:

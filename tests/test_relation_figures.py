@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pytest
 from angle_rounding import angle_rounding_tolerance
+from seed_code import seed001_transition_matrix
 
 import pe_core
 from explorer import figures
@@ -36,16 +37,6 @@ def encoding(L: int, d: int, n: float = 10000.0, layout: str = "interleaved", co
 def rates(d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:
     m = d // 2
     return n ** (-2.0 * np.arange(m) / d) if convention == "paper" else (1.0 / n) ** np.linspace(0, 1, m)
-
-
-def seed001_transition_matrix(position_delta: int, angle_rates: np.ndarray) -> np.ndarray:
-    """Seed 001's transition_matrix, verbatim (concatenated layout)."""
-    angle_delta = position_delta * angle_rates
-    sin_delta, cos_delta = np.sin(angle_delta), np.cos(angle_delta)
-    I = np.eye(len(angle_rates))  # noqa: E741 (seed 001's name)
-    update_sin = np.concatenate([I * cos_delta, I * sin_delta], axis=0)
-    update_cos = np.concatenate([-I * sin_delta, I * cos_delta], axis=0)
-    return np.concatenate([update_sin, update_cos], axis=-1)
 
 
 def y_of(trace) -> np.ndarray:

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from seed_code import seed002_positional_encoding, seed003_binary_representation
 
 import pe_core
 from explorer import figures
@@ -61,17 +62,6 @@ def test_profiles_wrap_into_rows_of_four():
 # --------------------------------------------------------------------------------------
 # (b) Seed 002: dimensions 0 and 1 over 50 positions, with and without its 2*i bug
 # --------------------------------------------------------------------------------------
-
-
-def seed002_positional_encoding(max_position, d_model):
-    """Seed 002's loop as written: its i already steps by 2, and it still uses 2*i."""
-    pos_enc = np.zeros((max_position, d_model))
-    for pos in range(max_position):
-        for i in range(0, d_model, 2):
-            pos_enc[pos, i] = np.sin(pos / (10000 ** (2 * i / d_model)))
-            if i + 1 < d_model:
-                pos_enc[pos, i + 1] = np.cos(pos / (10000 ** (2 * i / d_model)))
-    return pos_enc
 
 
 def test_columns_reproduce_seed002_dims_0_and_1():
@@ -186,16 +176,6 @@ def test_unit_circle_trail_is_capped_at_the_last_positions():
 # --------------------------------------------------------------------------------------
 # Seed 003: binary codes with width 10, periods, Hamming distance against SSE
 # --------------------------------------------------------------------------------------
-
-
-def seed003_binary_representation(x):
-    rows = []
-    for i in x:
-        tmp = list(np.binary_repr(i, width=10))
-        tmp = np.array(tmp)
-        tmp = tmp[::-1]
-        rows.append(tmp)
-    return np.array(rows)
 
 
 def test_binary_figure_reproduces_seed003_width_10_map():
