@@ -483,18 +483,19 @@ def defined(f):  # first of the positions L and FAR without a code
     return np.inf, True
 
 
-def rotate(X):  # X @ M(delta) pair by pair: z = sin + i cos turns by -delta * w
+def rotate(X):  # X @ M(delta) pair by pair, in the app's own arithmetic
     m = d // 2
-    turn = np.cos(delta * w) - 1j * np.sin(delta * w)
-    z = np.empty((len(X), m), dtype=np.complex128)
-    z.real, z.imag = (X[:, 0::2], X[:, 1::2]) if layout == "interleaved" else (X[:, :m], X[:, m:])
-    z *= turn
-    out = np.empty_like(X)
-    if layout == "interleaved":
+    c, s = np.cos(delta * w), np.sin(delta * w)
+    if layout == "interleaved":  # z = sin + i cos turns by -delta * w
+        z = np.empty((len(X), m), dtype=np.complex128)
+        z.real, z.imag = X[:, 0::2], X[:, 1::2]
+        z *= c - 1j * s
+        out = np.empty_like(X)
         out[:, 0::2], out[:, 1::2] = z.real, z.imag
-    else:
-        out[:, :m], out[:, m:] = z.real, z.imag
-    return out
+        return out
+    # [sin | cos]: row k as a (2, m) array; out[k, b, i] = sum over a of X[k, a, i] * W_i[a, b]
+    W_transposed = np.array([[c, s], [-s, c]])  # [b, a, i]
+    return np.einsum("kai,bai->kbi", X.reshape(len(X), 2, m), W_transposed).reshape(X.shape)
 
 
 def shift(f, length, fit, test, known):  # max |P[k] M - P[k + delta]|, M known or fitted on `fit` pairs

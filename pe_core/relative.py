@@ -115,6 +115,7 @@ def shift(
     *,
     layout: str = "interleaved",
     convention: str = "paper",
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     r"""``P @ transition_matrix(delta, P.shape[-1], ...)``, computed pair by pair.
 
@@ -131,9 +132,13 @@ def shift(
     Args:
         P: array of shape (d,) or (L, d), d even, finite values.
         delta, n, layout, convention: as in ``transition_matrix``.
+        out: optional C-contiguous float64 array of P's shape to write the result into, as
+            NumPy's ``out=``; it may be P itself, to rotate in place. For a large P this
+            saves allocating a new array, whose first writes cost about as much as the
+            rotation (the system zeroes every new page).
 
     Returns:
-        float64 array of P's shape.
+        float64 array of P's shape (``out`` when given).
 
     Example:
         >>> from pe_core import positional_encoding
@@ -149,48 +154,82 @@ def shift(
     layout = check_choice("layout", layout, LAYOUTS)
     check_base(n)
     check_choice("convention", convention, CONVENTIONS)
+    result, in_place = _output_for(P, out)
     cos_phi, sin_phi = _pair_rotations(delta, d, n, convention)
-    turn = cos_phi - 1j * sin_phi
-    rows = P.reshape(-1, d)
-    out = np.empty_like(rows)
+    rows, result_rows = P.reshape(-1, d), result.reshape(-1, d)
+    block_rows = max(1, _CACHE_VALUES // d)
     m = d // 2
+    if layout == "interleaved":
+        turn = cos_phi - 1j * sin_phi
+
+        def rotate_block(first: int, stop: int, _scratch: np.ndarray | None) -> None:
+            # Columns sin, cos, sin, cos... are already the real and imaginary parts of a
+            # complex128 array: one contiguous vectorised multiply (safe in place, as each
+            # value is read before it is written).
+            z = rows[first:stop].view(np.complex128)
+            np.multiply(z, turn, out=result_rows[first:stop].view(np.complex128))
+
+    else:
+        # [sin | cos]: row k seen as a (2, m) array, pair i is column i of it, and
+        # out[k, b, i] = sum_a P[k, a, i] W_i[a, b] with W_i = W(phi_i) (module docstring).
+        # W is stored transposed, [b, a, i]: einsum runs a third faster with that layout.
+        rotations = np.array([[cos_phi, sin_phi], [-sin_phi, cos_phi]])
+
+        def rotate_block(first: int, stop: int, scratch: np.ndarray | None) -> None:
+            source = rows[first:stop]
+            if scratch is not None:
+                # einsum documents no rule for an output that is also an input.
+                source = scratch[: stop - first]
+                np.copyto(source, rows[first:stop])
+            target = result_rows[first:stop].reshape(-1, 2, m)
+            np.einsum("kai,bai->kbi", source.reshape(-1, 2, m), rotations, out=target)
 
     def rotate(first: int, stop: int) -> bool:
-        """Rotate rows first..stop-1 in cache-sized blocks; False if a value is not finite."""
-        # NaN or inf in P is reported below as a ValueError, so NumPy must not warn about
-        # it first (errstate is per thread, hence here, in the worker).
-        with np.errstate(invalid="ignore", over="ignore"):
-            return rotate_blocks(first, stop)
-
-    def rotate_blocks(first: int, stop: int) -> bool:
+        """Rotate rows first..stop-1 in cache-sized blocks; False if a result is not finite."""
+        scratch = np.empty((block_rows, d)) if in_place and layout == "concatenated" else None
         finite = True
-        # One buffer per call, so that the two threads never share one.
-        buffer = np.empty((_CACHE_ROWS, m), dtype=np.complex128) if layout == "concatenated" else None
-        for row in range(first, stop, _CACHE_ROWS):
-            end = min(row + _CACHE_ROWS, stop)
-            if buffer is None:
-                # Columns sin, cos, sin, cos... are already the real and imaginary parts
-                # of a complex128 array: one contiguous vectorised multiply.
-                np.multiply(rows[row:end].view(np.complex128), turn, out=out[row:end].view(np.complex128))
-            else:
-                # [sin | cos]: gather into a complex buffer, rotate, scatter back.
-                z = buffer[: end - row]
-                z.real, z.imag = rows[row:end, :m], rows[row:end, m:]
-                z *= turn
-                out[row:end, :m], out[row:end, m:] = z.real, z.imag
-            # NaN or inf in P reaches the rotated block, whose sum is read while in cache:
-            # this replaces a separate pass of np.isfinite over all of P.
-            finite &= bool(np.isfinite(out[row:end].sum()))
+        # NaN or inf is reported below as a ValueError, so NumPy must not warn about it
+        # first (errstate is per thread, hence here, in the worker).
+        with np.errstate(invalid="ignore", over="ignore"):
+            for row in range(first, stop, block_rows):
+                end = min(row + block_rows, stop)
+                rotate_block(row, end, scratch)
+                # Summing the block while it is in cache replaces a separate pass of
+                # np.isfinite over all of P: NaN or inf in P reaches the sum. (einsum's
+                # sum is the fastest of NumPy's here.)
+                finite &= bool(np.isfinite(np.einsum("ij->", result_rows[row:end])))
         return finite
 
-    if not _over_row_blocks(rotate, rows.shape[0], rows.size):
+    # A sum can also overflow on finite values, so a failed block check is confirmed exactly.
+    if not _over_row_blocks(rotate, rows.shape[0], rows.size) and not np.isfinite(result).all():
+        if in_place:
+            raise ValueError(
+                "P contains NaN or infinite values, or values too large to rotate (near 1e308); "
+                "it was rotated in place, so some of its values are now NaN or infinite."
+            )
         check_finite_values("P", P)
         raise ValueError("P has values too large to rotate without overflow (near 1e308).")
-    return out.reshape(P.shape)
+    return result
 
 
-#: Rows per cache-sized block (64 x 1024 complex = 1 MiB at d = 2048).
-_CACHE_ROWS = 64
+def _output_for(P: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    """The array shift writes into, and whether it is P itself (a rotation in place)."""
+    if out is None:
+        return np.empty_like(P), False
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"out must be a NumPy array, got {type(out).__name__}.")
+    if out.dtype != np.float64 or out.shape != P.shape:
+        raise ValueError(f"out must be a float64 array of P's shape {P.shape}, got {out.dtype} of shape {out.shape}.")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be C-contiguous and writeable (np.empty_like(P) is).")
+    in_place = out.ctypes.data == P.ctypes.data
+    if not in_place and np.may_share_memory(out, P):
+        raise ValueError("out overlaps P without being P itself; pass P to rotate in place, or another array.")
+    return out, in_place
+
+
+#: Values per cache-sized block of rows: 1 MiB of float64, half of one core's L2 cache.
+_CACHE_VALUES = 1 << 17
 #: Below this many values one thread is faster than handing work to two.
 _PARALLEL_MIN_VALUES = 1 << 20
 _POOL: ThreadPoolExecutor | None = None

@@ -619,3 +619,59 @@ def test_bad_max_pairs_is_named():
 def test_bad_offset_matrix_block_average(values, edges, match):
     with raises(match):
         pe_core.offset_matrix_block_average(values, edges)
+
+
+# --------------------------------------------------------------------------------------
+# shift's out= and its overflow check
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make_out", "match"),
+    [
+        (lambda: P8.tolist(), r"out must be a NumPy array, got list"),
+        (lambda: P8.astype(np.float32), r"out must be a float64 array of P's shape \(10, 8\), got float32"),
+        (
+            lambda: np.empty((10, 6)),
+            r"out must be a float64 array of P's shape \(10, 8\), got float64 of shape \(10, 6\)",
+        ),
+        (lambda: np.empty((8, 10)).T, r"out must be C-contiguous and writeable"),
+        (lambda: _read_only(np.empty((10, 8))), r"out must be C-contiguous and writeable"),
+    ],
+    ids=["list", "float32", "shape", "fortran", "read-only"],
+)
+def test_shift_with_a_wrong_out(make_out, match):
+    for layout in pe_core.LAYOUTS:
+        with raises(match):
+            pe_core.shift(P8, 1, layout=layout, out=make_out())
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def test_shift_into_an_out_that_overlaps_P():
+    memory = np.zeros((11, 8))
+    with raises(r"out overlaps P without being P itself; pass P to rotate in place"):
+        pe_core.shift(memory[:-1], 1, out=memory[1:])
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_shift_in_place_of_a_P_with_nan(layout):
+    P = P8.copy()
+    P[2, 3] = np.nan
+    message = "P contains NaN or infinite values, or values too large to rotate (near 1e308); it was rotated in place"
+    with raises(literal(message)):
+        pe_core.shift(P, 1, layout=layout, out=P)
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_shift_that_overflows(layout):
+    # Pair 0 (w = 1) turned by 1 radian: sin' = 1.5e308 (cos 1 + sin 1) = 2.07e308 > max float.
+    P = np.zeros((4, 8))
+    sines, cosines = pe_core.sine_cosine_columns(8, layout)
+    P[:, np.arange(8)[sines][0]] = 1.5e308
+    P[:, np.arange(8)[cosines][0]] = 1.5e308
+    with raises(literal("P has values too large to rotate without overflow (near 1e308).")):
+        pe_core.shift(P, 1, layout=layout)

@@ -654,3 +654,30 @@ def test_offset_matrix_block_average_of_any_function(L, max_blocks):
     np.testing.assert_allclose(
         pe_core.offset_matrix_block_average(f, edges), loop_block_average(G, edges, edges), rtol=0, atol=1e-12
     )
+
+
+# --------------------------------------------------------------------------------------
+# shift on arrays large enough for its two threads and many cache blocks
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+@pytest.mark.parametrize("where", ["new array", "out", "in place"])
+def test_large_shift_is_the_dense_product(layout, where):
+    # 1536 x 2048 = 3.1M values: split over two threads, 24 blocks each.
+    X = np.random.default_rng(7).normal(size=(1536, 2048))
+    expected = X @ pe_core.transition_matrix(-10, 2048, layout=layout)
+    scale = np.abs(X).max()
+    target = {"new array": None, "out": np.empty_like(X), "in place": X}[where]
+    shifted = pe_core.shift(X, -10, layout=layout, out=target)
+    assert target is None or shifted is target
+    np.testing.assert_allclose(shifted, expected, rtol=0, atol=8 * EPS64 * scale)
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_shift_of_finite_values_whose_sum_overflows(layout):
+    # Each block's sum is inf, yet every rotated value is finite: not an error.
+    X = np.full((256, 2048), 1e305)
+    shifted = pe_core.shift(X, 3, layout=layout)
+    expected = X @ pe_core.transition_matrix(3, 2048, layout=layout)
+    np.testing.assert_allclose(shifted, expected, rtol=0, atol=8 * EPS64 * 1e305)

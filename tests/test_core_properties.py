@@ -181,6 +181,18 @@ def test_shifts_compose(L, d, n, start, a, b, layout):
 
 
 @SETTINGS
+@given(L=lengths, d=even_ds, n=bases, delta=deltas, layout=layouts, seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_shift_into_out_and_in_place_equal_a_new_array(L, d, n, delta, layout, seed):
+    X = np.random.default_rng(seed).normal(size=(L, d))
+    expected = pe_core.shift(X, delta, n, layout=layout)
+    buffer = np.full_like(X, np.nan)
+    assert pe_core.shift(X, delta, n, layout=layout, out=buffer) is buffer
+    np.testing.assert_array_equal(buffer, expected)
+    assert pe_core.shift(X, delta, n, layout=layout, out=X) is X
+    np.testing.assert_array_equal(X, expected)
+
+
+@SETTINGS
 @given(size=st.integers(min_value=1, max_value=5000), max_blocks=st.integers(min_value=1, max_value=1000))
 def test_block_edges_cover_in_nearly_equal_blocks(size, max_blocks):
     edges = pe_core.block_edges(size, max_blocks)
