@@ -15,8 +15,10 @@ is printed and written as JSON to benchmarks/results/core.json.
     plain vectorised np.sin/np.cos version. The loop runs only at sizes where it finishes
     in a few seconds; no time is extrapolated.
 (b) shift against the dense ``P @ transition_matrix(delta)`` of seed 001 (building M is
-    part of that way and is timed with it) at L=8192, d=2048, for both layouts; and against
-    ``P.copy()``, the memory-bandwidth floor of any O(L*d) pass that writes a new array.
+    part of that way and is timed with it) at L=8192, d=2048, for both layouts, two ways:
+    each side returning a new array, and each side writing into an array allocated once
+    (``shift(..., out=)`` and ``np.matmul(..., out=)``). Each is also set against a plain
+    copy of P, the floor of any pass that reads and writes L*d values, done the same way.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+# OpenBLAS's threads spin for about 0.1 s after a product before they sleep, taking both
+# cores from whatever is timed next. 2**4 cycles instead: they sleep at once. This does not
+# slow the product itself (measured: 465 ms for the dense shift either way). Set before
+# NumPy loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 import numpy as np
 
@@ -58,9 +66,9 @@ def vectorised(seq_len: int, d: int, n: float = 10000.0) -> np.ndarray:
     return P
 
 
-def dense_shift(P: np.ndarray, delta: int, layout: str) -> np.ndarray:
+def dense_shift(P: np.ndarray, delta: int, layout: str, out: np.ndarray | None = None) -> np.ndarray:
     """Seed 001's way: build the d x d transition matrix and multiply."""
-    return P @ pe_core.transition_matrix(delta, P.shape[1], layout=layout)
+    return np.matmul(P, pe_core.transition_matrix(delta, P.shape[1], layout=layout), out=out)
 
 
 # --------------------------------------------------------------------------------------
@@ -68,25 +76,21 @@ def dense_shift(P: np.ndarray, delta: int, layout: str) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-#: Pause before each timed call (see measure).
-SETTLE_S = 0.2
-
-
 def measure(calls: list[Callable[[], object]], repeats: int) -> list[list[float]]:
     """One warm-up call of each, then ``repeats`` rounds timing each call once per round.
 
     Alternating the calls round by round exposes all of them to the same background load,
     so a burst of other work on the machine skews both sides of a ratio, not only one.
-    A short pause before each timed call lets the previous call's worker threads go idle:
-    OpenBLAS's threads keep spinning for a while after a product and would otherwise take
-    the cores from whatever is timed next.
+    The calls follow each other without a pause: on this virtual machine a core left idle
+    for a fraction of a second is slow to come back, which would add milliseconds to
+    whichever two-thread call comes first after the pause (measured: shift 25 ms back to
+    back, 38 ms after 0.2 s idle).
     """
     for call in calls:
         call()
     times: list[list[float]] = [[] for _ in calls]
     for _ in range(repeats):
         for call, runs in zip(calls, times, strict=True):
-            time.sleep(SETTLE_S)
             start = time.perf_counter()
             call()
             runs.append(time.perf_counter() - start)
@@ -139,7 +143,7 @@ def verdict(row: dict) -> str:
     """The ratio in words: a speed-up, or for the floor rows how many copies' time it takes."""
     fastest = row["ratio_of_fastest_runs"]
     if row["floor"]:
-        floor = row["theirs"].split()[0]
+        floor = row["theirs"].split(" (")[0]
         return f"{row['ours']} = {1 / row['ratio']:.1f}x the time of {floor} (fastest runs {1 / fastest:.1f}x)"
     return f"{row['ours']} vs {row['theirs'].split(' (')[0]}: {row['ratio']:.1f}x (fastest runs {fastest:.1f}x)"
 
@@ -193,31 +197,47 @@ def run(quick: bool) -> dict:
             )
         )
 
-    # (b) shifting the matrix
+    # (b) shifting the matrix: new arrays, then arrays allocated once (the budget's row)
     L, d, delta = (8192, 2048, -10) if not quick else (1024, 512, -10)
     repeats = 15 if not quick else 3
     for layout in pe_core.LAYOUTS:
         P = pe_core.positional_encoding(L, d, layout=layout)
-        rows.append(
+        ours_out, theirs_out = np.empty_like(P), np.empty_like(P)
+        size = {"L": L, "d": d, "layout": layout, "delta": delta}
+        new = ("shift", lambda P=P, layout=layout: pe_core.shift(P, delta, layout=layout))
+        into = (
+            "shift(out=)",
+            lambda P=P, layout=layout, out=ours_out: pe_core.shift(P, delta, layout=layout, out=out),
+        )
+        rows += [
             compare(
                 f"shift ({layout})",
-                {"L": L, "d": d, "layout": layout, "delta": delta},
-                ("shift", lambda P=P, layout=layout: pe_core.shift(P, delta, layout=layout)),
+                size,
+                new,
                 ("dense P @ transition_matrix", lambda P=P, layout=layout: dense_shift(P, delta, layout)),
                 repeats,
-            )
-        )
-        rows.append(
+            ),
             compare(
                 f"shift ({layout})",
-                {"L": L, "d": d, "layout": layout, "delta": delta},
-                ("shift", lambda P=P, layout=layout: pe_core.shift(P, delta, layout=layout)),
-                ("P.copy() (bandwidth floor)", P.copy),
+                size,
+                into,
+                (
+                    "dense matmul(out=)",
+                    lambda P=P, layout=layout, out=theirs_out: dense_shift(P, delta, layout, out),
+                ),
+                repeats,
+            ),
+            compare(f"shift ({layout})", size, new, ("P.copy() (floor)", P.copy), repeats, check=False),
+            compare(
+                f"shift ({layout})",
+                size,
+                into,
+                ("np.copyto(out, P) (floor)", lambda P=P, out=theirs_out: np.copyto(out, P)),
                 repeats,
                 check=False,
-            )
-        )
-        del P
+            ),
+        ]
+        del P, ours_out, theirs_out
 
     return {
         "started_utc": started.isoformat(timespec="seconds"),
@@ -230,6 +250,7 @@ def run(quick: bool) -> dict:
             "numpy": np.__version__,
             "load_average_1min_before": load_before[0],
             "load_average_1min_after": os.getloadavg()[0],
+            "free_page_reporting": Path("/sys/module/page_reporting").exists(),
         },
         "timer": "time.perf_counter; 1 warm-up call each, then `repeats` alternating rounds; medians",
         "ratio": "theirs median / ours median (> 1: pe_core is faster); ratio_of_fastest_runs: the same with minima",
