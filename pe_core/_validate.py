@@ -95,6 +95,20 @@ def check_cells(length: int, d: int) -> None:
         )
 
 
+def check_edges(name: str, edges: object, size: int, size_name: str = "") -> np.ndarray:
+    """Return block edges as int64: whole numbers rising strictly from 0 to ``size``."""
+    array = np.asarray(edges)
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be whole numbers, got {array.dtype} values.")
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array) & (array == np.round(array))):
+        bad = array[~(np.isfinite(array) & (array == np.round(array)))]
+        raise ValueError(f"{name} must be whole numbers, got {float(bad[0])}.")
+    ints = array.astype(np.int64)
+    if ints.ndim != 1 or ints.size < 2 or ints[0] != 0 or ints[-1] != size or np.any(np.diff(ints) < 1):
+        raise ValueError(f"{name} must rise strictly from 0 to {size_name}{size}, got {ints[:5]}...")
+    return ints
+
+
 def check_dtype(dtype: object) -> np.dtype:
     """Return a NumPy floating dtype, or raise for anything else."""
     try:

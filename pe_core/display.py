@@ -30,6 +30,7 @@ from pe_core._validate import (
     check_cells,
     check_choice,
     check_d,
+    check_edges,
     check_int,
     check_matrix,
 )
@@ -57,11 +58,8 @@ def block_average(
     .. math:: A[r, c] = \operatorname{mean}\{M[i, j] : e_r \le i < e_{r+1},\ f_c \le j < f_{c+1}\}
     """
     matrix = check_matrix("matrix", matrix)
-    row_edges = np.asarray(row_edges, dtype=np.int64)
-    col_edges = np.array([0, matrix.shape[1]]) if col_edges is None else np.asarray(col_edges, dtype=np.int64)
-    for name, edges, size in (("row", row_edges, matrix.shape[0]), ("column", col_edges, matrix.shape[1])):
-        if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or edges[-1] != size or np.any(np.diff(edges) < 1):
-            raise ValueError(f"{name} edges must rise strictly from 0 to {size}, got {edges[:5]}...")
+    row_edges = check_edges("row edges", row_edges, matrix.shape[0])
+    col_edges = check_edges("column edges", [0, matrix.shape[1]] if col_edges is None else col_edges, matrix.shape[1])
     sums = np.add.reduceat(np.add.reduceat(matrix, row_edges[:-1], axis=0), col_edges[:-1], axis=1)
     return sums / np.multiply.outer(np.diff(row_edges), np.diff(col_edges))
 
@@ -206,9 +204,7 @@ def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray)
     if f.size % 2 == 0:
         raise ValueError("values_by_offset must hold f(t) for t = -(L-1) .. L-1 (an odd count).")
     L = (f.size + 1) // 2
-    edges = np.asarray(edges, dtype=np.int64)
-    if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or edges[-1] != L or np.any(np.diff(edges) < 1):
-        raise ValueError(f"edges must rise strictly from 0 to L={L}.")
+    edges = check_edges("edges", edges, L, "L=")
     check_cells(edges.size, edges.size)
     # D is indexed by u + L + 1 for u = -(L+1) .. L-1, with f = 0 outside -(L-1) .. L-1.
     C = np.cumsum(np.r_[0.0, 0.0, f])

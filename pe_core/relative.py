@@ -22,6 +22,7 @@ diagonal blocks (concatenated), and :math:`P[k] M(\delta) = P[k + \delta]` for e
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +32,7 @@ import numpy as np
 from pe_core._validate import (
     CONVENTIONS,
     LAYOUTS,
+    MAX_CELLS,
     MAX_D,
     check_base,
     check_choice,
@@ -95,6 +97,11 @@ def transition_matrix(
     """
     d = check_d(d)
     check_even_d(d, "transition_matrix")
+    if d * d > MAX_CELLS:
+        raise ValueError(
+            f"transition_matrix(d={d:,}) would hold d x d = {d * d:,} values, more than the limit of "
+            f"{MAX_CELLS:,} (d <= {math.isqrt(MAX_CELLS)}); shift(P, delta) applies it without building it."
+        )
     layout = check_choice("layout", layout, LAYOUTS)
     cos_phi, sin_phi = _pair_rotations(delta, d, n, convention)
     sines, cosines = sine_cosine_columns(d, layout)

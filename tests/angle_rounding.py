@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import pe_core
+
 #: Half an ulp, relative: float64 rounds x to within 2**-53 |x|.
 HALF_ULP = 2.0**-53
 
@@ -29,3 +31,9 @@ def textbook_sin_cos_outer(k: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np
     """sin and cos of the rounded angles fl(k w): what the snippets compute (for monkeypatching pe_core)."""
     theta = np.multiply.outer(np.asarray(k, dtype=np.float64), np.asarray(w, dtype=np.float64))
     return np.sin(theta), np.cos(theta)
+
+
+def textbook_dot_by_offset(delta: object, d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:
+    """sum_i cos(fl(delta w_i)), the closed form as the snippets write it (for monkeypatching pe_core)."""
+    w = pe_core.frequencies(d, n, convention)
+    return np.cos(np.multiply.outer(np.asarray(delta, dtype=np.float64), w)).sum(axis=-1)

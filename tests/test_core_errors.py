@@ -312,6 +312,19 @@ def test_too_many_offsets():
         pe_core.dot_by_offset(np.zeros(2 * MAX_LENGTH + 1), 8)
 
 
+@pytest.mark.parametrize("call", [pe_core.dot_by_offset, pe_core.sse_by_offset])
+def test_offsets_beyond_the_position_limit(call):
+    with raises(literal("offsets must lie within +-1,000,000,000,000, got one of size 1,000,000,000,064")):
+        call([0.0, -(MAX_POSITION + 64.0)], 8)
+
+
+def test_transition_matrix_larger_than_the_cell_limit():
+    message = "transition_matrix(d=5,794) would hold d x d = 33,570,436 values, more than the limit of 33,554,432"
+    with raises(literal(message) + ".*" + literal("shift(P, delta) applies it without building it")):
+        pe_core.transition_matrix(1, 5794)
+    assert pe_core.transition_matrix(1, 5792).shape == (5792, 5792)
+
+
 START_CALLS = {
     "positions": lambda s: pe_core.positions(4, s),
     "angles": lambda s: pe_core.angles(4, 8, start=s),
@@ -578,6 +591,25 @@ def test_bad_block_average_edges(rows, cols, match):
         pe_core.block_average(np.ones((3, 4)), rows, cols)
 
 
+@pytest.mark.parametrize(
+    ("rows", "match"),
+    [
+        ([0, 1.5, 3], "row edges must be whole numbers, got 1.5"),
+        ([0.0, float("nan"), 3.0], "row edges must be whole numbers, got nan"),
+        (["0", "3"], "row edges must be whole numbers, got <U1 values"),
+    ],
+)
+def test_block_average_edges_that_are_not_whole_numbers(rows, match):
+    with raises(literal(match)):
+        pe_core.block_average(np.ones((3, 4)), rows)
+    assert pe_core.block_average(np.ones((3, 4)), [0.0, 2.0, 3.0]).shape == (2, 1)
+
+
+def test_offset_matrix_edges_that_are_not_whole_numbers():
+    with raises(literal("edges must be whole numbers, got 0.5")):
+        pe_core.offset_matrix_block_average(np.ones(5), [0, 0.5, 3])
+
+
 def test_empty_block_average_edges():
     with raises("edges must rise strictly"):
         pe_core.block_average(np.ones((3, 4)), [])
@@ -675,3 +707,33 @@ def test_shift_that_overflows(layout):
     P[:, np.arange(8)[cosines][0]] = 1.5e308
     with raises(literal("P has values too large to rotate without overflow (near 1e308).")):
         pe_core.shift(P, 1, layout=layout)
+
+
+# --------------------------------------------------------------------------------------
+# Similarities of huge and tiny values: right where float64 can hold the result, a
+# ValueError where it cannot, and never a NumPy warning (warnings are errors here)
+# --------------------------------------------------------------------------------------
+
+#: Row 0's square overflows; the squares of row 2's values underflow.
+EXTREME = np.array([[1e300, 1e300], [1e100, -1e100], [3e-200, 4e-200]])
+
+
+def test_dot_similarity_beyond_the_float64_range():
+    np.testing.assert_allclose(pe_core.dot_similarity(EXTREME[1:], 0), [2e200, -1e-100], rtol=1e-15, atol=0)
+    with raises(literal("The dot products exceed the float64 range (about 1.8e308): P's values reach 1e+300")):
+        pe_core.dot_similarity(EXTREME, 0)
+
+
+def test_cosine_similarity_of_extreme_rows():
+    # The cosine is the same at any scale: right for huge and for tiny rows alike.
+    root2 = 2**0.5
+    for ref, expected in enumerate([[1.0, 0.0, 7 / (5 * root2)], [0.0, 1.0, -1 / (5 * root2)]]):
+        np.testing.assert_allclose(pe_core.cosine_similarity(EXTREME, ref), expected, rtol=0, atol=4e-16)
+    np.testing.assert_allclose(pe_core.cosine_similarity(EXTREME, 2), [7 / (5 * root2), -1 / (5 * root2), 1.0])
+
+
+def test_sse_beyond_the_float64_range():
+    np.testing.assert_allclose(pe_core.sse(EXTREME[1:], 1), [1e200 + 1e200, 0.0], rtol=1e-15)
+    message = "The sums of squared differences exceed the float64 range (about 1.8e308): P's values reach 1e+300"
+    with raises(literal(message)):
+        pe_core.sse(EXTREME, 2)

@@ -465,6 +465,23 @@ def test_dot_by_offset_over_many_offsets(d, count):
     np.testing.assert_allclose(got, expected, rtol=0, atol=(d // 2) * (2.0**-53 * 10**5 + 4e-16))
 
 
+@pytest.mark.parametrize("convention", pe_core.CONVENTIONS)
+def test_dot_by_offset_is_exact_at_every_scale(convention):
+    # Whole offsets go through delta = 64 q + j (pe_core.similarity): offsets on both sides
+    # of multiples of 64, negative ones, and up to MAX_POSITION, each against the 60-digit
+    # cosines of the exact angles, summed exactly. Rounding delta*w once would be off by up
+    # to 1e-4 per term at 1e12.
+    d = 128
+    w = pe_core.frequencies(d, 10000.0, convention)
+    offsets = [0, 1, 63, 64, 65, -1, -64, -65, 12_345, -98_765, 10**9 + 7, pe_core.MAX_POSITION]
+    expected = [math.fsum(exact_sin_cos(t, wi)[1] for wi in w) for t in offsets]
+    got = pe_core.dot_by_offset(np.array(offsets, dtype=np.float64), d, convention=convention)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=(d // 2) * 4 * EPS64)
+    # and an offset that is not a whole number takes the direct exact sum
+    direct = sum(math.cos(2.5 * x) for x in pe_core.frequencies(8))
+    assert pe_core.dot_by_offset(2.5, 8) == pytest.approx(direct, abs=1e-15)
+
+
 # --------------------------------------------------------------------------------------
 # display: block reductions
 # --------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ about one ulp of the exact sin/cos, whatever the position: the identities betwee
 compose) hold to a few ulps of 1, ARITHMETIC below, at positions up to 3e11 too.
 Measured: at most 2.5 ulps (2**-52) for every identity here.
 
-Where a side rounds k*w once in float64, as the test's own reference angle or the closed
-form dot_by_offset do, that side is off by up to half an ulp of the angle, 2**-53 * |k|
+Where a side rounds k*w once in float64, as the test's own reference angle or the textbook
+closed form sum(cos(delta*w)) do, that side is off by up to half an ulp of the angle, 2**-53 * |k|
 (9.1e-13 at k = 10**4): there the tolerance grows by 2**-52 per unit of the largest
 |position| involved (position_tolerance).
 """
@@ -86,13 +86,14 @@ def test_dot_product_depends_only_on_the_offset(L, d, n, start, delta, layout, c
     dots = np.einsum("kj,kj->k", P, Q)  # P[k] . P[k + delta] for every k
     w = pe_core.frequencies(d, n, convention)
     closed = np.cos(delta * w).sum()
-    np.testing.assert_allclose(pe_core.dot_by_offset(delta, d, n, convention), closed, rtol=0, atol=d * EPS)
-    # P and Q are exact to an ulp; each of the d/2 closed-form terms cos(delta w) rounds delta*w
-    tol = (d // 2) * position_tolerance(delta)
-    np.testing.assert_allclose(dots, closed, rtol=0, atol=tol)
+    f = pe_core.dot_by_offset(delta, d, n, convention)
+    # P, Q and dot_by_offset's angles are all exact: a few ulps per term at any offset
+    np.testing.assert_allclose(dots, f, rtol=0, atol=d * ARITHMETIC)
     np.testing.assert_allclose(
-        pe_core.sse_by_offset(delta, d, n, convention), ((P - Q) ** 2).sum(axis=1), rtol=0, atol=2 * tol
+        pe_core.sse_by_offset(delta, d, n, convention), ((P - Q) ** 2).sum(axis=1), rtol=0, atol=2 * d * ARITHMETIC
     )
+    # the textbook closed form rounds each of its d/2 angles delta*w once
+    np.testing.assert_allclose(f, closed, rtol=0, atol=(d // 2) * position_tolerance(delta))
 
 
 @SETTINGS

@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from angle_rounding import angle_rounding_tolerance
 from test_app import PAGE_BY_KEY, open_page
 
 import pe_core
@@ -26,13 +27,6 @@ from explorer import compute, criteria, figures, reproduce
 from explorer import relation_figures as rf
 from explorer import wave_figures as wf
 from explorer.settings import Settings
-
-
-def angle_rounding_tolerance(largest_angle: float) -> float:
-    """How far textbook sin(fl(k w)) may be from pe_core's sin(k w): the angle's rounding
-    (half an ulp of the largest angle) plus a few ulp of the value."""
-    return 4 * 2.0**-53 * (largest_angle + 1)
-
 
 #: Block means from a closed form against sums of the full matrix (values bounded by 1).
 CLOSED_FORM_ATOL = 1e-12
@@ -362,7 +356,10 @@ def test_binary_snippet_gives_the_four_charts(settings: Settings, bits: int, ref
                                  max_cols=wf.sinusoid_max_cols(len(pe_core.block_edges(settings.L,
                                                                                        wf.BINARY_MAX_ROWS)) - 1))
     tables = binary_tables(settings, bits, ref, transpose)
-    assert_same(run(code), tables, tolerances={"binary_sinusoid": (0.0, CLOSED_FORM_ATOL)})
+    # The SSE column is d - 2 sum_i cos(delta w_i) over d/2 textbook angles of at most L rad.
+    sse_atol = settings.d * angle_rounding_tolerance(settings.L)
+    assert_same(run(code), tables, tolerances={"binary_sinusoid": (0.0, CLOSED_FORM_ATOL),
+                                               "binary_distances": (0.0, sse_atol)})
 
 
 # --------------------------------------------------------------------------- Relative positions

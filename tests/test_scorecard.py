@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from angle_rounding import angle_rounding_tolerance, textbook_sin_cos_outer
+from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
 
 import pe_core
 from explorer import criteria
@@ -209,8 +209,11 @@ def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
     # Every check's logic, bit for bit: the app run with the snippet's textbook angles fl(k w).
     monkeypatch.setattr(pe_core.encoding, "sin_cos_outer", textbook_sin_cos_outer)
     monkeypatch.setattr(pe_core.relative, "sin_cos_outer", textbook_sin_cos_outer)
+    monkeypatch.setattr(pe_core.similarity, "dot_by_offset", textbook_dot_by_offset)
+    criteria._sse_by_offset_up_to_max.cache_clear()
     np.testing.assert_array_equal(result, sc.numbers_table(sc.evaluate(settings, offset)).to_numpy())
     monkeypatch.undo()
+    criteria._sse_by_offset_up_to_max.cache_clear()
     # The app's own numbers: only the sinusoid's measured values move, and by no more than the rounding
     # of angles up to FAR = 10 L rad (w_0 = 1) allows: t per value, 2 t sqrt(d) per distance between two
     # rows, twice that for a spread of distances, (1 + sqrt(2)) t for a rotated row minus a row.
