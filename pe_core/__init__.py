@@ -10,7 +10,8 @@ The maths lives in one module per idea, each function next to the formula it com
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
-length x d <= 2**25 cells, |positions| and |offsets| <= 10**12.
+length x d <= 2**25 cells (so a d x d transition matrix has d <= 5792; ``shift`` applies
+it at any d), |positions| and |offsets| <= 10**12.
 """
 
 from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION

@@ -87,7 +87,8 @@ def transition_matrix(
 
     Args:
         delta: offset, a whole number (negative shifts back, as seed 001's -10).
-        d: even embedding size (odd d raises: a lone sine has no partner to rotate with).
+        d: even embedding size (odd d raises: a lone sine has no partner to rotate with),
+            at most 5792, so that d x d stays within MAX_CELLS.
         n, layout, convention: as in ``positional_encoding``.
 
     Example:
