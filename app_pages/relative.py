@@ -11,13 +11,8 @@ from explorer.settings import format_n
 #: Rows and columns of M drawn at once, and row blocks of each shifted map (see relation_figures).
 WINDOW, MAP_ROWS = relation_figures.TRANSITION_WINDOW, relation_figures.SHIFT_MAP_ROWS
 
-settings, odd_notice = relation_figures.even_settings(
-    st.session_state["settings"], "a lone sine has no cosine partner to rotate with"
-)
+settings = ui.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
 d, L = settings.d, settings.L
-st.title("Relative positions")
-if odd_notice:
-    st.warning(odd_notice, icon=":material/warning:")
 st.markdown(
     "For any offset δ there is one matrix M(δ), the same for every position, that turns the "
     "encoding of position k into the encoding of position k + δ. This is why the paper chose "

@@ -13,13 +13,8 @@ from explorer.settings import format_n
 #: Rows of the table of exact values around the reference position.
 TABLE_RADIUS = 5
 
-settings, odd_notice = relation_figures.even_settings(
-    st.session_state["settings"], "the closed forms need sine/cosine pairs"
-)
+settings = ui.even_d_page("Similarity", "the closed forms need sine/cosine pairs")
 d, L = settings.d, settings.L
-st.title("Similarity")
-if odd_notice:
-    st.warning(odd_notice, icon=":material/warning:")
 st.markdown(
     "Nearby positions have similar encodings. Compare every position k with one reference "
     "position, as seed 001 does with position 20: the dot product is largest at the "

@@ -11,10 +11,21 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from explorer import controls
+from explorer import controls, relation_figures
+from explorer.settings import Settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def even_d_page(title: str, why: str) -> Settings:
+    """The title of a page that needs sine/cosine pairs, and the shared settings with an even d
+    (with a one-line notice when d was odd: ``why`` says what an odd d would break)."""
+    settings, odd_notice = relation_figures.even_settings(st.session_state["settings"], why)
+    st.title(title)
+    if odd_notice:
+        st.warning(odd_notice, icon=":material/warning:")
+    return settings
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
