@@ -100,9 +100,10 @@ def check_edges(name: str, edges: object, size: int, size_name: str = "") -> np.
     array = np.asarray(edges)
     if array.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be whole numbers, got {array.dtype} values.")
-    if array.dtype.kind == "f" and not np.all(np.isfinite(array) & (array == np.round(array))):
-        bad = array[~(np.isfinite(array) & (array == np.round(array)))]
-        raise ValueError(f"{name} must be whole numbers, got {float(bad[0])}.")
+    if array.dtype.kind == "f":
+        whole = np.isfinite(array) & (array == np.round(array))
+        if not whole.all():
+            raise ValueError(f"{name} must be whole numbers, got {float(array[~whole][0])}.")
     ints = array.astype(np.int64)
     if ints.ndim != 1 or ints.size < 2 or ints[0] != 0 or ints[-1] != size or np.any(np.diff(ints) < 1):
         raise ValueError(f"{name} must rise strictly from 0 to {size_name}{size}, got {ints[:5]}...")

@@ -170,7 +170,7 @@ def shift(
     if layout == "interleaved":
         turn = cos_phi - 1j * sin_phi
 
-        def rotate_block(first: int, stop: int, _scratch: np.ndarray | None) -> None:
+        def rotate_block(first: int, stop: int) -> None:
             # Columns sin, cos, sin, cos... are already the real and imaginary parts of a
             # complex128 array: one contiguous vectorised multiply (safe in place, as each
             # value is read before it is written).
@@ -183,25 +183,22 @@ def shift(
         # W is stored transposed, [b, a, i]: einsum runs a third faster with that layout.
         rotations = np.array([[cos_phi, sin_phi], [-sin_phi, cos_phi]])
 
-        def rotate_block(first: int, stop: int, scratch: np.ndarray | None) -> None:
-            source = rows[first:stop]
-            if scratch is not None:
-                # einsum documents no rule for an output that is also an input.
-                source = scratch[: stop - first]
-                np.copyto(source, rows[first:stop])
+        def rotate_block(first: int, stop: int) -> None:
+            # einsum documents no rule for an output that is also an input: in place, it
+            # reads a copy of the block.
+            source = rows[first:stop].copy() if in_place else rows[first:stop]
             target = result_rows[first:stop].reshape(-1, 2, m)
             np.einsum("kai,bai->kbi", source.reshape(-1, 2, m), rotations, out=target)
 
     def rotate(first: int, stop: int) -> bool:
         """Rotate rows first..stop-1 in cache-sized blocks; False if a result is not finite."""
-        scratch = np.empty((block_rows, d)) if in_place and layout == "concatenated" else None
         finite = True
         # NaN or inf is reported below as a ValueError, so NumPy must not warn about it
         # first (errstate is per thread, hence here, in the worker).
         with np.errstate(invalid="ignore", over="ignore"):
             for row in range(first, stop, block_rows):
                 end = min(row + block_rows, stop)
-                rotate_block(row, end, scratch)
+                rotate_block(row, end)
                 # Summing the block while it is in cache replaces a separate pass of
                 # np.isfinite over all of P: NaN or inf in P reaches the sum. (einsum's
                 # sum is the fastest of NumPy's here.)
