@@ -173,29 +173,24 @@ def run(quick: bool) -> dict:
     print(f"load average before: {load_before[0]:.2f} (1 min) on {os.cpu_count()} CPUs; other work skews the times\n")
     print_header()
 
-    # (a) building the matrix
+    # (a) building the matrix, against each other way at the sizes where it finishes
     loop_sizes = [(100, 512, 5), (2048, 512, 3)] if not quick else [(50, 128, 3)]
-    for L, d, repeats in loop_sizes:
-        rows.append(
-            compare(
-                "encoding",
-                {"L": L, "d": d},
-                ("positional_encoding", lambda L=L, d=d: pe_core.positional_encoding(L, d)),
-                ("seed 000 loop", lambda L=L, d=d: seed000_getPositionEncoding(L, d)),
-                repeats,
-            )
-        )
     vector_sizes = [(100, 512, 21), (2048, 512, 11), (8192, 2048, 7)] if not quick else [(50, 128, 5), (512, 512, 5)]
-    for L, d, repeats in vector_sizes:
-        rows.append(
-            compare(
-                "encoding",
-                {"L": L, "d": d},
-                ("positional_encoding", lambda L=L, d=d: pe_core.positional_encoding(L, d)),
-                ("vectorised np.sin/np.cos", lambda L=L, d=d: vectorised(L, d)),
-                repeats,
+    rivals = [
+        ("seed 000 loop", seed000_getPositionEncoding, loop_sizes),
+        ("vectorised np.sin/np.cos", vectorised, vector_sizes),
+    ]
+    for theirs_name, theirs, sizes in rivals:
+        for L, d, repeats in sizes:
+            rows.append(
+                compare(
+                    "encoding",
+                    {"L": L, "d": d},
+                    ("positional_encoding", lambda L=L, d=d: pe_core.positional_encoding(L, d)),
+                    (theirs_name, lambda L=L, d=d, theirs=theirs: theirs(L, d)),
+                    repeats,
+                )
             )
-        )
 
     # (b) shifting the matrix: new arrays, then arrays allocated once (the budget's row)
     L, d, delta = (8192, 2048, -10) if not quick else (1024, 512, -10)
