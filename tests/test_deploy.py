@@ -207,6 +207,16 @@ class Nginx:
         shutil.rmtree(self.prefix, ignore_errors=True)
 
 
+def new_stream_lines(proxy: Nginx, logged_before: int, timeout_s: float = 5.0) -> list[str]:
+    """The WebSocket requests logged after the first ``logged_before`` lines (waiting for one)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        streams = [line for line in proxy.access_log()[logged_before:] if line.startswith("/_stcore/stream ")]
+        if streams or time.monotonic() > deadline:
+            return streams
+        time.sleep(0.05)
+
+
 def health(base_url: str) -> str:
     with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=5) as response:
         return response.read().decode().strip()
@@ -278,10 +288,15 @@ def test_the_proxy_refuses_a_websocket_from_a_foreign_origin(replicas_behind_ngi
         async with StreamlitSession(proxy.url, origin=origin) as tab:
             await tab.open_page("", "")
 
+    logged_before = len(proxy.access_log())
     with pytest.raises(websockets.InvalidStatus) as refused:
         asyncio.run(open_from("http://evil.example"))
     assert refused.value.response.status_code == 403
-    refusal = proxy.access_log()[-1]
+    # The refusal's log line: nginx writes it once the response is out, and other requests
+    # (a health check) may be logged around it, so it is looked for among the new lines.
+    streams = new_stream_lines(proxy, logged_before)
+    assert len(streams) == 1, streams
+    refusal = streams[0]
     assert refusal.startswith("/_stcore/stream 403 upstream=") and not upstream_ports_of(refusal), refusal
     run = asyncio.run(open_once(proxy.url, "", ""))
     assert run.finished and not run.exceptions, run
