@@ -18,8 +18,8 @@ is printed and written as JSON to benchmarks/results/core.json.
     part of that way and is timed with it) at L=8192, d=2048, for both layouts, two ways:
     each side returning a new array, and each side writing into an array allocated once
     (``shift(..., out=)`` and ``np.matmul(..., out=)``). Each is also set against a plain
-    copy of P on two threads, as shift runs: the floor of any pass that reads and writes
-    L*d values, allocated the same way.
+    copy of P split over rows exactly as shift splits its work (two threads at this size):
+    the floor of any pass that reads and writes L*d values, allocated the same way.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # OpenBLAS's threads spin for about 0.1 s after a product before they sleep, taking both
@@ -50,6 +49,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from seed_code import seed000_getPositionEncoding  # noqa: E402 (the seed's loop, re-typed once for tests and here)
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
+from pe_core.relative import _over_row_blocks as over_row_blocks  # noqa: E402 (shift's own thread split)
 
 RESULTS = ROOT / "benchmarks" / "results" / "core.json"
 
@@ -73,19 +73,18 @@ def dense_shift(P: np.ndarray, delta: int, layout: str, out: np.ndarray | None =
     return np.matmul(P, pe_core.transition_matrix(delta, P.shape[1], layout=layout), out=out)
 
 
-COPY_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="floor-copy")
-
-
-def two_thread_copy(P: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """P copied by row halves on two threads, as shift splits its work: its floor.
+def split_copy(P: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """P copied over shift's own row split (two threads for large P): shift's floor.
 
     A one-thread copy is no floor for a two-thread pass (shift beats it); this one is.
     """
     out = np.empty_like(P) if out is None else out
-    half = P.shape[0] // 2
-    halves = [COPY_THREADS.submit(np.copyto, out[rows], P[rows]) for rows in (slice(0, half), slice(half, None))]
-    for copy in halves:
-        copy.result()
+
+    def copy_rows(first: int, stop: int) -> bool:
+        np.copyto(out[first:stop], P[first:stop])
+        return True
+
+    over_row_blocks(copy_rows, P.shape[0], P.size)
     return out
 
 
@@ -241,14 +240,14 @@ def run(quick: bool) -> dict:
                 repeats,
             ),
             compare(
-                f"shift ({layout})", size, new, ("copy on 2 threads (floor)", lambda P=P: two_thread_copy(P)), repeats,
+                f"shift ({layout})", size, new, ("copy split as shift (floor)", lambda P=P: split_copy(P)), repeats,
                 check=False,
             ),
             compare(
                 f"shift ({layout})",
                 size,
                 into,
-                ("copy(out=) on 2 threads (floor)", lambda P=P, out=theirs_out: two_thread_copy(P, out)),
+                ("copy(out=) split as shift (floor)", lambda P=P, out=theirs_out: split_copy(P, out)),
                 repeats,
                 check=False,
             ),
