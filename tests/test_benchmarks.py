@@ -21,7 +21,8 @@ def test_bench_core_quick_times_both_layouts_and_each_ratio_compares_the_same_nu
         [sys.executable, str(ROOT / "benchmarks" / "bench_core.py"), "--quick", "--output", str(output)],
         check=True, capture_output=True, text=True, timeout=120,
     )
-    rows = json.loads(output.read_text())["rows"]
+    results = json.loads(output.read_text())
+    rows = results["rows"]
 
     shift_rows = [row for row in rows if row["benchmark"].startswith("shift")]
     assert {row["layout"] for row in shift_rows} == set(pe_core.LAYOUTS)
@@ -41,3 +42,22 @@ def test_bench_core_quick_times_both_layouts_and_each_ratio_compares_the_same_nu
         else:
             # The pair-by-pair rotation and the dense product agree to a few ulps of values <= 1.
             assert row["max_abs_difference"] <= 4 * 2.0**-52, row
+
+    # The budget block restates the four shift-vs-dense ratios, the default layout's
+    # like-for-like one first, and gives no verdict at --quick's smaller sizes.
+    budget = results["budget"]
+    assert (budget["ratio"], budget["L"], budget["d"], budget["checked"]) == (20.0, 8192, 2048, False)
+    dense_ratios = {
+        (row["layout"], row["ours"]): row["ratio"] for row in shift_rows if not row["floor"]
+    }
+    readings = budget["readings"]
+    assert [(r["layout"], r["arrays"]) for r in readings] == [
+        ("interleaved", "allocated once (out=)"),
+        ("interleaved", "new"),
+        ("concatenated", "allocated once (out=)"),
+        ("concatenated", "new"),
+    ]
+    for reading in readings:
+        ours = "shift(out=)" if reading["arrays"] != "new" else "shift"
+        assert reading["ratio"] == dense_ratios[(reading["layout"], ours)]
+        assert reading["met"] is None
