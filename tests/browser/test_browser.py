@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT
+from seed_code import seed002_positional_encoding
 
 from explorer.ui import PAGE_FAILED
 
@@ -201,21 +202,10 @@ def test_largest_settings_draw_every_chart(app_server: str, page, path: str) -> 
     save_screenshot(page, f"{path or 'home'}-largest")
 
 
-def seed002_bug_loop(L: int, d: int) -> np.ndarray:
-    """Seed 002's loop, as published: `2 * i` applied to an i that already steps by 2."""
-    P = np.zeros((L, d))
-    for pos in range(L):
-        for i in range(0, d, 2):
-            P[pos, i] = np.sin(pos / (10000 ** (2 * i / d)))
-            if i + 1 < d:
-                P[pos, i + 1] = np.cos(pos / (10000 ** (2 * i / d)))
-    return P
-
-
 def test_upload_a_matrix_and_read_the_verdict(app_server: str, page, tmp_path) -> None:
     """A student's own matrix, saved as a real .npy file, goes through the page's uploader."""
     matrix = tmp_path / "my_encoding.npy"
-    np.save(matrix, seed002_bug_loop(60, 32).astype(np.float32))
+    np.save(matrix, seed002_positional_encoding(60, 32).astype(np.float32))
     page.goto(f"{app_server}/pitfalls", timeout=FIRST_LOAD_MS)
     page.get_by_role("heading", level=1, name="Conventions and pitfalls").wait_for(timeout=FIRST_LOAD_MS)
     page.wait_for_function(APP_IDLE_JS)
