@@ -3,28 +3,38 @@
 Draws the shared controls (in the sidebar, mirrored in the URL), then runs the page the
 URL names. Pages live in app_pages/ (not pages/: Streamlit would treat a pages/ folder
 as a second, legacy navigation and run a deep-linked page without this file).
+
+This one file is both the ASGI app and the script. ``streamlit run app.py`` sees the
+``st.App`` assigned below and imports this file as a module (``__name__ == "app"``): the
+App serves this same file as the script, after its lifespan (explorer.startup) has
+warmed the caches. Each session's run executes the file as ``__main__``: the script.
 """
 
 import streamlit as st
 
-from explorer import controls, page_list, ui
+if __name__ != "__main__":
+    from explorer import startup
 
-st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
+    app = st.App(__file__, lifespan=startup.lifespan)
+else:
+    from explorer import controls, page_list, ui
 
-PAGES = {
-    info.url_path: st.Page(
-        info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=info is page_list.HOME
-    )
-    for info in page_list.PAGES
-}
+    st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
 
-page = st.navigation(list(PAGES.values()))
-controls.begin_run()
-st.session_state["settings"] = controls.sidebar_ui()
-target = controls.pending_page_switch()
-if target is not None and PAGES[target] is not page:
-    st.switch_page(PAGES[target])
-notice_area = st.container()
-ui.run_page(page)
-controls.show_notices(notice_area)
-controls.write_url()
+    PAGES = {
+        info.url_path: st.Page(
+            info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=info is page_list.HOME
+        )
+        for info in page_list.PAGES
+    }
+
+    page = st.navigation(list(PAGES.values()))
+    controls.begin_run()
+    st.session_state["settings"] = controls.sidebar_ui()
+    target = controls.pending_page_switch()
+    if target is not None and PAGES[target] is not page:
+        st.switch_page(PAGES[target])
+    notice_area = st.container()
+    ui.run_page(page)
+    controls.show_notices(notice_area)
+    controls.write_url()
