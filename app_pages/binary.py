@@ -25,6 +25,7 @@ st.markdown(
 )
 
 needed = pe_core.bits_needed(L - 1)
+max_cols = wave_figures.sinusoid_max_cols(len(pe_core.block_edges(L, MAX_ROWS)) - 1)
 left, right = st.columns(2)
 bits = controls.int_control(
     "bits", "Bits (width of the code)", default=needed, low=needed, high=MAX_BITS, container=left,
@@ -34,101 +35,137 @@ transpose = controls.bool_control(
     "transpose", "Transpose (bit / dimension down, token across, as seed 003)", container=right
 )
 
-# Both maps share the same blocks of positions, so a column of one faces the same column of the other.
-row_edges = pe_core.block_edges(L, MAX_ROWS)
-B = pe_core.binary_encoding(L, bits)
-binary_blocks = pe_core.block_average(B, row_edges, np.arange(bits + 1))
-ui.chart(
-    wave_figures.binary_figure(
-        binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
-        title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
-    ),
-    key="binary_codes",
-)
-ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
-ui.downloads(
-    "the binary map's values",
-    wave_figures.binary_table(binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
-    key="binary_codes",
-)
 
-max_cols = wave_figures.sinusoid_max_cols(len(row_edges) - 1)
-reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
-labels, ticks = figures.encoding_axis_labels(
-    reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
-)
-shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
-sinusoid = figures.encoding_figure(
-    reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
-    title=f"Sinusoidal encoding P ({shape})", transpose=transpose,
-)
-if transpose:
-    # About two pixels per dimension: alternating sin/cos rows squeezed below one pixel alias into bands.
-    rows_drawn = reduced.values.shape[1]
-    sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
-ui.chart(sinusoid, key="binary_sinusoid")
-ui.reduced_note("Encoding", reduced.values.shape, (L, d))
-averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
-if averaging:
-    st.caption(f"{averaging} The binary map's blocks are fractions of ones: a fast bit is on half the time, 0.5.")
-ui.downloads(
-    "the sinusoid map's values",
-    figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
-    key="binary_sinusoid",
-)
-
-st.subheader("Bit period against wavelength")
-periods = pe_core.bit_periods(bits)
-lengths = pe_core.wavelengths(d, settings.n, settings.convention)
-ui.chart(wave_figures.periods_figure(periods, lengths, L), key="binary_periods")
-st.markdown(
-    "Bit periods double at every bit; wavelengths grow by the constant factor "
-    f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
-    f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
-    f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
-)
-periods_table = wave_figures.periods_table(periods, lengths)
-st.dataframe(wave_figures.periods_display(periods_table), hide_index=True)
-ui.downloads("periods and wavelengths", periods_table, key="binary_periods")
-
-st.subheader("Hamming distance against SSE")
-ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
-hamming = pe_core.hamming_distance(B, ref)
-sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
-ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
-if figures.envelope_note(L):
-    st.caption(figures.envelope_note(L, "position"))
-ui.downloads("both distances", wave_figures.distance_table(hamming, sse, ref=ref), key="binary_distances")
-
-neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
-st.markdown(
-    "The binary distance **jumps**: two neighbours can differ in one bit or in all of them "
-    "(7 and 8, 0111 and 1000 in binary, differ in 4), and a far position can be one bit away. The sinusoid's "
-    "SSE is **smooth** and depends only on the offset, never on where you stand: "
-    "‖P[k] − P[k+δ]‖² = d − 2·Σ_i cos(ω_i δ), the same for every k."
-)
-if L > 1:
-    worst = int(np.argmax(neighbour_flips))
-    first, second, third = st.columns(3)
-    first.metric(
-        "Hamming distance between neighbours",
-        f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
-        help=f"Largest between positions {worst} and {worst + 1}.",
+def maps() -> None:
+    # Both maps share the same blocks of positions, so a column of one faces the same column of the other.
+    row_edges = pe_core.block_edges(L, MAX_ROWS)
+    B = pe_core.binary_encoding(L, bits)
+    binary_blocks = pe_core.block_average(B, row_edges, np.arange(bits + 1))
+    ui.chart(
+        wave_figures.binary_figure(
+            binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
+            title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
+        ),
+        key="binary_codes",
     )
-    second.metric("SSE between neighbours (any k)", f"{compute.sse_by_abs_offset(settings)[1]:.6g}")
-    third.metric(f"Largest SSE to position {ref}", f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
-near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
-st.dataframe(
-    pd.DataFrame({
-        "position k": near,
-        "offset k − ref": near - ref,
-        "binary code (LSB first)": ["".join(str(int(b)) for b in B[k]) for k in near],
-        "Hamming distance (bits)": hamming[near].astype(int),
-        "SSE": sse[near],
-    }),
-    hide_index=True,
-)
+    ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
+    reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
+    labels, ticks = figures.encoding_axis_labels(
+        reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
+    )
+    shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    sinusoid = figures.encoding_figure(
+        reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
+        title=f"Sinusoidal encoding P ({shape})", transpose=transpose,
+    )
+    if transpose:
+        # About two pixels per dimension: alternating sin/cos rows squeezed below one pixel alias into bands.
+        rows_drawn = reduced.values.shape[1]
+        sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
+    ui.chart(sinusoid, key="binary_sinusoid")
+    ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+    averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
+    if averaging:
+        st.caption(f"{averaging} The binary map's blocks are fractions of ones: a fast bit is on half the time, 0.5.")
 
+
+def maps_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two maps as drawn, as tables."""
+    row_edges = pe_core.block_edges(L, MAX_ROWS)
+    binary_blocks = pe_core.block_average(pe_core.binary_encoding(L, bits), row_edges, np.arange(bits + 1))
+    reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
+    labels, _ = figures.encoding_axis_labels(
+        reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
+    )
+    return (
+        wave_figures.binary_table(binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
+        figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
+    )
+
+
+ui.cached_section("binary_maps", maps, settings, bits, transpose)
+ui.downloads("the binary map's values", lambda: maps_tables()[0], key="binary_codes")
+ui.downloads("the sinusoid map's values", lambda: maps_tables()[1], key="binary_sinusoid")
+
+
+def periods() -> None:
+    st.subheader("Bit period against wavelength")
+    periods = pe_core.bit_periods(bits)
+    lengths = pe_core.wavelengths(d, settings.n, settings.convention)
+    ui.chart(wave_figures.periods_figure(periods, lengths, L), key="binary_periods")
+    st.markdown(
+        "Bit periods double at every bit; wavelengths grow by the constant factor "
+        f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
+        f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
+        f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
+    )
+    periods_table = wave_figures.periods_table(periods, lengths)
+    st.dataframe(wave_figures.periods_display(periods_table), hide_index=True)
+
+
+ui.cached_section("binary_periods", periods, settings, bits)
+ui.downloads("periods and wavelengths", lambda: wave_figures.periods_table(
+    pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n, settings.convention)), key="binary_periods")
+
+
+
+def distances_section() -> None:
+    """Hamming distance and SSE against a reference: moving it reruns only this."""
+    st.subheader("Hamming distance against SSE")
+    ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
+    ui.cached_section("binary_distances", lambda: distances(ref), settings, bits, ref)
+    ui.downloads("both distances", lambda: wave_figures.distance_table(*hamming_and_sse(ref), ref=ref),
+                 key="binary_distances")
+    snippet["ref"] = ref
+
+
+def hamming_and_sse(ref: int) -> tuple[np.ndarray, np.ndarray]:
+    hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, bits), ref)
+    return hamming, compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+
+
+def distances(ref: int) -> None:
+    B = pe_core.binary_encoding(L, bits)
+    hamming = pe_core.hamming_distance(B, ref)
+    sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+    if figures.envelope_note(L):
+        st.caption(figures.envelope_note(L, "position"))
+
+    neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
+    st.markdown(
+        "The binary distance **jumps**: two neighbours can differ in one bit or in all of them "
+        "(7 and 8, 0111 and 1000 in binary, differ in 4), and a far position can be one bit away. The sinusoid's "
+        "SSE is **smooth** and depends only on the offset, never on where you stand: "
+        "‖P[k] − P[k+δ]‖² = d − 2·Σ_i cos(ω_i δ), the same for every k."
+    )
+    if L > 1:
+        worst = int(np.argmax(neighbour_flips))
+        first, second, third = st.columns(3)
+        first.metric(
+            "Hamming distance between neighbours",
+            f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
+            help=f"Largest between positions {worst} and {worst + 1}.",
+        )
+        second.metric("SSE between neighbours (any k)", f"{compute.sse_by_abs_offset(settings)[1]:.6g}")
+        third.metric(f"Largest SSE to position {ref}", f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
+    near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
+    st.dataframe(
+        pd.DataFrame({
+            "position k": near,
+            "offset k − ref": near - ref,
+            "binary code (LSB first)": ["".join(str(int(b)) for b in B[k]) for k in near],
+            "Hamming distance (bits)": hamming[near].astype(int),
+            "SSE": sse[near],
+        }),
+        hide_index=True,
+    )
+
+
+#: The reproduce-this code's reference position (set by its control's fragment).
+snippet: dict[str, int] = {}
+ui.fragment(distances_section)
 ui.reproduce(
-    reproduce.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=MAX_ROWS, max_cols=max_cols)
+    reproduce.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=MAX_ROWS,
+                          max_cols=max_cols)
 )

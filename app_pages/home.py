@@ -40,26 +40,31 @@ st.markdown(
     "different order, so a model trained with one must not be fed the other."
 )
 
-st.subheader("Does it meet seed 000's criteria?")
-shape = (
-    f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
-)
-measurements = compute.criteria(settings)
-passed = sum(m.passed for m in measurements)
-summary = f"{passed} of {len(measurements)} criteria pass for the current settings ({shape})."
-if passed == len(measurements):
-    st.success(summary, icon=":material/check_circle:")
-else:
-    st.error(summary, icon=":material/cancel:")
-for column, m in zip(st.columns(len(measurements)), measurements, strict=True):
-    with column:
-        shown = f"{m.value:.6g}" if math.isfinite(m.value) else "n/a"
-        verdict = ":green[:material/check_circle: pass]" if m.passed else ":red[:material/cancel: fail]"
-        st.metric(m.title, shown, help=m.label)
-        st.markdown(f"{verdict} · {m.label}")
-        st.caption(m.reason)
-st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
-ui.downloads("the criteria", criteria.criteria_table(measurements), key="home_criteria")
+
+def criteria_section() -> None:
+    st.subheader("Does it meet seed 000's criteria?")
+    shape = (
+        f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    )
+    measurements = compute.criteria(settings)
+    passed = sum(m.passed for m in measurements)
+    summary = f"{passed} of {len(measurements)} criteria pass for the current settings ({shape})."
+    if passed == len(measurements):
+        st.success(summary, icon=":material/check_circle:")
+    else:
+        st.error(summary, icon=":material/cancel:")
+    for column, m in zip(st.columns(len(measurements)), measurements, strict=True):
+        with column:
+            shown = f"{m.value:.6g}" if math.isfinite(m.value) else "n/a"
+            verdict = ":green[:material/check_circle: pass]" if m.passed else ":red[:material/cancel: fail]"
+            st.metric(m.title, shown, help=m.label)
+            st.markdown(f"{verdict} · {m.label}")
+            st.caption(m.reason)
+    st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
+
+
+ui.cached_section("home_criteria", criteria_section, settings)
+ui.downloads("the criteria", lambda: criteria.criteria_table(compute.criteria(settings)), key="home_criteria")
 ui.reproduce(reproduce.home_code(settings))
 
 st.subheader("Reproduce a figure of the sources")
@@ -73,8 +78,13 @@ for index, (key, preset) in enumerate(PRESETS.items()):
         )
         st.caption(preset.source)
 
-st.subheader("Map of the pages")
-for info in page_list.PAGES:
-    if info is not page_list.HOME:
-        st.page_link(info.path, label=info.title, icon=info.icon)
-        st.caption(info.summary)
+
+def page_map() -> None:
+    st.subheader("Map of the pages")
+    for info in page_list.PAGES:
+        if info is not page_list.HOME:
+            st.page_link(info.path, label=info.title, icon=info.icon)
+            st.caption(info.summary)
+
+
+ui.cached_section("home_page_map", page_map)

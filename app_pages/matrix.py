@@ -21,37 +21,50 @@ st.markdown(
     "pairs (right) barely move, so together they give every position a unique, bounded code."
 )
 
-left, right = st.columns(2)
-view = controls.choice_control(
-    "view", "Show", ("values", "angles"), default="values", container=left,
-    format_func={"values": "values P[k, j]", "angles": "angles k·ω_i (degrees, mod 360)"}.get,
-)
-transpose = controls.bool_control("transpose", "Transpose (dimensions down, as seed 003)", container=right)
 
-L, d = settings.L, settings.d
-# More positions than rows: draw block averages of all of them, or a window of single positions.
-row_start = None
-if L > MAX_ROWS:
-    rows_col, start_col = st.columns(2)
-    rows = controls.choice_control(
-        "rows", f"{L:,} positions on {MAX_ROWS} rows", ("average", "window"), default="average", container=rows_col,
-        format_func={"average": "block averages of all positions",
-                     "window": f"a window of {MAX_ROWS} single positions"}.get,
+def heatmap() -> None:
+    """The view and row controls and the heatmap they choose: moving them reruns only this."""
+    left, right = st.columns(2)
+    view = controls.choice_control(
+        "view", "Show", ("values", "angles"), default="values", container=left,
+        format_func={"values": "values P[k, j]", "angles": "angles k·ω_i (degrees, mod 360)"}.get,
     )
-    if rows == "window":
-        row_start = controls.int_control(
-            "row_start", "First position of the window", default=0, low=0, high=L - MAX_ROWS, container=start_col,
-            help=f"The window shows positions from here to here + {MAX_ROWS - 1}, one row each.",
+    transpose = controls.bool_control("transpose", "Transpose (dimensions down, as seed 003)", container=right)
+    # More positions than rows: draw block averages of all of them, or a window of single positions.
+    row_start = None
+    if L > MAX_ROWS:
+        rows_col, start_col = st.columns(2)
+        rows = controls.choice_control(
+            "rows", f"{L:,} positions on {MAX_ROWS} rows", ("average", "window"), default="average",
+            container=rows_col,
+            format_func={"average": "block averages of all positions",
+                         "window": f"a window of {MAX_ROWS} single positions"}.get,
         )
-start = row_start or 0
-drawn = settings if row_start is None else replace(settings, L=MAX_ROWS)  # the positions the heatmap stands for
+        if rows == "window":
+            row_start = controls.int_control(
+                "row_start", "First position of the window", default=0, low=0, high=L - MAX_ROWS,
+                container=start_col,
+                help=f"The window shows positions from here to here + {MAX_ROWS - 1}, one row each.",
+            )
+    if view == "values":
+        ui.cached_section("matrix_values", lambda: values_map(transpose, row_start), settings, transpose, row_start)
+        ui.downloads("the heatmap's values", lambda: values_table(transpose, row_start), key="matrix_heatmap")
+    else:
+        ui.cached_section("matrix_angles", lambda: angles_map(transpose, row_start), settings, transpose, row_start)
+        ui.downloads("the angles (degrees)", lambda: angles_table(transpose, row_start), key="matrix_angles")
+    snippet.update(view=view, transpose=transpose, row_start=row_start)
 
-w = compute.frequencies(settings)
-shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
-if row_start is not None:
-    shape += f"; positions {start:,}..{start + MAX_ROWS - 1:,}"
 
-if view == "values":
+def drawn_settings(row_start: int | None) -> tuple[Settings, int, str]:
+    """The positions the heatmap stands for (all, or a window), its first position, its title's settings."""
+    shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    if row_start is None:
+        return settings, 0, shape
+    return replace(settings, L=MAX_ROWS), row_start, f"{shape}; positions {row_start:,}..{row_start + MAX_ROWS - 1:,}"
+
+
+def values_map(transpose: bool, row_start: int | None) -> None:
+    drawn, start, shape = drawn_settings(row_start)
     reduced = compute.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
@@ -68,12 +81,19 @@ if view == "values":
             st.caption(f"{averaging} To see single positions, choose a window of {MAX_ROWS} single positions above.")
     else:
         st.caption(figures.window_note(start, MAX_ROWS, L, (reduced.values.shape[1], d), "columns"))
-    ui.downloads(
-        "the heatmap's values",
-        figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
-        key="matrix_heatmap",
+
+
+def values_table(transpose: bool, row_start: int | None):
+    drawn, start, _ = drawn_settings(row_start)
+    reduced = compute.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
+    labels, _ = figures.encoding_axis_labels(
+        reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
-else:
+    return figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
+
+
+def angles_map(transpose: bool, row_start: int | None) -> None:
+    drawn, start, shape = drawn_settings(row_start)
     degrees, row_first, row_last, pair_edges = compute.angle_map(drawn, MAX_ROWS, MAX_COLS, start)
     labels = figures.angle_axis_labels(pair_edges, w)
     fig = figures.encoding_figure(
@@ -92,21 +112,34 @@ else:
             "A pair that turns through whole cycles within a block has a mean (sin, cos) near 0, whose angle "
             "is no more than rounding: choose a window of single positions to see every angle."
         )
-    ui.downloads(
-        "the angles (degrees)",
-        figures.encoding_table(degrees, row_first, row_last, labels, transpose=transpose),
-        key="matrix_angles",
-    )
 
-st.subheader("Frequencies and wavelengths")
-st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
-ui.chart(figures.rates_figure(w), key="matrix_rates")
-ui.downloads("ω_i and λ_i", figures.frequency_table(w), key="matrix_rates")
 
-if settings.L * settings.d <= 64:
+def angles_table(transpose: bool, row_start: int | None):
+    drawn, start, _ = drawn_settings(row_start)
+    degrees, row_first, row_last, pair_edges = compute.angle_map(drawn, MAX_ROWS, MAX_COLS, start)
+    return figures.encoding_table(degrees, row_first, row_last, figures.angle_axis_labels(pair_edges, w),
+                                  transpose=transpose)
+
+
+def rates() -> None:
+    st.subheader("Frequencies and wavelengths")
+    st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
+    ui.chart(figures.rates_figure(w), key="matrix_rates")
+
+
+def numbers() -> None:
     st.subheader("The matrix as numbers")
     P = compute.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
 
-snippet = {"view": view, "transpose": transpose, "max_rows": MAX_ROWS, "max_cols": MAX_COLS, "row_start": row_start}
+
+L, d = settings.L, settings.d
+w = compute.frequencies(settings)
+#: The reproduce-this code's arguments; the heatmap's controls add theirs.
+snippet: dict[str, object] = {"max_rows": MAX_ROWS, "max_cols": MAX_COLS}
+ui.fragment(heatmap)
+ui.cached_section("matrix_rates", rates, settings)
+ui.downloads("ω_i and λ_i", lambda: figures.frequency_table(w), key="matrix_rates")
+if settings.L * settings.d <= 64:
+    ui.cached_section("matrix_numbers", numbers, settings)
 ui.reproduce(reproduce.matrix_code(settings, **snippet), reproduce.matrix_code(settings, **snippet, library="torch"))

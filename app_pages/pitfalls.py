@@ -43,54 +43,69 @@ if "offset" in (key_a, key_b):
     )
 variant_a = pitfalls.variant(key_a, settings, other_n=other_n, offset=offset)
 variant_b = pitfalls.variant(key_b, settings, other_n=other_n, offset=offset)
-text_a, text_b = st.columns(2)
-text_a.markdown(f"**A: {variant_a.describe()}.** {pitfalls.explanation(key_a, settings, variant_a)}")
-text_b.markdown(f"**B: {variant_b.describe()}.** {pitfalls.explanation(key_b, settings, variant_b)}")
-
-comparison = compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
-rows, cols = comparison.row_labels, comparison.columns.labels
-row_ticks = figures.round_ticks(rows, [int(r) for r in comparison.row_edges[:-1]])
-col_ticks = figures.round_ticks(cols, comparison.columns.ticks, count=10)
 
 
-def heatmap(values, title: str, value_name: str, zrange: tuple[float, float]):
-    return figures.heatmap_figure(
-        values, row_labels=rows, col_labels=cols, row_ticks=row_ticks, col_ticks=col_ticks, title=title,
-        x_title="dimension j (column)", y_title="row r of the matrix", value_name=value_name, zrange=zrange,
+def comparison_maps() -> None:
+    text_a, text_b = st.columns(2)
+    text_a.markdown(f"**A: {variant_a.describe()}.** {pitfalls.explanation(key_a, settings, variant_a)}")
+    text_b.markdown(f"**B: {variant_b.describe()}.** {pitfalls.explanation(key_b, settings, variant_b)}")
+
+    comparison = compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
+    rows, cols = comparison.row_labels, comparison.columns.labels
+    row_ticks = figures.round_ticks(rows, [int(r) for r in comparison.row_edges[:-1]])
+    col_ticks = figures.round_ticks(cols, comparison.columns.ticks, count=10)
+
+
+    def heatmap(values, title: str, value_name: str, zrange: tuple[float, float]):
+        return figures.heatmap_figure(
+            values, row_labels=rows, col_labels=cols, row_ticks=row_ticks, col_ticks=col_ticks, title=title,
+            x_title="dimension j (column)", y_title="row r of the matrix", value_name=value_name, zrange=zrange,
+        )
+
+
+    chart_a, chart_b = st.columns(2)
+    with chart_a:
+        ui.chart(heatmap(comparison.values_a, f"A: {variant_a.describe()}", "A[r, j]", (-1.0, 1.0)), key="pitfalls_a")
+    with chart_b:
+        ui.chart(heatmap(comparison.values_b, f"B: {variant_b.describe()}", "B[r, j]", (-1.0, 1.0)), key="pitfalls_b")
+    drawn_max = float(abs(comparison.difference).max())
+    span = drawn_max if drawn_max > 0 else 1.0
+    ui.chart(
+        heatmap(comparison.difference, f"Difference A - B (L={L:,}, d={d:,})", "A - B", (-span, span)),
+        key="pitfalls_difference",
     )
-
-
-chart_a, chart_b = st.columns(2)
-with chart_a:
-    ui.chart(heatmap(comparison.values_a, f"A: {variant_a.describe()}", "A[r, j]", (-1.0, 1.0)), key="pitfalls_a")
-with chart_b:
-    ui.chart(heatmap(comparison.values_b, f"B: {variant_b.describe()}", "B[r, j]", (-1.0, 1.0)), key="pitfalls_b")
-drawn_max = float(abs(comparison.difference).max())
-span = drawn_max if drawn_max > 0 else 1.0
-ui.chart(
-    heatmap(comparison.difference, f"Difference A - B (L={L:,}, d={d:,})", "A - B", (-span, span)),
-    key="pitfalls_difference",
-)
-ui.reduced_note("Each map", comparison.difference.shape, (L, d))
-if comparison.is_reduced and comparison.columns.col_edges is not None:
+    ui.reduced_note("Each map", comparison.difference.shape, (L, d))
+    if comparison.is_reduced and comparison.columns.col_edges is not None:
+        st.caption(
+            "The two layouts disagree on which columns are sines, so a drawn column averages a run of raw "
+            "columns (sines and cosines together), the same run in A and in B."
+        )
+    metric_full, metric_where, metric_drawn = st.columns(3)
+    metric_full.metric("max |A - B| (every cell)", f"{comparison.max_abs:.6g}")
+    metric_where.metric("where", f"row {comparison.max_row:,}, column {comparison.max_col:,}")
+    metric_drawn.metric("max |A - B| drawn (block means)", f"{drawn_max:.6g}")
     st.caption(
-        "The two layouts disagree on which columns are sines, so a drawn column averages a run of raw "
-        "columns (sines and cosines together), the same run in A and in B."
+        f"The maximum is measured over all {L:,} x {d:,} cells, in blocks of rows; row r is position "
+        f"{variant_a.start} + r of A and {variant_b.start} + r of B. Values lie in [-1, 1], so 2 is as far "
+        "apart as two encodings can be."
+        + (" The two variants are identical here." if comparison.max_abs == 0 else "")
     )
-metric_full, metric_where, metric_drawn = st.columns(3)
-metric_full.metric("max |A - B| (every cell)", f"{comparison.max_abs:.6g}")
-metric_where.metric("where", f"row {comparison.max_row:,}, column {comparison.max_col:,}")
-metric_drawn.metric("max |A - B| drawn (block means)", f"{drawn_max:.6g}")
-st.caption(
-    f"The maximum is measured over all {L:,} x {d:,} cells, in blocks of rows; row r is position "
-    f"{variant_a.start} + r of A and {variant_b.start} + r of B. Values lie in [-1, 1], so 2 is as far "
-    "apart as two encodings can be."
-    + (" The two variants are identical here." if comparison.max_abs == 0 else "")
-)
-difference_table = figures.heatmap_table(comparison.difference, rows, cols, rows_name="row r", cols_name="column j")
+
+
+ui.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b, other_n, offset)
+
+
+
+def difference_table():
+    comparison = compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
+    return figures.heatmap_table(comparison.difference, comparison.row_labels, comparison.columns.labels,
+                                 rows_name="row r", cols_name="column j")
+
+
 ui.downloads("the difference map", difference_table, key="pitfalls_difference")
 ui.reproduce(pitfalls.difference_code(
-    variant_a, variant_b, L, d, comparison, (pitfalls.VARIANTS[key_a], pitfalls.VARIANTS[key_b])
+    variant_a, variant_b, L, d, compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS),
+    (pitfalls.VARIANTS[key_a], pitfalls.VARIANTS[key_b]),
 ))
 
 # --- check your implementation ---------------------------------------------------------

@@ -30,119 +30,161 @@ st.markdown(
     f"- **from a relative offset**: k = k0 + r with k0 a multiple of L = {L:,} and r < L; the phase k0·ω_i mod 2π "
     "is computed once in float64, only r·ω_i and the sum in the format."
 )
-st.dataframe(pr.formats_table())
-st.caption(
-    "bfloat16 has no NumPy type: it is emulated by rounding the float32 bit pattern to its top 16 bits (to nearest, "
-    "ties to even). A float16 cannot hold any position above 65,504 at all."
-)
 
-st.subheader("Error against float64, up to position 10⁷")
-result = compute.precision_errors(settings)
-lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
-ui.chart(
-    beyond_figures.precision_figure(
-        result.positions, lines, pr.NAMES, title=f"Largest |P̃[k, j] − P[k, j]| over the {d:,} columns ({shape})",
-        y_title="absolute error (log scale)",
-    ),
-    key="precision_errors",
-)
-st.caption(
-    f"{result.positions.size} log-spaced positions from 1 to 10⁷; colour: the format, line: the method. A gap is a "
-    "position the format cannot hold (float16 computing k itself overflows above 65,504). Errors of 2 mean the value "
-    "is unrelated to the true one."
-)
 
-found = compute.precision_neighbours(settings)
-summary = pr.summary_table(result, found)
-st.dataframe(pr.display_summary(summary))
-ui.downloads("the summary", summary, key="precision_summary")
-ui.downloads("the errors by position", pr.errors_table(result), key="precision_errors")
-
-st.subheader("From which position are two neighbours the same?")
-st.markdown(
-    "P[k] and P[k+1] are indistinguishable when all their d values round to the same numbers. The fastest pair "
-    "turns by 1 rad per position, so it keeps neighbours apart as long as k itself is exact: computed in the "
-    "format, they collapse as soon as k + 1 rounds to k. Searched exactly for every k below 10⁷ (the fastest pair "
-    "for all k, the slower pairs only where it matched)."
-)
-for column, dtype in zip(st.columns(len(pr.DTYPES)), pr.DTYPES, strict=True):
-    low = found[pr.NAMES[(dtype, "low")]]
-    cast = found[pr.NAMES[(dtype, "cast")]]
-    column.metric(
-        f"{dtype}, computed in the dtype",
-        "none below 10⁷" if low.first_equal is None else f"k = {low.first_equal:,}",
-        help=f"2^{pr.MANTISSA_BITS[dtype]} = {2 ** pr.MANTISSA_BITS[dtype]:,} is the last whole number with exact "
-        "neighbours in this format.",
+def formats() -> None:
+    st.dataframe(pr.formats_table())
+    st.caption(
+        "bfloat16 has no NumPy type: it is emulated by rounding the float32 bit pattern to its top 16 bits "
+        "(to nearest, "
+        "ties to even). A float16 cannot hold any position above 65,504 at all."
     )
-    column.caption(
-        "float64 then cast: "
-        + ("none below 10⁷" if cast.first_equal is None else f"from k = {cast.first_equal:,}")
-        + (f". Not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None else ".")
+
+
+ui.cached_section("precision_formats", formats)
+
+
+
+def errors() -> None:
+    st.subheader("Error against float64, up to position 10⁷")
+    result = compute.precision_errors(settings)
+    lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
+    ui.chart(
+        beyond_figures.precision_figure(
+            result.positions, lines, pr.NAMES, title=f"Largest |P̃[k, j] − P[k, j]| over the {d:,} columns ({shape})",
+            y_title="absolute error (log scale)",
+        ),
+        key="precision_errors",
     )
-ui.chart(
-    beyond_figures.precision_figure(
-        result.positions, {key: result.telling[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
-        title=f"Columns in which P̃[k] and P̃[k+1] differ, of d = {d:,}", y_title="columns (of d)", log_y=False,
-        hover_format=",.0f",
-    ),
-    key="precision_telling",
-)
-st.caption(
-    "Slow pairs change by ω_i per position, less than the spacing of their numbers: they stop telling neighbours "
-    "apart first. At 0 columns the two positions have the same code."
-)
+    st.caption(
+        f"{result.positions.size} log-spaced positions from 1 to 10⁷; colour: the format, line: the method. "
+        "A gap is a "
+        "position the format cannot hold (float16 computing k itself overflows above 65,504). "
+        "Errors of 2 mean the value "
+        "is unrelated to the true one."
+    )
 
-st.subheader("One column")
-column_index = controls.int_control(
-    "column", "Column j of P", default=0, low=0, high=d - 1,
-    help="0 is the fastest sine (ω = 1 rad per position); the last columns are the slowest pairs.",
-)
-pair_of, is_sine = pe_core.column_pairs(d, settings.layout)
-w = compute.frequencies(settings)
-pair = int(pair_of[column_index])
-by_column = compute.precision_column(settings, column_index)
-ui.chart(
-    beyond_figures.precision_figure(
-        result.positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
-        title=f"|P̃[k, {column_index}] − P[k, {column_index}]|: {'sin' if is_sine[column_index] else 'cos'} of pair "
-        f"{pair}, ω = {w[pair]:.4g} rad/position",
-        y_title="absolute error (log scale)",
-    ),
-    key="precision_column",
-)
-st.caption("An error of exactly 0 is not drawn on the log scale.")
-ui.downloads(
-    f"column {column_index}'s errors", pd.DataFrame(by_column, index=pd.Index(result.positions, name="position k")),
-    key="precision_column",
-)
+    found = compute.precision_neighbours(settings)
+    summary = pr.summary_table(result, found)
+    st.dataframe(pr.display_summary(summary))
 
-st.subheader("What helps")
-worst = {key: summary.loc[pr.NAMES[key], f"largest error, k ≤ {pr.power_text(pr.LAST_POSITION)}"]
-         for key in pr.SERIES}
+    st.subheader("From which position are two neighbours the same?")
+    st.markdown(
+        "P[k] and P[k+1] are indistinguishable when all their d values round to the same numbers. The fastest pair "
+        "turns by 1 rad per position, so it keeps neighbours apart as long as k itself is exact: computed in the "
+        "format, they collapse as soon as k + 1 rounds to k. Searched exactly for every k below 10⁷ (the fastest pair "
+        "for all k, the slower pairs only where it matched)."
+    )
+    for column, dtype in zip(st.columns(len(pr.DTYPES)), pr.DTYPES, strict=True):
+        low = found[pr.NAMES[(dtype, "low")]]
+        cast = found[pr.NAMES[(dtype, "cast")]]
+        column.metric(
+            f"{dtype}, computed in the dtype",
+            "none below 10⁷" if low.first_equal is None else f"k = {low.first_equal:,}",
+            help=f"2^{pr.MANTISSA_BITS[dtype]} = {2 ** pr.MANTISSA_BITS[dtype]:,} is the last whole number with exact "
+            "neighbours in this format.",
+        )
+        column.caption(
+            "float64 then cast: "
+            + ("none below 10⁷" if cast.first_equal is None else f"from k = {cast.first_equal:,}")
+            + (f". Not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None else ".")
+        )
+    ui.chart(
+        beyond_figures.precision_figure(
+            result.positions, {key: result.telling[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
+            title=f"Columns in which P̃[k] and P̃[k+1] differ, of d = {d:,}", y_title="columns (of d)", log_y=False,
+            hover_format=",.0f",
+        ),
+        key="precision_telling",
+    )
+    st.caption(
+        "Slow pairs change by ω_i per position, less than the spacing of their numbers: they stop telling neighbours "
+        "apart first. At 0 columns the two positions have the same code."
+    )
 
 
-def shown(value: float) -> str:
-    return f"{value:.2g}" if math.isfinite(value) else "n/a"
+ui.cached_section("precision_errors", errors, settings)
 
 
-wider = replace(settings, d=min(2 * d, pe_core.MAX_D))
-telling = {dtype: (pr.telling_at(settings, dtype), pr.telling_at(wider, dtype)) for dtype in pr.DTYPES}
-relative_collapse = found[pr.NAMES[("bfloat16", "relative")]].first_equal
-st.markdown(
-    f"- **Compute in float64, then cast.** The error stays at half a unit of the format at every position "
-    f"({shown(worst[('float32', 'cast')])} in float32, {shown(worst[('bfloat16', 'cast')])} in bfloat16, against "
-    f"{shown(worst[('float32', 'low')])} and {shown(worst[('bfloat16', 'low')])} computed in them), and neighbours "
-    "never collapse below 10⁷. Build the table once in float64 and cast it.\n"
-    f"- **Keep the numbers small with a relative offset.** With r < L = {L:,} and the phase in float64, the largest "
-    f"error is {shown(worst[('float32', 'relative')])} in float32 and {shown(worst[('float16', 'relative')])} in "
-    f"float16. r itself must stay exact: in bfloat16 only up to 256"
-    + (f", so here neighbours collapse from k = {relative_collapse:,}." if relative_collapse is not None else
-       f"; here L = {L:,} and no neighbours collapse below 10⁷.")
-    + "\n"
-    f"- **A larger d.** At k = {pr.PROBE_POSITION} (exact in all three formats), computed in bfloat16, "
-    f"{telling['bfloat16'][0]:,} of d = {d:,} columns tell k from k + 1; with d = {wider.d:,}, "
-    f"{telling['bfloat16'][1]:,}. More columns keep neighbours further apart, but none helps once k + 1 rounds to k "
-    "itself."
-)
 
+def column_section() -> None:
+    """One column's errors: choosing the column reruns only this."""
+    st.subheader("One column")
+    column_index = controls.int_control(
+        "column", "Column j of P", default=0, low=0, high=d - 1,
+        help="0 is the fastest sine (ω = 1 rad per position); the last columns are the slowest pairs.",
+    )
+    ui.cached_section("precision_column", lambda: column_errors(column_index), settings, column_index)
+    ui.downloads(
+        f"column {column_index}'s errors",
+        lambda: pd.DataFrame(compute.precision_column(settings, column_index),
+                             index=pd.Index(compute.precision_errors(settings).positions, name="position k")),
+        key="precision_column",
+    )
+
+
+def column_errors(column_index: int) -> None:
+    result = compute.precision_errors(settings)
+    pair_of, is_sine = pe_core.column_pairs(d, settings.layout)
+    w = compute.frequencies(settings)
+    pair = int(pair_of[column_index])
+    by_column = compute.precision_column(settings, column_index)
+    ui.chart(
+        beyond_figures.precision_figure(
+            result.positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
+            title=f"|P̃[k, {column_index}] − P[k, {column_index}]|: {'sin' if is_sine[column_index] else 'cos'} of "
+            f"pair {pair}, ω = {w[pair]:.4g} rad/position",
+            y_title="absolute error (log scale)",
+        ),
+        key="precision_column",
+    )
+    st.caption("An error of exactly 0 is not drawn on the log scale.")
+
+
+def summary_table() -> pd.DataFrame:
+    return pr.summary_table(compute.precision_errors(settings), compute.precision_neighbours(settings))
+
+
+ui.downloads("the summary", summary_table, key="precision_summary")
+ui.downloads("the errors by position", lambda: pr.errors_table(compute.precision_errors(settings)),
+             key="precision_errors")
+ui.fragment(column_section)
+
+
+def what_helps() -> None:
+    st.subheader("What helps")
+    result, found = compute.precision_errors(settings), compute.precision_neighbours(settings)
+    summary = pr.summary_table(result, found)
+    worst = {key: summary.loc[pr.NAMES[key], f"largest error, k ≤ {pr.power_text(pr.LAST_POSITION)}"]
+             for key in pr.SERIES}
+
+
+    def shown(value: float) -> str:
+        return f"{value:.2g}" if math.isfinite(value) else "n/a"
+
+
+    wider = replace(settings, d=min(2 * d, pe_core.MAX_D))
+    telling = {dtype: (pr.telling_at(settings, dtype), pr.telling_at(wider, dtype)) for dtype in pr.DTYPES}
+    relative_collapse = found[pr.NAMES[("bfloat16", "relative")]].first_equal
+    st.markdown(
+        f"- **Compute in float64, then cast.** The error stays at half a unit of the format at every position "
+        f"({shown(worst[('float32', 'cast')])} in float32, {shown(worst[('bfloat16', 'cast')])} in bfloat16, against "
+        f"{shown(worst[('float32', 'low')])} and {shown(worst[('bfloat16', 'low')])} computed in them), and neighbours "
+        "never collapse below 10⁷. Build the table once in float64 and cast it.\n"
+        f"- **Keep the numbers small with a relative offset.** With r < L = {L:,} and the phase in float64, "
+        "the largest "
+        f"error is {shown(worst[('float32', 'relative')])} in float32 and {shown(worst[('float16', 'relative')])} in "
+        f"float16. r itself must stay exact: in bfloat16 only up to 256"
+        + (f", so here neighbours collapse from k = {relative_collapse:,}." if relative_collapse is not None else
+           f"; here L = {L:,} and no neighbours collapse below 10⁷.")
+        + "\n"
+        f"- **A larger d.** At k = {pr.PROBE_POSITION} (exact in all three formats), computed in bfloat16, "
+        f"{telling['bfloat16'][0]:,} of d = {d:,} columns tell k from k + 1; with d = {wider.d:,}, "
+        f"{telling['bfloat16'][1]:,}. More columns keep neighbours further apart, but none helps once k + 1 "
+        "rounds to k "
+        "itself."
+    )
+
+
+ui.cached_section("precision_what_helps", what_helps, settings)
 ui.reproduce(pr.snippet(settings))

@@ -33,151 +33,180 @@ delta = controls.int_control(
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 w = compute.frequencies(settings)
 
-st.subheader(f"The transition matrix M({delta})")
-window_start = 0
-if d > WINDOW:
-    window_start = controls.int_control(
-        "window_start", f"First dimension of the {WINDOW} x {WINDOW} window",
-        default=0, low=0, high=relation_figures.transition_window_limit(d, settings.layout, WINDOW),
-        help="M is d x d; a window of it is drawn so that each cell stays visible.",
-    )
-dims = relation_figures.transition_window_dims(d, settings.layout, window_start, WINDOW)
-M_window = relation_figures.transition_window(
-    delta, d, settings.n, layout=settings.layout, convention=settings.convention, dims=dims
-)
-window = relation_figures.window_text(dims, d)
-ui.chart(
-    relation_figures.transition_figure(
-        M_window, dims, d=d, layout=settings.layout, delta=delta,
-        title=f"M({delta}), rows and columns: {window}" + (" (window)" if dims.size < d else ""),
-    ),
-    key="relative_transition",
-)
-if settings.layout == "interleaved":
-    structure = "block diagonal: the 2 x 2 block of pair i, in rows and columns 2i and 2i+1, is W(δ·ω_i)"
-else:
-    structure = (
-        "four diagonal blocks, as in seed 001: [[C, −S], [S, C]] with C = diag(cos δω_i), S = diag(sin δω_i); "
-        "the window shows the sines of a run of pairs and their cosine partners d/2 further on"
-    )
-st.caption(
-    f"M({delta}) is {structure}. Every other entry is 0. M is orthogonal and M(−δ) = M(δ)ᵀ."
-    + (f" Only {window} are drawn; move the window with the slider above." if dims.size < d else "")
-)
-ui.downloads(
-    "the drawn M", relation_figures.transition_table(M_window, dims, d=d, layout=settings.layout),
-    key="relative_transition",
-)
 
-st.subheader("The shifted map")
-max_cols = relation_figures.shift_map_max_cols(L, d)
-comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
-labels, ticks = figures.encoding_axis_labels(
-    comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
-)
-left, right = st.columns(2)
-with left:
-    ui.chart(
-        figures.encoding_figure(
-            comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
-            title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]", column_tick_count=5,
-        ),
-        key="relative_shifted",
-    )
-with right:
-    ui.chart(
-        figures.encoding_figure(
-            comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
-            title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)", column_tick_count=5,
-        ),
-        key="relative_direct",
-    )
-ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
-averaging = figures.averaging_note(comparison.row_first, comparison.row_last, w)
-if averaging:
-    st.caption(averaging)
-st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
-ui.downloads(
-    f"P @ M({delta})", figures.encoding_table(comparison.shifted, comparison.row_first, comparison.row_last, labels),
-    key="relative_shifted",
-)
-ui.downloads(
-    f"PE(k{delta:+d})", figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last, labels),
-    key="relative_direct",
-)
+def transition_section() -> None:
+    """M(δ) in a window of dimensions: moving the window reruns only this."""
+    st.subheader(f"The transition matrix M({delta})")
+    window_start = 0
+    if d > WINDOW:
+        window_start = controls.int_control(
+            "window_start", f"First dimension of the {WINDOW} x {WINDOW} window",
+            default=0, low=0, high=relation_figures.transition_window_limit(d, settings.layout, WINDOW),
+            help="M is d x d; a window of it is drawn so that each cell stays visible.",
+        )
+    ui.cached_section("relative_transition", lambda: transition(window_start), settings, delta, window_start)
+    ui.downloads("the drawn M", lambda: transition_table(window_start), key="relative_transition")
+    snippet["window_start"] = window_start
 
-error_col, seed_col = st.columns(2)
-error_col.metric(
-    f"max |P M({delta}) − PE(k{delta:+d})|", f"{comparison.max_error:.2e}",
-    help=f"Over every cell of positions {comparison.checked_first:,}..{comparison.checked_last:,}.",
-)
-if comparison.seed_error is None:
-    seed_col.metric("Seed 001's check", "no rows", help=f"|δ| ≥ L: no row k has k{delta:+d} inside 0..{L - 1}.")
-else:
-    seed_col.metric(
-        f"Seed 001's check: max |(P M)[k] − P[k{delta:+d}]|", f"{comparison.seed_error:.2e}",
-        help=f"Over the {comparison.seed_rows:,} rows k whose k{delta:+d} is also a position of P "
-        "(seed 001: errors = (P @ M)[10:] − P[:−10] for δ = −10).",
+
+def transition_window(window_start: int) -> tuple[np.ndarray, np.ndarray]:
+    """The dimensions of the window and M(δ) on them."""
+    dims = relation_figures.transition_window_dims(d, settings.layout, window_start, WINDOW)
+    return dims, relation_figures.transition_window(
+        delta, d, settings.n, layout=settings.layout, convention=settings.convention, dims=dims
     )
-if not comparison.whole_matrix:
+
+
+def transition_table(window_start: int):
+    dims, M_window = transition_window(window_start)
+    return relation_figures.transition_table(M_window, dims, d=d, layout=settings.layout)
+
+
+def transition(window_start: int) -> None:
+    dims, M_window = transition_window(window_start)
+    window = relation_figures.window_text(dims, d)
+    ui.chart(
+        relation_figures.transition_figure(
+            M_window, dims, d=d, layout=settings.layout, delta=delta,
+            title=f"M({delta}), rows and columns: {window}" + (" (window)" if dims.size < d else ""),
+        ),
+        key="relative_transition",
+    )
+    if settings.layout == "interleaved":
+        structure = "block diagonal: the 2 x 2 block of pair i, in rows and columns 2i and 2i+1, is W(δ·ω_i)"
+    else:
+        structure = (
+            "four diagonal blocks, as in seed 001: [[C, −S], [S, C]] with C = diag(cos δω_i), S = diag(sin δω_i); "
+            "the window shows the sines of a run of pairs and their cosine partners d/2 further on"
+        )
     st.caption(
-        f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the error "
-        f"is measured on positions {comparison.checked_first:,}..{comparison.checked_last:,}, the last ones, "
-        "where the angles and their rounding are largest. The maps are exact block means from the closed form."
+        f"M({delta}) is {structure}. Every other entry is 0. M is orthogonal and M(−δ) = M(δ)ᵀ."
+        + (f" Only {window} are drawn; move the window with the slider above." if dims.size < d else "")
     )
-verdict = (
-    f"largest error {max(comparison.max_error, comparison.seed_error or 0.0):.2e}, tolerance "
-    f"{comparison.tolerance:.2e} = {relation_figures.PRECISION_EPS_FACTOR:g}·ε·(1 + largest angle in rad)"
-)
-if comparison.accurate:
-    st.success(f"Seed 001: \"This is accurate to numerical precision.\" Checked live: {verdict}.")
-else:
-    st.error(f"Not within numerical precision: {verdict}.")
 
-st.subheader("One pair, in the plane")
-m = d // 2
-pair_col, k_col = st.columns(2)
-pair = controls.int_control("pair", "Pair i", default=0, low=0, high=m - 1, container=pair_col)
-k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
-theta, phi = k * w[pair], delta * w[pair]
-if settings.layout == "interleaved":
-    axis_names = (f"column {2 * pair} = sin(k·ω_{pair})", f"column {2 * pair + 1} = cos(k·ω_{pair})")
-else:
-    axis_names = (f"column {pair} = sin(k·ω_{pair})", f"column {m + pair} = cos(k·ω_{pair})")
-ui.chart(
-    relation_figures.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
-    key="relative_rotation",
-)
-ui.downloads("the two points", relation_figures.rotation_table(theta, phi), key="relative_rotation")
-W = pe_core.rotation(phi)
-c, s = W[0, 0], W[1, 0]
-image = np.array([np.sin(theta), np.cos(theta)]) @ W
-expected = np.array([np.sin((k + delta) * w[pair]), np.cos((k + delta) * w[pair])])
-angle_col, wrapped_col, check_col = st.columns(3)
-angle_col.metric(
-    f"angle δ·ω_{pair}", f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
-)
-wrapped_col.metric("the same angle mod 360°", f"{np.degrees(phi) % 360:.6g}°")
-check_col.metric(
-    f"max |v·W − (sin, cos) of (k{delta:+d})·ω_{pair}|", f"{np.abs(image - expected).max():.2e}",
-    help="The rotated point against the pair of P[k + δ] computed directly.",
-)
-st.latex(
-    rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
-    rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
-)
-st.markdown(
-    "Seeds 003 and 004 write the same rotation as "
-    r"$\begin{bmatrix}\cos\theta & \sin\theta\\ -\sin\theta & \cos\theta\end{bmatrix}$ "
-    r"acting on a **column** vector $[\sin t;\ \cos t]$ from the left. Here each row of P is a **row** vector "
-    r"multiplied from the right, $v\,W$, so W is that matrix transposed: the same map. "
-    "The point turns clockwise in this (sin, cos) plane as the angle grows."
-)
 
-snippet = {
-    "delta": delta, "window_start": window_start, "window": WINDOW, "pair": pair, "position": k,
-    "map_rows": MAP_ROWS, "map_cols": max_cols,
-}
+def shifted_maps() -> None:
+    st.subheader("The shifted map")
+    comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    labels, ticks = figures.encoding_axis_labels(
+        comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
+    )
+    left, right = st.columns(2)
+    with left:
+        ui.chart(
+            figures.encoding_figure(
+                comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
+                title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]", column_tick_count=5,
+            ),
+            key="relative_shifted",
+        )
+    with right:
+        ui.chart(
+            figures.encoding_figure(
+                comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
+                title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)", column_tick_count=5,
+            ),
+            key="relative_direct",
+        )
+    ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
+    averaging = figures.averaging_note(comparison.row_first, comparison.row_last, w)
+    if averaging:
+        st.caption(averaging)
+    st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
+    error_col, seed_col = st.columns(2)
+    error_col.metric(
+        f"max |P M({delta}) − PE(k{delta:+d})|", f"{comparison.max_error:.2e}",
+        help=f"Over every cell of positions {comparison.checked_first:,}..{comparison.checked_last:,}.",
+    )
+    if comparison.seed_error is None:
+        seed_col.metric("Seed 001's check", "no rows", help=f"|δ| ≥ L: no row k has k{delta:+d} inside 0..{L - 1}.")
+    else:
+        seed_col.metric(
+            f"Seed 001's check: max |(P M)[k] − P[k{delta:+d}]|", f"{comparison.seed_error:.2e}",
+            help=f"Over the {comparison.seed_rows:,} rows k whose k{delta:+d} is also a position of P "
+            "(seed 001: errors = (P @ M)[10:] − P[:−10] for δ = −10).",
+        )
+    if not comparison.whole_matrix:
+        st.caption(
+            f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the error "
+            f"is measured on positions {comparison.checked_first:,}..{comparison.checked_last:,}, the last ones, "
+            "where the angles and their rounding are largest. The maps are exact block means from the closed form."
+        )
+    verdict = (
+        f"largest error {max(comparison.max_error, comparison.seed_error or 0.0):.2e}, tolerance "
+        f"{comparison.tolerance:.2e} = {relation_figures.PRECISION_EPS_FACTOR:g}·ε·(1 + largest angle in rad)"
+    )
+    if comparison.accurate:
+        st.success(f"Seed 001: \"This is accurate to numerical precision.\" Checked live: {verdict}.")
+    else:
+        st.error(f"Not within numerical precision: {verdict}.")
+
+
+def shifted_table(which: str):
+    comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    labels, _ = figures.encoding_axis_labels(
+        comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
+    )
+    return figures.encoding_table(getattr(comparison, which), comparison.row_first, comparison.row_last, labels)
+
+
+def pair_section() -> None:
+    """One pair turned by M(δ): choosing the pair and the position reruns only this."""
+    st.subheader("One pair, in the plane")
+    pair_col, k_col = st.columns(2)
+    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
+    k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
+    ui.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
+    ui.downloads("the two points", lambda: relation_figures.rotation_table(k * w[pair], delta * w[pair]),
+                 key="relative_rotation")
+    snippet.update(pair=pair, position=k)
+
+
+def rotation(pair: int, k: int) -> None:
+    m = d // 2
+    theta, phi = k * w[pair], delta * w[pair]
+    if settings.layout == "interleaved":
+        axis_names = (f"column {2 * pair} = sin(k·ω_{pair})", f"column {2 * pair + 1} = cos(k·ω_{pair})")
+    else:
+        axis_names = (f"column {pair} = sin(k·ω_{pair})", f"column {m + pair} = cos(k·ω_{pair})")
+    ui.chart(
+        relation_figures.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
+        key="relative_rotation",
+    )
+    W = pe_core.rotation(phi)
+    c, s = W[0, 0], W[1, 0]
+    image = np.array([np.sin(theta), np.cos(theta)]) @ W
+    expected = np.array([np.sin((k + delta) * w[pair]), np.cos((k + delta) * w[pair])])
+    angle_col, wrapped_col, check_col = st.columns(3)
+    angle_col.metric(
+        f"angle δ·ω_{pair}", f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
+    )
+    wrapped_col.metric("the same angle mod 360°", f"{np.degrees(phi) % 360:.6g}°")
+    check_col.metric(
+        f"max |v·W − (sin, cos) of (k{delta:+d})·ω_{pair}|", f"{np.abs(image - expected).max():.2e}",
+        help="The rotated point against the pair of P[k + δ] computed directly.",
+    )
+    st.latex(
+        rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
+        rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
+    )
+    st.markdown(
+        "Seeds 003 and 004 write the same rotation as "
+        r"$\begin{bmatrix}\cos\theta & \sin\theta\\ -\sin\theta & \cos\theta\end{bmatrix}$ "
+        r"acting on a **column** vector $[\sin t;\ \cos t]$ from the left. Here each row of P is a **row** vector "
+        r"multiplied from the right, $v\,W$, so W is that matrix transposed: the same map. "
+        "The point turns clockwise in this (sin, cos) plane as the angle grows."
+    )
+
+
+max_cols = relation_figures.shift_map_max_cols(L, d)
+#: The reproduce-this code's arguments; the sections' controls add theirs.
+snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": MAP_ROWS, "map_cols": max_cols}
+ui.fragment(transition_section)
+ui.cached_section("relative_shifted", shifted_maps, settings, delta)
+ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
+ui.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
+ui.fragment(pair_section)
 ui.reproduce(
     reproduce.relative_code(settings, **snippet), reproduce.relative_code(settings, **snippet, library="torch")
 )

@@ -34,63 +34,78 @@ offset = controls.int_control(
     high=sc.clamp_offset(sc.MAX_OFFSET, L),
     help=f"1 to min(L − 1, {sc.MAX_OFFSET}). Seed 004's example uses neighbours, δ = 1.",
 )
-card = compute.scorecard(settings, offset)
 shape = f"L={L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 
-st.subheader("The scorecard")
-st.dataframe(sc.display_table(card))
-st.caption(
-    f"{shape}, δ = {card.offset}. ✓ passes, ✗ fails; the number is what was measured: the smallest distance "
-    "between two positions; the largest |value| (up to position 10·L); the largest change of the offset-δ "
-    "distance between sentences of different lengths; values that differ between two builds; the first "
-    "position without a code; the largest error of the best fixed linear map P[k] → P[k+δ]."
-)
-columns = st.columns(len(card.results))
-for column, (key, measurements) in zip(columns, card.results, strict=True):
-    column.metric(sc.SCHEMES[key], f"{sum(m.passed for m in measurements)} of {len(measurements)}",
-                  help="criteria that pass")
 
-st.subheader("Seed 004's arguments, measured")
-for fact in sc.seed004_facts(card):
-    st.markdown(f"- {fact}")
-
-st.subheader("Why each verdict")
-tabs = st.tabs([sc.SCHEMES[key] for key, _ in card.results])
-for tab, (_, measurements) in zip(tabs, card.results, strict=True):
-    with tab:
-        for criterion, m in zip(sc.CRITERIA.values(), measurements, strict=True):
-            verdict = ":green[✓ pass]" if m.passed else ":red[✗ fail]"
-            st.markdown(f"**{criterion}** {verdict}")
-            st.caption(m.reason)
-
-with st.expander("What was measured, and on which positions", icon=":material/info:"):
-    st.markdown("\n".join(f"- {line}" for line in sc.sampling_notes(settings, card.offset)))
+def scorecard() -> None:
+    st.subheader("The scorecard")
+    card = compute.scorecard(settings, offset)
+    st.dataframe(sc.display_table(card))
     st.caption(
-        "Samples keep every check bounded at the largest settings (L=16384, d=2048). The learned table is drawn "
-        "from the start of its random stream, so only its first rows are read."
+        f"{shape}, δ = {card.offset}. ✓ passes, ✗ fails; the number is what was measured: the smallest distance "
+        "between two positions; the largest |value| (up to position 10·L); the largest change of the offset-δ "
+        "distance between sentences of different lengths; values that differ between two builds; the first "
+        "position without a code; the largest error of the best fixed linear map P[k] → P[k+δ]."
     )
-ui.downloads("the scorecard", sc.numbers_table(card), key="scorecard_table")
+    columns = st.columns(len(card.results))
+    for column, (key, measurements) in zip(columns, card.results, strict=True):
+        column.metric(sc.SCHEMES[key], f"{sum(m.passed for m in measurements)} of {len(measurements)}",
+                      help="criteria that pass")
 
-st.subheader("Distance by offset")
-offsets, series = compute.scorecard_distances(settings)
-if offsets.size:
-    ui.chart(
-        beyond_figures.scheme_distance_figure(
-            offsets, series, title=f"‖P[δ] − P[0]‖ relative to offset 1 ({shape})", dashes=sc.chart_dashes(series),
-        ),
-        key="scorecard_distances",
-    )
-    st.caption(
-        f"Offsets 1..{offsets[-1]:,}" + (f" of {L - 1:,} (the first {sc.CHART_OFFSETS})" if offsets[-1] < L - 1 else "")
-        + ". Integer and scaled positions (one line: both are δ times their step) grow without limit with the "
-        "offset; scaled positions in a sentence of "
-        "2L take half the step (seed 004); binary codes jump; a learned table is noise around one value; the "
-        "sinusoid grows smoothly and then stays bounded."
-    )
-    ui.downloads(
-        "the distances", pd.DataFrame(series, index=pd.Index(offsets, name="offset δ")), key="scorecard_distances"
-    )
-else:
-    st.info("One position only: there is no offset to draw. Increase L in the sidebar.", icon=":material/info:")
+    st.subheader("Seed 004's arguments, measured")
+    for fact in sc.seed004_facts(card):
+        st.markdown(f"- {fact}")
 
-ui.reproduce(sc.snippet(settings, card.offset))
+    st.subheader("Why each verdict")
+    tabs = st.tabs([sc.SCHEMES[key] for key, _ in card.results])
+    for tab, (_, measurements) in zip(tabs, card.results, strict=True):
+        with tab:
+            for criterion, m in zip(sc.CRITERIA.values(), measurements, strict=True):
+                verdict = ":green[✓ pass]" if m.passed else ":red[✗ fail]"
+                st.markdown(f"**{criterion}** {verdict}")
+                st.caption(m.reason)
+
+    with st.expander("What was measured, and on which positions", icon=":material/info:"):
+        st.markdown("\n".join(f"- {line}" for line in sc.sampling_notes(settings, card.offset)))
+        st.caption(
+            "Samples keep every check bounded at the largest settings (L=16384, d=2048). The learned table is drawn "
+            "from the start of its random stream, so only its first rows are read."
+        )
+
+
+ui.cached_section("scorecard_table", scorecard, settings, offset)
+ui.downloads("the scorecard", lambda: sc.numbers_table(compute.scorecard(settings, offset)), key="scorecard_table")
+
+
+def distances() -> None:
+    st.subheader("Distance by offset")
+    offsets, series = compute.scorecard_distances(settings)
+    if offsets.size:
+        ui.chart(
+            beyond_figures.scheme_distance_figure(
+                offsets, series, title=f"‖P[δ] − P[0]‖ relative to offset 1 ({shape})", dashes=sc.chart_dashes(series),
+            ),
+            key="scorecard_distances",
+        )
+        st.caption(
+            f"Offsets 1..{offsets[-1]:,}"
+            + (f" of {L - 1:,} (the first {sc.CHART_OFFSETS})" if offsets[-1] < L - 1 else "")
+            + ". Integer and scaled positions (one line: both are δ times their step) grow without limit with the "
+            "offset; scaled positions in a sentence of "
+            "2L take half the step (seed 004); binary codes jump; a learned table is noise around one value; the "
+            "sinusoid grows smoothly and then stays bounded."
+        )
+    else:
+        st.info("One position only: there is no offset to draw. Increase L in the sidebar.", icon=":material/info:")
+
+
+ui.cached_section("scorecard_distances", distances, settings)
+
+
+def distances_table() -> pd.DataFrame:
+    offsets, series = compute.scorecard_distances(settings)
+    return pd.DataFrame(series, index=pd.Index(offsets, name="offset δ"))
+
+
+ui.downloads("the distances", distances_table, key="scorecard_distances")
+ui.reproduce(sc.snippet(settings, compute.scorecard(settings, offset).offset))

@@ -26,99 +26,135 @@ st.latex(
 )
 st.latex(r"\lVert P[k]-P[k+\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
 
-ref = controls.int_control(
-    "ref", "Reference position", default=min(20, L - 1), low=0, high=L - 1,
-    help="Every position is compared with this one (seed 001 uses 20).",
-)
-
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 by_offset = compute.dot_by_offset(settings)
-if L * d <= compute.FULL_MATRIX_CELLS:
-    curves = relation_figures.similarity_from_matrix(compute.encoding(settings), ref)
-    method = (
-        f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
-    )
-else:
-    curves = relation_figures.similarity_from_offsets(by_offset, ref, d)
-    method = (
+
+
+def curves_against(ref: int) -> tuple[relation_figures.SimilarityCurves, str]:
+    """Dot product, SSE and cosine of every position against ``ref``, and how they were measured."""
+    if L * d <= compute.FULL_MATRIX_CELLS:
+        curves = relation_figures.similarity_from_matrix(compute.encoding(settings), ref)
+        return curves, f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
+    return relation_figures.similarity_from_offsets(by_offset, ref, d), (
         f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the curves "
         "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
         "(every row has squared norm d/2). They are checked against the matrix around the reference below."
     )
 
-st.subheader(f"Every position against position {ref}")
-ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
-         key="similarity_lines")
-st.caption(method)
-if figures.envelope_note(L):
-    st.caption(figures.envelope_note(L, "position"))
-ui.downloads("these curves", relation_figures.similarity_table(curves), key="similarity_lines")
 
-near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
-cols = st.columns(3)
-cols[0].metric(f"P[{ref}]·P[{ref}] = d/2", f"{curves.dot[ref]:.10g}")
-if L > 1:
-    neighbour = ref + 1 if ref + 1 < L else ref - 1
-    cols[1].metric(f"P[{neighbour}]·P[{ref}] (neighbour)", f"{curves.dot[neighbour]:.10g}")
-    cols[2].metric(f"SSE to the neighbour {neighbour}", f"{curves.sse[neighbour]:.10g}")
-st.dataframe(
-    pd.DataFrame(
-        {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
-         "SSE": curves.sse[near], "cosine": curves.cosine[near]}
-    ).style.format({"dot product": "{:.12g}", "SSE": "{:.12g}", "cosine": "{:.12g}"}),
-    hide_index=True,
-)
-
-st.subheader("Every pair of positions")
-edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
-blocks = pe_core.offset_matrix_block_average(by_offset, edges)
-ui.chart(
-    relation_figures.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
-    key="similarity_matrix",
-)
-st.caption(
-    "Each cell depends only on the offset k′ − k, so the matrix is constant along every diagonal "
-    "(a Toeplitz matrix): it is drawn from the closed form Σ cos(ω_i (k′ − k)) over the 2L − 1 offsets, "
-    "never built as an L x L matrix."
-)
-ui.reduced_note("Dot-product matrix", blocks.shape, (L, L))
-ui.downloads("the matrix's values", relation_figures.offset_matrix_table(blocks, edges), key="similarity_matrix")
-
-st.subheader("The closed form")
-if curves.from_matrix:
-    first, measured = 0, curves.dot
-    where = "every position"
-else:
+def measured_against(ref: int, curves: relation_figures.SimilarityCurves) -> tuple[int, np.ndarray, str]:
+    """The dot products measured on the encoding against ``ref``: first position, values, and where."""
+    if curves.from_matrix:
+        return 0, curves.dot, "every position"
     # P is too large to build: measure the dot products on a window of positions around ref.
     first, measured = compute.measure_around(settings, ref, MEASURED_CELLS)
-    where = f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
-closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
-difference = float(np.abs(measured - closed).max())
-ui.chart(
-    relation_figures.closed_form_figure(
-        by_offset, measured=measured, measured_first_offset=first - ref,
-        title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
-    ),
-    key="similarity_closed_form",
-)
-left, right = st.columns(2)
-left.metric("f(0) = d/2", f"{by_offset[L - 1]:.10g}")
-right.metric(
-    "max |measured − closed form|", f"{difference:.2e}",
-    help=f"Largest difference between P[k]·P[ref] computed on the encoding and Σ cos(ω_i (k − ref)), over {where}.",
-)
-st.caption(
-    f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
-    f"for both layouts. Measured points: {where}. {figures.envelope_note(2 * L - 1, 'offset')}"
-)
-ui.downloads(
-    "the closed form and the measured points",
-    relation_figures.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref),
-    key="similarity_closed_form",
-)
+    return first, measured, f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
 
+
+def against_reference(ref: int) -> None:
+    curves, method = curves_against(ref)
+    st.subheader(f"Every position against position {ref}")
+    ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
+             key="similarity_lines")
+    st.caption(method)
+    if figures.envelope_note(L):
+        st.caption(figures.envelope_note(L, "position"))
+
+
+def reference_numbers(ref: int) -> None:
+    curves, _ = curves_against(ref)
+    near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
+    cols = st.columns(3)
+    cols[0].metric(f"P[{ref}]·P[{ref}] = d/2", f"{curves.dot[ref]:.10g}")
+    if L > 1:
+        neighbour = ref + 1 if ref + 1 < L else ref - 1
+        cols[1].metric(f"P[{neighbour}]·P[{ref}] (neighbour)", f"{curves.dot[neighbour]:.10g}")
+        cols[2].metric(f"SSE to the neighbour {neighbour}", f"{curves.sse[neighbour]:.10g}")
+    st.dataframe(
+        pd.DataFrame(
+            {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
+             "SSE": curves.sse[near], "cosine": curves.cosine[near]}
+        ).style.format({"dot product": "{:.12g}", "SSE": "{:.12g}", "cosine": "{:.12g}"}),
+        hide_index=True,
+    )
+
+
+def closed_form(ref: int) -> None:
+    curves, _ = curves_against(ref)
+    first, measured, where = measured_against(ref, curves)
+    closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
+    difference = float(np.abs(measured - closed).max())
+    st.subheader("The closed form")
+    ui.chart(
+        relation_figures.closed_form_figure(
+            by_offset, measured=measured, measured_first_offset=first - ref,
+            title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
+        ),
+        key="similarity_closed_form",
+    )
+    left, right = st.columns(2)
+    left.metric("f(0) = d/2", f"{by_offset[L - 1]:.10g}")
+    right.metric(
+        "max |measured − closed form|", f"{difference:.2e}",
+        help=f"Largest difference between P[k]·P[ref] computed on the encoding and Σ cos(ω_i (k − ref)), over "
+        f"{where}.",
+    )
+    st.caption(
+        f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
+        f"for both layouts. Measured points: {where}. {figures.envelope_note(2 * L - 1, 'offset')}"
+    )
+
+
+def closed_form_table(ref: int) -> pd.DataFrame:
+    first, measured, _ = measured_against(ref, curves_against(ref)[0])
+    return relation_figures.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref)
+
+
+def reference_sections() -> None:
+    """Everything that depends on the reference position: moving it reruns only this."""
+    ref = controls.int_control(
+        "ref", "Reference position", default=min(20, L - 1), low=0, high=L - 1,
+        help="Every position is compared with this one (seed 001 uses 20).",
+    )
+    ui.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
+    ui.downloads("these curves", lambda: relation_figures.similarity_table(curves_against(ref)[0]),
+                 key="similarity_lines")
+    ui.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
+    ui.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
+    ui.downloads("the closed form and the measured points", lambda: closed_form_table(ref),
+                 key="similarity_closed_form")
+    snippet["ref"] = ref
+
+
+def offset_matrix() -> None:
+    st.subheader("Every pair of positions")
+    edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
+    blocks = pe_core.offset_matrix_block_average(by_offset, edges)
+    ui.chart(
+        relation_figures.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
+        key="similarity_matrix",
+    )
+    st.caption(
+        "Each cell depends only on the offset k′ − k, so the matrix is constant along every diagonal "
+        "(a Toeplitz matrix): it is drawn from the closed form Σ cos(ω_i (k′ − k)) over the 2L − 1 offsets, "
+        "never built as an L x L matrix."
+    )
+    ui.reduced_note("Dot-product matrix", blocks.shape, (L, L))
+
+
+def offset_matrix_table() -> pd.DataFrame:
+    edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
+    return relation_figures.offset_matrix_table(pe_core.offset_matrix_block_average(by_offset, edges), edges)
+
+
+#: The reproduce-this code's reference position (set by its control's fragment).
+snippet: dict[str, int] = {}
+ui.fragment(reference_sections)
+ui.cached_section("similarity_matrix", offset_matrix, settings)
+ui.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 ui.reproduce(
     reproduce.similarity_code(
-        settings, ref, blocks=SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS, measured_cells=MEASURED_CELLS
+        settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS,
+        measured_cells=MEASURED_CELLS,
     )
 )

@@ -2,6 +2,7 @@
 and as a point turning on the unit circle."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import pe_core
@@ -25,116 +26,145 @@ st.markdown(
     "as a point going round the unit circle."
 )
 
-# (a) ---------------------------------------------------------------------------------
-st.subheader("One position across the pairs (seed 000)")
-left, right = st.columns(2)
-positions_text = controls.text_control(
-    "wave_positions", f"Positions k (up to {MAX_WAVE_POSITIONS}, comma-separated)", default="0,4,8,12",
-    container=left,
-    parse=lambda raw: parse_int_list(
-        "wave_positions", raw, default="0,4,8,12", low=0, high=MAX_POSITION_SHOWN,
-        max_count=MAX_WAVE_POSITIONS,
-    ),
-)
-wave_dims = controls.int_control(
-    "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
-)
-profile_positions = [int(k) for k in positions_text.split(",")]
-st.markdown(
-    "Seed 000's `plotSinusoid(k)` draws `sin(k / n**(2*x/d))` for x = 0..99. Its x is the **pair "
-    "index**, not the column: each panel is sin(k·ω_x), the sine column 2x of the interleaved "
-    "matrix. Position 0 is flat at 0; the larger k, the more the fast pairs (small x) oscillate "
-    "while the slow pairs stay near sin(0) = 0."
-)
-ui.chart(
-    wave_figures.position_profile_figure(
-        profile_positions, w[:wave_dims], title=f"sin(k·ω_x) for pairs x = 0..{wave_dims - 1} ({shape})"
-    ),
-    key="waves_profiles",
-)
-profiles = wave_figures.profile_table(profile_positions, w[:wave_dims])
-with st.expander("Values of these panels"):
-    st.dataframe(profiles, hide_index=True)
-ui.downloads("these panels' values", profiles, key="waves_profiles")
 
-# (b) ---------------------------------------------------------------------------------
-st.subheader("Chosen columns across positions (seed 002)")
-columns_text = controls.text_control(
-    "wave_columns", f"Matrix columns j (0..{d - 1}, up to {MAX_WAVE_COLUMNS})", default="0,1",
-    parse=lambda raw: parse_int_list("wave_columns", raw, default="0,1", low=0, high=d - 1,
-                                     max_count=MAX_WAVE_COLUMNS),
-)
-chosen = [int(c) for c in columns_text.split(",")]
-# Thousands of positions of a fast column would be a solid block: show a window the user moves.
-window_first, window_size = 0, min(L, wave_figures.COLUMNS_WINDOW)
-if window_size < L:
-    window_first = controls.int_control(
-        "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
-        high=L - window_size, help=f"The chart shows positions from here to here + {window_size - 1}.",
+def profile_section() -> None:
+    """Seed 000's panels: the positions and pairs shown, and their chart (reruns only this)."""
+    st.subheader("One position across the pairs (seed 000)")
+    left, right = st.columns(2)
+    positions_text = controls.text_control(
+        "wave_positions", f"Positions k (up to {MAX_WAVE_POSITIONS}, comma-separated)", default="0,4,8,12",
+        container=left,
+        parse=lambda raw: parse_int_list(
+            "wave_positions", raw, default="0,4,8,12", low=0, high=MAX_POSITION_SHOWN,
+            max_count=MAX_WAVE_POSITIONS,
+        ),
     )
-window_last = window_first + window_size - 1
-values = wave_figures.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
-                                       convention=settings.convention)
-names = wave_figures.column_names(chosen, d, w, settings.layout)
-ui.chart(
-    wave_figures.columns_over_positions_figure(
-        values[window_first : window_last + 1], names, first=window_first,
-        title=f"Columns {columns_text} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
-    ),
-    key="waves_columns",
-)
-if window_size < L:
-    st.caption(
-        f"Positions {window_first:,}..{window_last:,} of 0..{L - 1:,}, one point each: move the window with the "
-        f"slider above. The table below shows the same positions; the download holds all {L:,}. "
-        f"Lines: {'; '.join(names)}."
+    wave_dims = controls.int_control(
+        "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
     )
-else:
-    st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
-lines = wave_figures.columns_table(values, names)
-with st.expander("Values of these lines"):
-    st.dataframe(lines.iloc[window_first : window_last + 1], hide_index=True)
-ui.downloads("these lines' values", lines, key="waves_columns")
-if settings.n == SEED002_BUG_BASE and pairs > 1:
-    paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]
-    st.caption(
-        "n = 10^8 = (10^4)²: seed 002's loop `for i in range(0, d_model, 2)` with "
-        "`10000 ** (2 * i / d_model)` gives pair j = i/2 the exponent 4j/d, so its 10000^(4j/d) is the "
-        "paper's formula with base n² = 10^8. Columns 0 and 1 (pair 0, ω = 1) are the same with or "
-        "without the bug; every slower pair turns slower: choose columns 2,3 to see pair 1 with "
-        f"ω_1 = {w[1]:.6g} here against {paper_w1:.6g} with n = 10^4."
-    )
+    positions = [int(k) for k in positions_text.split(",")]
+    ui.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
+    ui.downloads("these panels' values", lambda: wave_figures.profile_table(positions, w[:wave_dims]),
+                 key="waves_profiles")
+    snippet.update(positions=positions, pairs_shown=wave_dims)
 
-# (c) ---------------------------------------------------------------------------------
-st.subheader("One pair on the unit circle")
-left, right = st.columns(2)
-pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
-k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
-angle = k * w[pair]
-circle_col, numbers_col = st.columns([3, 2])
-with circle_col:
-    ui.chart(wave_figures.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
-with numbers_col:
-    trail_first = max(0, k - wave_figures.MAX_TRAIL + 1)
+
+def profiles(positions: list[int], wave_dims: int) -> None:
     st.markdown(
-        f"Each position k puts pair {pair} at the angle k·ω_{pair} on the circle; its two columns are the "
-        "point's (cos, sin). Going from k to k + δ turns the point by δ·ω_i, whatever k: that is why a "
-        "shift is a fixed linear map (a rotation per pair)."
+        "Seed 000's `plotSinusoid(k)` draws `sin(k / n**(2*x/d))` for x = 0..99. Its x is the **pair "
+        "index**, not the column: each panel is sin(k·ω_x), the sine column 2x of the interleaved "
+        "matrix. Position 0 is flat at 0; the larger k, the more the fast pairs (small x) oscillate "
+        "while the slow pairs stay near sin(0) = 0."
     )
-    st.caption(
-        f"The trail shows positions {trail_first}..{k}"
-        + (f", the last {wave_figures.MAX_TRAIL:,}: a picture of the turning, not a data series."
-           if trail_first > 0 else ".")
+    ui.chart(
+        wave_figures.position_profile_figure(
+            positions, w[:wave_dims], title=f"sin(k·ω_x) for pairs x = 0..{wave_dims - 1} ({shape})"
+        ),
+        key="waves_profiles",
     )
-    st.metric(f"ω_{pair} (rad/position)", f"{w[pair]:.10g}")
-    st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
-    st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
-    st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
-ui.downloads("the trail's points", wave_figures.circle_table(float(w[pair]), k), key="waves_circle")
+    with st.expander("Values of these panels"):
+        st.dataframe(wave_figures.profile_table(positions, w[:wave_dims]), hide_index=True)
 
-ui.reproduce(
-    reproduce.waves_code(
-        settings, positions=profile_positions, pairs_shown=wave_dims, columns=chosen, pair=pair, position=k,
-        max_trail=wave_figures.MAX_TRAIL,
+
+def columns_section() -> None:
+    """Seed 002's lines: the columns chosen, the window of positions, and their chart (reruns only this)."""
+    st.subheader("Chosen columns across positions (seed 002)")
+    columns_text = controls.text_control(
+        "wave_columns", f"Matrix columns j (0..{d - 1}, up to {MAX_WAVE_COLUMNS})", default="0,1",
+        parse=lambda raw: parse_int_list("wave_columns", raw, default="0,1", low=0, high=d - 1,
+                                         max_count=MAX_WAVE_COLUMNS),
     )
-)
+    chosen = [int(c) for c in columns_text.split(",")]
+    # Thousands of positions of a fast column would be a solid block: show a window the user moves.
+    window_first, window_size = 0, min(L, wave_figures.COLUMNS_WINDOW)
+    if window_size < L:
+        window_first = controls.int_control(
+            "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
+            high=L - window_size, help=f"The chart shows positions from here to here + {window_size - 1}.",
+        )
+    ui.cached_section("waves_columns", lambda: column_lines(chosen, window_first, window_size), settings, chosen,
+                      window_first)
+    ui.downloads("these lines' values", lambda: column_values(chosen)[2], key="waves_columns")
+    snippet["columns"] = chosen
+
+
+def column_values(chosen: list[int]) -> tuple[np.ndarray, list[str], pd.DataFrame]:
+    """The chosen columns over all L positions, their names, and their table."""
+    values = wave_figures.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
+                                           convention=settings.convention)
+    names = wave_figures.column_names(chosen, d, w, settings.layout)
+    return values, names, wave_figures.columns_table(values, names)
+
+
+def column_lines(chosen: list[int], window_first: int, window_size: int) -> None:
+    window_last = window_first + window_size - 1
+    values, names, lines = column_values(chosen)
+    listed = ",".join(str(c) for c in chosen)
+    ui.chart(
+        wave_figures.columns_over_positions_figure(
+            values[window_first : window_last + 1], names, first=window_first,
+            title=f"Columns {listed} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
+        ),
+        key="waves_columns",
+    )
+    if window_size < L:
+        st.caption(
+            f"Positions {window_first:,}..{window_last:,} of 0..{L - 1:,}, one point each: move the window with the "
+            f"slider above. The table below shows the same positions; the download holds all {L:,}. "
+            f"Lines: {'; '.join(names)}."
+        )
+    else:
+        st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
+    with st.expander("Values of these lines"):
+        st.dataframe(lines.iloc[window_first : window_last + 1], hide_index=True)
+    if settings.n == SEED002_BUG_BASE and pairs > 1:
+        paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]
+        st.caption(
+            "n = 10^8 = (10^4)²: seed 002's loop `for i in range(0, d_model, 2)` with "
+            "`10000 ** (2 * i / d_model)` gives pair j = i/2 the exponent 4j/d, so its 10000^(4j/d) is the "
+            "paper's formula with base n² = 10^8. Columns 0 and 1 (pair 0, ω = 1) are the same with or "
+            "without the bug; every slower pair turns slower: choose columns 2,3 to see pair 1 with "
+            f"ω_1 = {w[1]:.6g} here against {paper_w1:.6g} with n = 10^4."
+        )
+
+
+def circle_section() -> None:
+    """One pair on the unit circle: the pair and position chosen, and the circle (reruns only this)."""
+    st.subheader("One pair on the unit circle")
+    left, right = st.columns(2)
+    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
+    k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
+    ui.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
+    ui.downloads("the trail's points", lambda: wave_figures.circle_table(float(w[pair]), k), key="waves_circle")
+    snippet.update(pair=pair, position=k)
+
+
+def circle(pair: int, k: int) -> None:
+    angle = k * w[pair]
+    circle_col, numbers_col = st.columns([3, 2])
+    with circle_col:
+        ui.chart(wave_figures.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
+    with numbers_col:
+        trail_first = max(0, k - wave_figures.MAX_TRAIL + 1)
+        st.markdown(
+            f"Each position k puts pair {pair} at the angle k·ω_{pair} on the circle; its two columns are the "
+            "point's (cos, sin). Going from k to k + δ turns the point by δ·ω_i, whatever k: that is why a "
+            "shift is a fixed linear map (a rotation per pair)."
+        )
+        st.caption(
+            f"The trail shows positions {trail_first}..{k}"
+            + (f", the last {wave_figures.MAX_TRAIL:,}: a picture of the turning, not a data series."
+               if trail_first > 0 else ".")
+        )
+        st.metric(f"ω_{pair} (rad/position)", f"{w[pair]:.10g}")
+        st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
+        st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
+        st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
+
+
+#: The reproduce-this code's arguments, set by the sections' controls.
+snippet: dict[str, object] = {}
+ui.fragment(profile_section)
+ui.fragment(columns_section)
+ui.fragment(circle_section)
+ui.reproduce(reproduce.waves_code(settings, **snippet, max_trail=wave_figures.MAX_TRAIL))

@@ -16,6 +16,9 @@ import streamlit as st
 from explorer import settings as s
 from explorer.presets import CUSTOM, PRESETS, preset_label
 
+#: Session state key of the sidebar toggle that offers the charts' data as files (explorer.ui.downloads).
+OFFER_DOWNLOADS = "offer_downloads"
+
 _SEEDED = "_url_seeded"  # keys already read from the URL in this session
 _PENDING = "_pending"  # values a preset set for controls that are not drawn yet
 _DEFAULTS = "_url_defaults"  # key -> default of every control drawn in this run
@@ -111,6 +114,11 @@ def sidebar_ui() -> s.Settings:
             "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,
             on_change=_mark_custom,
             help="paper: ω_i = n^(-2i/d). tensor2tensor: ω_i = n^(-i/(m-1)), slowest exactly 1/n.",
+        )
+        # Not in the URL: it changes what this visitor is offered, not the view.
+        st.toggle(
+            "Offer the charts' data (CSV, NPY)", key=OFFER_DOWNLOADS,
+            help="Download buttons under every chart, for the exact values it shows.",
         )
     # Defensive: a value set through session state may bypass the slider's step.
     d = max(s.D_MIN, min(s.D_MAX, int(d) - int(d) % 2))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import controls, relation_figures
 from explorer.settings import Settings
@@ -42,14 +44,22 @@ def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> No
         )
 
 
-def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
-    """CSV and NPY downloads of the data a chart shows (generated only when clicked)."""
+def downloads(name: str, table: Callable[[], pd.DataFrame], *, key: str) -> None:
+    """CSV and NPY downloads of the data a chart shows, when the sidebar's toggle asks for them.
+
+    Off by default: two download buttons per chart cost every rerun a registration in
+    Streamlit's media file manager (under its lock), for files nobody asked for. ``table``
+    is called only when the buttons are drawn, and the files are made only when clicked.
+    """
+    if not st.session_state.get(controls.OFFER_DOWNLOADS, False):
+        return
+    data = table()
     csv_col, npy_col = st.columns(2)
     # A table of lines holds its x as a column and has no row labels: no index column then.
-    labelled = not (isinstance(table.index, pd.RangeIndex) and table.index.name is None)
+    labelled = not (isinstance(data.index, pd.RangeIndex) and data.index.name is None)
     csv_col.download_button(
         f"Download {name} (CSV)",
-        data=lambda: table.to_csv(index=labelled).encode(),
+        data=lambda: data.to_csv(index=labelled).encode(),
         file_name=f"{key}.csv",
         mime="text/csv",
         key=f"{key}_csv",
@@ -59,7 +69,7 @@ def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
 
     def npy_bytes() -> bytes:
         buffer = io.BytesIO()
-        np.save(buffer, table.to_numpy(), allow_pickle=False)
+        np.save(buffer, data.to_numpy(), allow_pickle=False)
         return buffer.getvalue()
 
     npy_col.download_button(
@@ -73,6 +83,53 @@ def downloads(name: str, table: pd.DataFrame, *, key: str) -> None:
     )
 
 
+#: Finished sections kept across sessions (a section is a few elements, a chart at most 1.5 MB).
+SECTION_CACHE_ENTRIES = 128
+
+
+@st.cache_data(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False)
+def _drawn_once(name: str, inputs: tuple, _draw: Callable[[], None]) -> None:
+    """Run ``_draw``: st.cache_data records the elements it draws, and a hit replays them."""
+    _draw()
+
+
+def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None:
+    """Draw a part of a page once per ``inputs``, for every session: later runs replay its
+    finished elements (charts, captions, tables, metrics) without building them again.
+
+    ``inputs`` must hold everything ``draw`` reads that can change (the settings, the page
+    controls it uses); ``name`` tells the sections of all pages apart. ``draw`` must not
+    create widgets (Streamlit cannot replay them): downloads and controls stay outside.
+    """
+    _drawn_once(name, inputs, draw)
+
+
+def in_fragment_rerun() -> bool:
+    """True while only a fragment reruns (a control inside it moved), not the whole page."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def fragment(body: Callable[[], None]) -> None:
+    """Run ``body`` as an st.fragment, now: a control inside it reruns only ``body``, not
+    the page, and the URL still follows (the page's other controls keep their keys)."""
+
+    def run() -> None:
+        body()
+        if in_fragment_rerun():
+            controls.write_url()
+            if st.session_state.get(CODE_KEY, False):
+                # The page's "reproduce this" code, outside the fragment, holds its controls' values.
+                st.rerun(scope="app")
+
+    run.__qualname__ = f"fragment.{body.__qualname__}"  # st.fragment tells fragments apart by name
+    st.fragment(run)()
+
+
+#: URL key of the toggle that shows the "reproduce this" code.
+CODE_KEY = "code"
+
+
 def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
     """The 'reproduce this' code for the exact current settings, NumPy and PyTorch, shown on
     request by a toggle kept in the URL (``code=true``, on every page alike).
@@ -82,7 +139,7 @@ def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
     on every slider step.
     """
     libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
-    if not controls.bool_control("code", f"Reproduce this in code ({libraries})"):
+    if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
         return
     with st.container(border=True):
         if torch_code is None:

@@ -32,6 +32,7 @@ import pe_core
 from explorer import compute, criteria, figures, reproduce
 from explorer import relation_figures as rf
 from explorer import wave_figures as wf
+from explorer.controls import OFFER_DOWNLOADS
 from explorer.settings import Settings
 
 #: Block means from a closed form against sums of the full matrix (values bounded by 1).
@@ -462,6 +463,9 @@ PAGE_DOWNLOADS = {
 def test_page_offers_downloads_and_code_for_the_current_settings(page: str) -> None:
     query, keys = PAGE_DOWNLOADS[page]
     at = open_page(PAGE_BY_KEY[page], {"d": "64", "L": "30", "code": "true", **query})
+    # Downloads cost nothing until asked: no button (and no file registered) before the sidebar's toggle.
+    assert not at.get("download_button")
+    at.sidebar.toggle(key=OFFER_DOWNLOADS).set_value(True).run()
     buttons = {button.key for button in at.get("download_button")}
     assert {f"{key}_{kind}" for key in keys for kind in ("csv", "npy")} <= buttons
     codes = [element.value for element in at.get("code")]
