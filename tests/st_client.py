@@ -35,7 +35,11 @@ __all__ = ["RunResult", "StreamlitServer", "StreamlitSession", "free_port", "ope
 #: Bound on one run (connect included); a cold first run imports NumPy, Plotly, pandas.
 RUN_TIMEOUT_S = 60.0
 _RERUNNING = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
-_SUCCESS = ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY
+#: A whole run, or an st.fragment's run, that reached its end.
+_SUCCESS = (
+    ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY,
+    ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+)
 
 
 @dataclass
@@ -47,8 +51,10 @@ class RunResult:
     status: str | None = None
     bytes_received: int = 0
     messages: int = 0
-    #: Widget id of every keyed widget drawn, by its user key (ids end in "-<key>").
+    #: Element id of every keyed widget or chart drawn, by its user key (ids end in "-<key>").
     widget_ids: dict[str, str] = field(default_factory=dict)
+    #: The st.fragment each keyed element was drawn in, by its user key (absent: not in a fragment).
+    fragment_ids: dict[str, str] = field(default_factory=dict)
     #: Texts of st.error / st.warning / st.info / st.success elements.
     alerts: list[str] = field(default_factory=list)
     #: Exception elements: what Streamlit shows for an uncaught error.
@@ -62,7 +68,7 @@ class RunResult:
     @property
     def finished(self) -> bool:
         """The script ran to its end (an uncaught exception in it also ends a run "successfully")."""
-        return self.status == ForwardMsg.ScriptFinishedStatus.Name(_SUCCESS)
+        return self.status in {ForwardMsg.ScriptFinishedStatus.Name(status) for status in _SUCCESS}
 
 
 class StreamlitSession:
@@ -115,10 +121,12 @@ class StreamlitSession:
         return await self._run(back)
 
     async def set_slider(self, key: str, value: float, known: RunResult) -> RunResult:
-        """Move the slider with user key ``key`` (drawn in run ``known``) to ``value``, as a drag does."""
+        """Move the slider with user key ``key`` (drawn in run ``known``) to ``value``, as a drag does:
+        a slider inside an st.fragment reruns only that fragment, as the browser asks."""
         back = BackMsg()
         back.rerun_script.query_string = self._query_string
         back.rerun_script.page_script_hash = self._page_script_hash
+        back.rerun_script.fragment_id = known.fragment_ids.get(key, "")
         state = back.rerun_script.widget_states.widgets.add()
         state.id = known.widget_ids[key]
         state.double_array_value.data.append(float(value))
@@ -157,7 +165,7 @@ class StreamlitSession:
             elif kind == "page_info_changed":
                 self._query_string = message.page_info_changed.query_string
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-                _record_element(message.delta.new_element, result)
+                _record_element(message.delta.new_element, result, message.delta.fragment_id)
             elif kind == "script_finished" and message.script_finished != _RERUNNING:
                 result.status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
                 break
@@ -167,7 +175,7 @@ class StreamlitSession:
         return result
 
 
-def _record_element(element: Element, result: RunResult) -> None:
+def _record_element(element: Element, result: RunResult, fragment_id: str) -> None:
     kind = element.WhichOneof("type")
     if kind == "alert":
         result.alerts.append(element.alert.body)
@@ -180,6 +188,8 @@ def _record_element(element: Element, result: RunResult) -> None:
         user_key = user_key_from_element_id(widget_id) if isinstance(widget_id, str) and widget_id else None
         if user_key is not None:
             result.widget_ids[user_key] = widget_id
+            if fragment_id:
+                result.fragment_ids[user_key] = fragment_id
 
 
 async def open_once(base_url: str, page: str = "", query_string: str = "", **session_options) -> RunResult:
