@@ -1,0 +1,109 @@
+"""Server CPU of a warm rerun, page by page, beside the trivial app: the cost of a slider step.
+
+Run from the repository root:
+
+    python benchmarks/rerun_cost.py                  # every page, at the defaults and the largest settings
+    python benchmarks/rerun_cost.py --reruns 16      # more reruns per row
+    python benchmarks/rerun_cost.py --extra-arg --runner.postScriptGC=true   # another server option
+
+Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol) on one
+page: it opens the page, moves the sidebar's d slider between two values twice (so both are
+in every cache: warm), then moves it between them ``--reruns`` times while this script
+reads the server process's CPU time (user + system, /proc) before and after. The figure
+is that CPU time divided by the reruns: what one student's slider step costs the server
+when nothing new has to be computed. Wall time from request to script_finished is not the
+measure: on loopback it has a floor of its own (~44 ms even for the trivial app).
+
+The trivial app (benchmarks/baseline_app.py, the project's config) is measured the same way
+in the same run, and every row is printed with its ratio to it. The budget (PRODUCT.md):
+at most 15 ms of server CPU per warm rerun on every page, at the defaults and at the
+largest settings (L=16384, d=2048). Results go to benchmarks/results/rerun_cost.json; the
+exit status is 1 if a row misses the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+from baseline_app import trivial_server  # noqa: E402
+from load_test import cpu_seconds, run_failure  # noqa: E402
+from st_client import StreamlitServer, StreamlitSession  # noqa: E402
+
+from explorer import page_list  # noqa: E402
+from explorer import settings as s  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "rerun_cost.json"
+BUDGET_MS = 15.0
+#: (name, query string, the two d values a step moves between)
+SETTINGS = (
+    ("defaults", "", (s.D_DEFAULT, s.D_DEFAULT - 2)),
+    ("largest", f"d={s.D_MAX}&L={s.L_MAX}", (s.D_MAX, s.D_MAX - 2)),
+)
+
+
+async def rerun_cpu_ms(base_url: str, pid: int, page: str, query: str, key: str, values: tuple, reruns: int) -> float:
+    """Server CPU (ms) per rerun of one session moving slider ``key`` between two values already seen."""
+    async with StreamlitSession(base_url) as session:
+        known = await session.open_page(page, query)
+        if (failure := run_failure(known)) is not None:
+            raise RuntimeError(f"{page or 'home'}?{query}: first run: {failure}")
+        for value in (values[1], values[0]) * 2:  # warm: both values in every cache
+            known = await session.set_slider(key, value, known)
+        before = cpu_seconds(pid)
+        for step in range(reruns):
+            known = await session.set_slider(key, values[(step + 1) % 2], known)
+            if (failure := run_failure(known)) is not None:
+                raise RuntimeError(f"{page or 'home'}?{query}: rerun: {failure}")
+        return 1000 * (cpu_seconds(pid) - before) / reruns
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reruns", type=int, default=8, help="timed reruns per row (default 8)")
+    parser.add_argument("--pages", nargs="*", help="URL paths of the pages to measure (default: all)")
+    parser.add_argument("--extra-arg", action="append", default=[], help="an option for both servers")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    pages = [p for p in page_list.PAGES if not args.pages or p.url_path in args.pages]
+
+    load_before = os.getloadavg()[0]
+    rows: list[dict] = []
+    with trivial_server(args.extra_arg) as trivial, StreamlitServer("app.py", extra_args=args.extra_arg) as app:
+        trivial_ms = asyncio.run(rerun_cpu_ms(trivial.url, trivial.pid, "", "", "value", (50, 51), args.reruns))
+        print(f"trivial app: {trivial_ms:.1f} ms of server CPU per rerun")
+        print(f"{'page':<12} {'settings':<9} {'ms/rerun':>9} {'x trivial':>10}  budget {BUDGET_MS:g} ms")
+        for info in pages:
+            for name, query, values in SETTINGS:
+                path = "" if info is page_list.HOME else info.url_path
+                ms = asyncio.run(rerun_cpu_ms(app.url, app.pid, path, query, "d", values, args.reruns))
+                met = ms <= BUDGET_MS
+                rows.append({"page": info.url_path, "settings": name, "query": query, "cpu_ms_per_rerun": round(ms, 2),
+                             "ratio_to_trivial": round(ms / trivial_ms, 2), "within_budget": met})
+                verdict = "met" if met else "MISSED"
+                print(f"{info.url_path:<12} {name:<9} {ms:>9.1f} {ms / trivial_ms:>10.1f}  {verdict}", flush=True)
+    result = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
+        "reruns_per_row": args.reruns, "server_args": args.extra_arg, "budget_ms": BUDGET_MS,
+        "trivial_cpu_ms_per_rerun": round(trivial_ms, 2), "rows": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    after = result["load_average_1min"]["after"]
+    print(f"load average {load_before:.2f} before, {after:.2f} after; written {args.out}")
+    return 0 if all(row["within_budget"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
