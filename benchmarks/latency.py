@@ -8,8 +8,8 @@ Run from the repository root (needs /usr/bin/chromium and playwright):
 The budget (PRODUCT.md): at the largest settings, L=16384 and d=2048, a slider step updates
 the chart in at most 2x the time a trivial one-slider Streamlit app takes on the same
 machine, measured in the same run. So this script starts two servers: the app, and a
-trivial app (one slider, one small st.plotly_chart whose data follows it) that it writes to
-a temporary file and runs with the repository's .streamlit/config.toml.
+trivial app (benchmarks/baseline_app.py: one slider, one small st.plotly_chart whose data
+follows it), served from a temporary folder with a copy of the project's .streamlit/config.toml.
 
 Each series is one browser tab in headless Chromium:
 
@@ -45,16 +45,15 @@ import json
 import os
 import platform
 import sys
-import tempfile
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path[:0] = [str(ROOT / "tests" / "browser"), str(ROOT / "benchmarks")]
 
+from baseline_app import trivial_server  # noqa: E402
 from browser_harness import (  # noqa: E402 (after the path set-up, so the script runs from anywhere)
     APP_IDLE_JS,
     CHART_SIGNATURE_JS,
@@ -69,20 +68,6 @@ BUDGET_RATIO = 2.0
 #: Bound on one page load and one step; a step that takes longer is recorded as failed.
 LOAD_TIMEOUT_MS = 120_000
 STEP_TIMEOUT_MS = 60_000
-
-TRIVIAL_APP = textwrap.dedent(
-    '''
-    """The benchmark's yardstick: one slider and a small chart that follows it."""
-    import plotly.graph_objects as go
-    import streamlit as st
-
-    st.title("Trivial app")
-    value = st.slider("value", 0, 100, 50)
-    fig = go.Figure(go.Scatter(x=list(range(20)), y=[value * i for i in range(20)], mode="lines"))
-    fig.update_layout(title=f"value = {value}")
-    st.plotly_chart(fig)
-    '''
-)
 
 #: Runs before the app's own scripts: logs the WebSocket's frames and the time of arrow keys.
 INSTRUMENT_JS = """(() => {
@@ -224,35 +209,31 @@ def main() -> int:
 
     load_before = os.getloadavg()
     print(f"load average before the run: {load_before[0]:.2f} (1 min) on {os.cpu_count()} CPUs", flush=True)
-    with tempfile.TemporaryDirectory(prefix="pe-trivial-") as folder:
-        trivial_script = Path(folder) / "trivial_app.py"
-        trivial_script.write_text(TRIVIAL_APP)
-        # Both run from the repository root, so both read its .streamlit/config.toml.
-        with StreamlitServer("app.py") as app, StreamlitServer(trivial_script) as trivial, sync_playwright() as pw:
-            browser = launch_chromium(pw)
-            tabs = {}
+    with StreamlitServer("app.py") as app, trivial_server() as trivial, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        tabs = {}
+        for series in SERIES:
+            base = trivial.url if series.trivial else app.url
+            tabs[series.name] = open_tab(browser, base + series.path, series.slider)
+            print(f"opened {series.name}: {base + series.path}", flush=True)
+        samples: dict[str, list[dict]] = {series.name: [] for series in SERIES}
+        failures: dict[str, list[str]] = {series.name: [] for series in SERIES}
+        for round_ in range(args.warmup + args.repetitions):
             for series in SERIES:
-                base = trivial.url if series.trivial else app.url
-                tabs[series.name] = open_tab(browser, base + series.path, series.slider)
-                print(f"opened {series.name}: {base + series.path}", flush=True)
-            samples: dict[str, list[dict]] = {series.name: [] for series in SERIES}
-            failures: dict[str, list[str]] = {series.name: [] for series in SERIES}
-            for round_ in range(args.warmup + args.repetitions):
-                for series in SERIES:
-                    _, page = tabs[series.name]
-                    key = series.keys[round_ % len(series.keys)]
-                    try:
-                        sample = step(page, series.slider, key)
-                    except Exception as error:  # a failed step is a result: reported, not fatal
-                        failures[series.name].append(f"round {round_}: {type(error).__name__}: {error}"[:300])
-                        continue
-                    if round_ >= args.warmup:
-                        samples[series.name].append(sample)
-                print(f"round {round_ + 1}/{args.warmup + args.repetitions} done", flush=True)
-            chromium_version = browser.version
-            for context, _ in tabs.values():
-                context.close()
-            browser.close()
+                _, page = tabs[series.name]
+                key = series.keys[round_ % len(series.keys)]
+                try:
+                    sample = step(page, series.slider, key)
+                except Exception as error:  # a failed step is a result: reported, not fatal
+                    failures[series.name].append(f"round {round_}: {type(error).__name__}: {error}"[:300])
+                    continue
+                if round_ >= args.warmup:
+                    samples[series.name].append(sample)
+            print(f"round {round_ + 1}/{args.warmup + args.repetitions} done", flush=True)
+        chromium_version = browser.version
+        for context, _ in tabs.values():
+            context.close()
+        browser.close()
 
     report = {
         "date": datetime.date.today().isoformat(),
