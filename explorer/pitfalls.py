@@ -207,16 +207,15 @@ SCREEN_MAX_POSITION = 2**24
 _SCREEN_SLACK = 2.0**-20
 
 
-def _float32_cells(v: Variant, first: int, count: int, d: int) -> np.ndarray:
-    """Rows first .. first+count-1 of the variant, from float32 angles and float32 sin/cos."""
+def _float32_cells(v: Variant, first: int, d: int, out: np.ndarray) -> np.ndarray:
+    """Rows first .. first+len(out)-1 of the variant into ``out``, from float32 angles and float32 sin/cos."""
     w = pe_core.frequencies(d, v.n, v.convention).astype(np.float32)
-    k = (v.start + first + np.arange(count)).astype(np.float32)
+    k = (v.start + first + np.arange(out.shape[0])).astype(np.float32)
     theta = np.multiply.outer(k, w)
-    cells = np.empty((count, d), dtype=np.float32)
     sines, cosines = pe_core.sine_cosine_columns(d, v.layout)
-    np.sin(theta, out=cells[:, sines])
-    np.cos(theta[:, : d // 2], out=cells[:, cosines])
-    return cells
+    np.sin(theta, out=out[:, sines])
+    np.cos(theta[:, : d // 2], out=out[:, cosines])
+    return out
 
 
 def _screen_error(v: Variant, L: int, d: int) -> np.ndarray:
@@ -268,14 +267,19 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     error = (_screen_error(a, L, d) + _screen_error(b, L, d) + _SCREEN_SLACK).astype(np.float32)
     lower = -np.inf
     kept_rows, kept_cols = [], []
+    # Written in place, block after block: fresh memory costs more than the arithmetic here.
+    cells_a, cells_b = (np.empty((min(rows_per_block, L), d), dtype=np.float32) for _ in (a, b))
     for first in range(0, L, rows_per_block):
         count = min(rows_per_block, L - first)
-        gap = np.abs(_float32_cells(a, first, count, d) - _float32_cells(b, first, count, d))
-        lower = max(lower, float((gap - error).max()))
+        gap = _float32_cells(a, first, d, cells_a[:count])
+        np.abs(np.subtract(gap, _float32_cells(b, first, d, cells_b[:count]), out=gap), out=gap)
+        column_largest = gap.max(axis=0)
+        lower = max(lower, float((column_largest - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
-        rows, cols = np.nonzero(gap + error >= lower)
+        cols = np.flatnonzero(column_largest + error >= lower)
+        rows, which = np.nonzero(gap[:, cols] + error[cols] >= lower)
         kept_rows.append(rows + first)
-        kept_cols.append(cols)
+        kept_cols.append(cols[which])
     rows, cols = np.concatenate(kept_rows), np.concatenate(kept_cols)
     exact = np.concatenate([
         _exact_gaps(a, b, rows[i : i + max_cells], cols[i : i + max_cells], d)
