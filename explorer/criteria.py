@@ -74,6 +74,11 @@ def _encoding(length: int, d: int, n: float, layout: str, convention: str, start
     return pe_core.positional_encoding(length, d, n, layout=layout, convention=convention, start=start)
 
 
+#: pe_core's encoding: the closed-form maximum (``sinusoid_largest_abs``) holds for it, and
+#: ``bounded`` uses it only while ``_encoding`` is this function (tests feed other encodings).
+_PE_CORE_ENCODING = _encoding
+
+
 def _closest_pair_direct(P: np.ndarray) -> tuple[float, int]:
     """Smallest Euclidean distance between two distinct rows of P, and their offset.
 
@@ -185,26 +190,67 @@ def consistent_distance(
 
 def bounded(L: int, d: int, n: float, layout: str = "interleaved", convention: str = "paper") -> Measurement:
     """Bounded: the largest |value| over all L positions and at position 10**7."""
-    chunk = max(1, CHUNK_CELLS // max(d, 1))
-    encoding = _encoding  # looked up now, so that a test can swap it (and the cache sees the swap)
-
-    def largest_abs(start: int, count: int) -> float:
-        # The sinusoid does not depend on the sentence length: a whole chunk's maximum is the
-        # same at every L, so an L step computes only the last, partial chunk.
-        if count == chunk:
-            return _largest_abs_of_chunk(encoding, d, n, layout, convention, start, count)
-        return float(np.abs(encoding(count, d, n, layout, convention, start)).max())
+    encoding = _encoding  # looked up now, so that a test can swap it
+    largest_abs = None
+    if encoding is _PE_CORE_ENCODING:
+        def largest_abs(ranges: Sequence[tuple[int, int]]) -> float:
+            return sinusoid_largest_abs(ranges, d, n, convention)
 
     m = bounded_of(_sinusoid_rows(d, n, layout, convention), L, d, far=FAR_POSITION, largest_abs=largest_abs)
     return dataclasses.replace(m, label="largest |value|, up to k = 10^7")
 
 
-@functools.lru_cache(maxsize=512)
-def _largest_abs_of_chunk(
-    encoding: Callable[..., np.ndarray], d: int, n: float, layout: str, convention: str, start: int, count: int
-) -> float:
-    """max |value| of ``encoding``'s positions start .. start+count-1 (remembered per chunk)."""
-    return float(np.abs(encoding(count, d, n, layout, convention, start)).max())
+#: How far (rad) an angle k·ω_i must be from every multiple of π/2 for its sine and cosine
+#: to be surely below 1 in magnitude: cos(1e-6) = 1 - 5e-13, and pe_core's values are within
+#: a few ulp (1e-15) of the true ones.
+NEAR_AXIS = 1e-6
+#: Every cell farther than NEAR_AXIS from the axes is below this (see sinusoid_largest_abs).
+OFF_AXIS_LARGEST = 1.0 - 4.9e-13
+#: Largest |position| for which the screen's angles are accurate enough (error < 1e-9 rad).
+SCREEN_MAX_POSITION = 2**24
+
+
+def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, convention: str) -> float:
+    r"""max |P[k, j]| over the positions k of the ``(first, count)`` ranges, bit for bit the maximum
+    of the matrix that ``pe_core.positional_encoding`` builds (either layout: the same values).
+
+    :math:`|\sin\theta|` and :math:`|\cos\theta|` reach 1 only at multiples of :math:`\pi/2`: a
+    cell whose angle :math:`k\omega_i` is at least :math:`\eta` = NEAR_AXIS from every one of them has
+
+    .. math:: |P[k, j]| \le \cos\eta + \text{a few ulp} < 1 - 4.9\times 10^{-13}.
+
+    So the angles are screened in quarter turns, :math:`t = k\omega_i \cdot 2/\pi`, keeping the
+    cells with :math:`|t - \operatorname{rint}(t)| \le 2\eta/\pi` (about one in a million, and
+    the first positions of the slowest pairs), and only those are computed, with pe_core's own
+    arithmetic (``sin_cos_of_products``). When their maximum is above the bound (always once
+    k = 0 is read: cos 0 = 1 exactly), it is the maximum of the whole matrix; otherwise every
+    cell is computed. The screen costs a few multiplications per cell instead of a sine and
+    a cosine.
+    """
+    w = pe_core.frequencies(d, n, convention)
+    quarter_turns = w * (2.0 / np.pi)
+    cosine_pairs = d // 2  # an odd d's last pair is a lone sine
+    rows = max(1, CHUNK_CELLS // w.size)
+    best = -np.inf
+    if max(max(abs(first), abs(first + count - 1)) for first, count in ranges) <= SCREEN_MAX_POSITION:
+        for first, count in ranges:
+            for start in range(first, first + count, rows):
+                k = np.arange(start, min(start + rows, first + count), dtype=np.float64)
+                t = np.multiply.outer(k, quarter_turns)
+                t -= np.rint(t)
+                near_row, near_pair = np.nonzero(np.abs(t) <= NEAR_AXIS * (2.0 / np.pi))
+                if near_row.size:
+                    sin, cos = pe_core.sin_cos_of_products(k[near_row], w[near_pair])
+                    values = np.maximum(np.abs(sin), np.where(near_pair < cosine_pairs, np.abs(cos), 0.0))
+                    best = max(best, float(values.max()))
+    if best >= OFF_AXIS_LARGEST:
+        return best
+    return max(
+        float(np.abs(pe_core.positional_encoding(min(rows, first + count - start), d, n, convention=convention,
+                                                 start=start)).max())
+        for first, count in ranges
+        for start in range(first, first + count, rows)
+    )
 
 
 def deterministic(
@@ -295,24 +341,24 @@ def _ranges_text(ranges: Sequence[tuple[int, int]], L: int) -> str:
 
 def bounded_of(
     rows: Rows, L: int, width: int, *, far: int, ranges: Sequence[tuple[int, int]] | None = None,
-    largest_abs: Callable[[int, int], float] | None = None,
+    largest_abs: Callable[[Sequence[tuple[int, int]]], float] | None = None,
 ) -> Measurement:
     """Bounded: the largest |value| over the positions (all, or the ``(first, count)`` ranges)
     and at position ``far``, far beyond the sentence. It passes if the value there is no
     larger than inside the sentence (or than 1): the values do not grow with the position.
 
-    The positions are read in chunks of CHUNK_CELLS values; ``largest_abs(start, count)``,
-    if given, measures a chunk instead of ``rows`` (a scheme may remember what it measured).
+    The positions are read in chunks of CHUNK_CELLS values; ``largest_abs(ranges)``, if given,
+    measures them instead of ``rows`` (a scheme whose maximum has a cheaper exact form).
     """
     ranges = [(0, L)] if ranges is None else list(ranges)
-    chunk = max(1, CHUNK_CELLS // max(width, 1))
     if largest_abs is None:
-        def largest_abs(start: int, count: int) -> float:
-            return float(np.abs(rows(start, count, L)).max())
-    largest = 0.0
-    for first, count in ranges:
-        for start in range(first, first + count, chunk):
-            largest = max(largest, largest_abs(start, min(chunk, first + count - start)))
+        chunk = max(1, CHUNK_CELLS // max(width, 1))
+        largest = 0.0
+        for first, count in ranges:
+            for start in range(first, first + count, chunk):
+                largest = max(largest, float(np.abs(rows(start, min(chunk, first + count - start), L)).max()))
+    else:
+        largest = largest_abs(ranges)
     where = _ranges_text(ranges, L)
     try:
         far_value = float(np.abs(rows(far, 1, far + 1)).max())

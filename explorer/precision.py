@@ -135,37 +135,52 @@ def pair_values(k: object, w: np.ndarray, dtype: str, method: str, window: int =
             # pe_core's float64 values (to one ulp), then rounded: at most half an ulp of the format.
             sin64, cos64 = pe_core.sin_cos_outer(k.astype(np.float64), w)
             return round_to(sin64, dtype), round_to(cos64, dtype)
-        w_low = round_to(w, dtype)
         if method == "low":
-            theta = round_to(np.multiply.outer(round_to(k, dtype), w_low), dtype)
+            theta = round_to(np.multiply.outer(round_to(k, dtype), round_to(w, dtype)), dtype)
         else:
             window = max(int(window), 1)
             first = (k // window) * window
-            phase = np.mod(np.multiply.outer(first.astype(np.float64), w), 2 * np.pi)  # float64, once per window
-            step = round_to(np.multiply.outer(round_to(k - first, dtype), w_low), dtype)
-            theta = round_to(round_to(phase, dtype) + step, dtype)
+            theta = relative_angles(first, k - first, w, dtype)
         return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+
+
+def relative_angles(first: np.ndarray, offset: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
+    r"""The "relative" method's angles of positions first + offset (first and offset broadcast):
+
+    .. math:: \theta = \mathrm{R}\big(\mathrm{R}(\mathrm{first}\cdot\omega_i \bmod 2\pi) +
+              \mathrm{R}(\mathrm{R}(\mathrm{offset})\,\mathrm{R}(\omega_i))\big)
+
+    with R the rounding to the dtype, the phase in float64 and the rest in float32 arithmetic.
+    Shape ``broadcast(first, offset).shape + (len(w),)``: the phase is computed once per first
+    position and the step once per offset, whatever they broadcast to.
+    """
+    first = np.asarray(first, dtype=np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        phase = np.mod(first[..., None].astype(np.float64) * w, 2 * np.pi)  # float64, once per window
+        step = round_to(round_to(np.asarray(offset, dtype=np.int64), dtype)[..., None] * round_to(w, dtype), dtype)
+        return round_to(round_to(phase, dtype) + step, dtype)
+
+
+def _rows(sines: np.ndarray, cosines: np.ndarray, settings: Settings) -> np.ndarray:
+    """Rows of P, as float64 (len, d), from the sines and cosines of every pair, in the layout's columns."""
+    d = settings.d
+    sine_columns, cosine_columns = pe_core.sine_cosine_columns(d, settings.layout)
+    P = np.empty((sines.shape[0], d))
+    P[:, sine_columns] = sines
+    P[:, cosine_columns] = cosines[:, : d // 2]
+    return P
 
 
 def encode(positions: object, settings: Settings, dtype: str, method: str, window: int = 1) -> np.ndarray:
     """Rows P[k] for the given positions, in the dtype by the method, as float64 (len, d)."""
-    d = settings.d
-    w = pe_core.frequencies(d, settings.n, settings.convention)
-    sines, cosines = pe_core.sine_cosine_columns(d, settings.layout)
-    s, c = pair_values(positions, w, dtype, method, window)
-    P = np.empty((s.shape[0], d))
-    P[:, sines] = s
-    P[:, cosines] = c[:, : d // 2]
-    return P
+    w = pe_core.frequencies(settings.d, settings.n, settings.convention)
+    return _rows(*pair_values(positions, w, dtype, method, window), settings)
 
 
 def reference(positions: object, settings: Settings) -> np.ndarray:
-    """Rows P[k] in float64, from pe_core itself."""
-    s = settings
-    return np.vstack([
-        pe_core.positional_encoding(1, s.d, s.n, layout=s.layout, convention=s.convention, start=int(k))
-        for k in np.asarray(positions).reshape(-1)
-    ])
+    """Rows P[k] in float64, bit for bit pe_core.positional_encoding's (its sin_cos_outer), all at once."""
+    k = np.asarray(positions, dtype=np.int64).reshape(-1).astype(np.float64)
+    return _rows(*pe_core.sin_cos_outer(k, pe_core.frequencies(settings.d, settings.n, settings.convention)), settings)
 
 
 def grid(count: int = GRID_POINTS, last: int = LAST_POSITION) -> np.ndarray:
@@ -231,6 +246,26 @@ class PairScan:
     stop: int
 
 
+def relative_first_offset(dtype: str, method: str, w0: float, window: int) -> int:
+    r"""Offset r in the window below which a "relative" pair (k, k+1) cannot match (0: no such bound).
+
+    With :math:`\omega_0 = 1`, k = k0 + r and P the window's phase rounded to the dtype, the
+    angle is :math:`\theta(r) = \mathrm{R}(P + r)` while r is exact (below :math:`2^p`, p
+    significant bits). Rounding to nearest, even twice (float32, then the dtype), moves P + r by
+    at most half the dtype's spacing plus :math:`2^{-14}`: at most 1/4 + 2^-14 below
+    :math:`2^{p-1}`. So while :math:`P + r + 1 < 2^{p-1}` (r < :math:`2^{p-1} - 8`, as P < 2π)
+    neighbours in a window turn by :math:`1 \pm (1/2 + 2^{-13})` rad, and across a window's end
+    (r = L-1; each phase is :math:`k_0 \bmod 2\pi` rounded, off by at most 1/64) by
+    :math:`1 \pm 0.29` rad: their (sin, cos) are at least :math:`2\sin(0.2499) = 0.49` apart,
+    and rounding each to the dtype (at most :math:`2^{-8}`) cannot make them equal. Every value
+    is finite while the window's offsets are. Other methods, other :math:`\omega_0`, or windows
+    with offsets the dtype cannot hold: 0 (scan every pair).
+    """
+    if method != "relative" or w0 != 1.0 or window > LARGEST[dtype]:
+        return 0
+    return max(0, 2 ** (MANTISSA_BITS[dtype] - 1) - 8)
+
+
 def scan_fastest_pair(
     dtype: str, method: str, w0: float, window: int, start: int = 0, limit: int = SCAN_LIMIT,
     max_candidates: int = MAX_CANDIDATES,
@@ -239,9 +274,13 @@ def scan_fastest_pair(
 
     Stops early once ``max_candidates`` are found (``stop`` says where). Also records the
     first k whose fastest pair is not finite: it has the largest angle, so no column of a
-    row can overflow before it.
+    row can overflow before it. For the "relative" method only the pairs that can match
+    are computed (``relative_first_offset``): none at all in float32, whose windows of fewer
+    than 2^23 positions never collapse.
     """
     w = np.array([w0])
+    window = max(int(window), 1)
+    skip_below = relative_first_offset(dtype, method, w0, window)
     found: list[np.ndarray] = []
     total, first_nonfinite = 0, None
     for a in range(start, limit, SCAN_CHUNK):
@@ -250,17 +289,34 @@ def scan_fastest_pair(
             first_nonfinite = a if first_nonfinite is None else first_nonfinite
             break
         b = min(a + SCAN_CHUNK, limit)
-        s, c = pair_values(np.arange(a, b + 1), w, dtype, method, window)
-        s, c = s[:, 0], c[:, 0]
-        if first_nonfinite is None:
-            bad = np.flatnonzero(~(np.isfinite(s[:-1]) & np.isfinite(c[:-1])))
-            first_nonfinite = int(a + bad[0]) if bad.size else None
-        equal = np.flatnonzero((s[:-1] == s[1:]) & (c[:-1] == c[1:])) + a
+        if skip_below:
+            equal = _relative_matches(a, b, w, dtype, window, skip_below)
+        else:
+            s, c = pair_values(np.arange(a, b + 1), w, dtype, method, window)
+            s, c = s[:, 0], c[:, 0]
+            if first_nonfinite is None:
+                bad = np.flatnonzero(~(np.isfinite(s[:-1]) & np.isfinite(c[:-1])))
+                first_nonfinite = int(a + bad[0]) if bad.size else None
+            equal = np.flatnonzero((s[:-1] == s[1:]) & (c[:-1] == c[1:])) + a
         found.append(equal[: max_candidates - total])
         total += found[-1].size
         if total >= max_candidates:
             return PairScan(np.concatenate(found), first_nonfinite, int(found[-1][-1]) + 1)
     return PairScan(np.concatenate(found) if found else np.zeros(0, np.int64), first_nonfinite, limit)
+
+
+def _relative_matches(a: int, b: int, w: np.ndarray, dtype: str, window: int, skip_below: int) -> np.ndarray:
+    """k in [a, b) whose fastest pair equals k+1's, computing only offsets r >= skip_below of each window."""
+    if skip_below >= window:
+        return np.zeros(0, np.int64)
+    # Each window's run of offsets skip_below .. window-1, then the next window's first position.
+    firsts = np.arange(a // window, (b - 1) // window + 2, dtype=np.int64) * window
+    run = relative_angles(firsts[:-1, None], np.arange(skip_below, window)[None, :], w, dtype)[..., 0]
+    theta = np.concatenate([run, relative_angles(firsts[1:, None], 0, w, dtype)[..., 0]], axis=1)
+    s, c = round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+    equal = (s[:, :-1] == s[:, 1:]) & (c[:, :-1] == c[:, 1:])
+    k = (firsts[:-1, None] + np.arange(skip_below, window))[equal]
+    return k[(k >= a) & (k < b)]
 
 
 #: Candidates confirmed at a time, in order: the first batch usually holds the answer.

@@ -141,9 +141,22 @@ def sin_cos_outer(k: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     Returns:
         (sin, cos), float64 arrays of shape (len(k), len(w)).
     """
-    k_hi, k_lo = _split(np.asarray(k, dtype=np.float64)[:, None])
-    w_hi, w_lo = _split(np.asarray(w, dtype=np.float64)[None, :])
-    p = np.multiply.outer(k, w)
+    return sin_cos_of_products(np.asarray(k, dtype=np.float64)[:, None], np.asarray(w, dtype=np.float64)[None, :])
+
+
+def sin_cos_of_products(k: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""sin and cos of :math:`k\,\omega` element by element (k and w broadcast together), to about one ulp.
+
+    The same arithmetic as ``sin_cos_outer`` (which is this function on ``k[:, None]`` and
+    ``w[None, :]``), so a value is bit for bit the one ``positional_encoding`` holds for that
+    position and frequency: pages that need a few cells of P (the candidates of a maximum)
+    compute just those.
+    """
+    k = np.asarray(k, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    k_hi, k_lo = _split(k)
+    w_hi, w_lo = _split(w)
+    p = k * w
     e = ((k_hi * w_hi - p) + k_hi * w_lo + k_lo * w_hi) + k_lo * w_lo
     near_one = 1.0 - 0.5 * e * e
     small = e - e * e * e / 6.0

@@ -247,3 +247,16 @@ def test_shift_matches_direct_encoding_below_10_000(budget_errors):
 def test_shift_budget_1e_12_below_10_000(budget_errors):
     for key, error in budget_errors.items():
         assert error <= 1e-12, (key, error)
+
+
+@SETTINGS
+@given(d=ds, n=bases, convention=conventions, start=starts, length=lengths)
+def test_sin_cos_of_products_is_the_encoding_cell_by_cell(d, n, convention, start, length):
+    # The cells a page computes alone (candidates of a maximum) are bit for bit the matrix's.
+    w = pe_core.frequencies(d, n, convention)
+    k = start + np.arange(length, dtype=np.float64)
+    rows, pairs = np.meshgrid(np.arange(length), np.arange(w.size), indexing="ij")
+    sin, cos = pe_core.sin_cos_of_products(k[rows.ravel()], w[pairs.ravel()])
+    outer_sin, outer_cos = pe_core.sin_cos_outer(k, w)
+    np.testing.assert_array_equal(sin, outer_sin.ravel())
+    np.testing.assert_array_equal(cos, outer_cos.ravel())

@@ -7,7 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import pe_core
 from explorer import criteria
 from explorer.settings import Settings
 
@@ -163,3 +166,35 @@ def test_a_periodic_code_fails_uniqueness(monkeypatch: pytest.MonkeyPatch) -> No
                         lambda length, d, *a, **k: np.tile(np.eye(d)[: min(d, 3)], (length, 1))[:length])
     m = criteria.unique(12, 4, 100.0)
     assert not m.passed and m.value == 0.0 and "3 apart" in m.reason
+
+
+# --- the exact maximum |value| without the full matrix ----------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    d=st.integers(min_value=1, max_value=80),
+    n=st.one_of(st.sampled_from([2.0, 100.0, 10000.0, 1e8]), st.floats(min_value=1.001, max_value=1e9)),
+    convention=st.sampled_from(pe_core.CONVENTIONS),
+    ranges=st.lists(
+        st.tuples(st.integers(min_value=-3000, max_value=3000), st.integers(min_value=1, max_value=400)),
+        min_size=1, max_size=3,
+    ),
+)
+def test_sinusoid_largest_abs_is_the_maximum_of_the_matrix(d, n, convention, ranges) -> None:
+    # Ranges with and without position 0, odd d (a lone sine), any base: the screened maximum
+    # (or its fallback) is bit for bit the largest |value| of the matrices themselves.
+    direct = max(
+        float(np.abs(pe_core.positional_encoding(count, d, n, convention=convention, start=first)).max())
+        for first, count in ranges
+    )
+    assert criteria.sinusoid_largest_abs(ranges, d, n, convention) == direct
+
+
+def test_sinusoid_largest_abs_at_the_largest_settings_reads_the_whole_matrix() -> None:
+    for n, convention in ((10000.0, "paper"), (2.0, "paper"), (1e8, "tensor2tensor")):
+        direct = max(
+            float(np.abs(pe_core.positional_encoding(2048, 2048, n, convention=convention, start=a)).max())
+            for a in range(0, 16384, 2048)
+        )
+        assert criteria.sinusoid_largest_abs([(0, 16384)], 2048, n, convention) == direct == 1.0

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from angle_rounding import angle_rounding_tolerance
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from seed_code import seed002_positional_encoding
 from streamlit.testing.v1 import AppTest
 
@@ -172,6 +174,33 @@ def test_difference_map_is_the_block_mean_of_the_difference(key_a: str, key_b: s
     assert comparison.max_abs == pytest.approx(np.abs(difference).max(), abs=1e-12)
     assert abs(difference[comparison.max_row, comparison.max_col]) == pytest.approx(comparison.max_abs, abs=1e-12)
 
+
+
+variants = st.builds(
+    pitfalls.Variant,
+    layout=st.sampled_from(pe_core.LAYOUTS),
+    convention=st.sampled_from(pe_core.CONVENTIONS),
+    n=st.one_of(st.sampled_from([2.0, 100.0, 10000.0, 1e8]), st.floats(min_value=1.001, max_value=1e9)),
+    start=st.one_of(st.integers(-1000, 16384), st.just(0)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=variants, b=variants, L=st.integers(1, 120), d=st.integers(1, 40), max_cells=st.integers(1, 3000))
+def test_max_difference_is_the_first_largest_cell_of_the_full_difference(a, b, L, d, max_cells) -> None:
+    # The float32 screen keeps every cell that can be the maximum: the value, bit for bit, and
+    # the first such cell in row order, as np.argmax over the full difference finds them.
+    gap = np.abs(full(a, L, d) - full(b, L, d))
+    row, col = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    assert pitfalls.max_difference(a, b, L, d, max_cells) == (float(gap.max()), row, col)
+
+
+def test_max_difference_at_the_largest_settings_matches_the_full_matrices() -> None:
+    s = Settings(d=2048, L=16384)
+    a = pitfalls.variant("sidebar", s, other_n=1e6, offset=1)
+    b = pitfalls.variant("offset", s, other_n=1e6, offset=-1000)
+    expected = pitfalls._max_difference_in_float64(a, b, s.L, s.d, FULL // s.d)
+    assert pitfalls.max_difference(a, b, s.L, s.d, FULL) == expected
 
 def test_same_layout_columns_never_mix_sines_and_cosines() -> None:
     blocks = pitfalls.column_blocks(600, "interleaved", "interleaved", 256)

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from unittest import mock
 
 import numpy as np
 import pytest
 from angle_rounding import HALF_ULP, angle_rounding_tolerance
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
+import pe_core
 from explorer import precision as pr
 from explorer.reproduce import run_snippet
 from explorer.settings import Settings
@@ -265,3 +270,43 @@ def test_snippet_reproduces_the_errors_and_the_search(settings: Settings) -> Non
 
 def test_page_snippet_searches_to_ten_million() -> None:
     assert "limit=10000000" in pr.snippet(SMALL)
+
+
+# --- the relative method's scan computes only the pairs that can match ----------------------
+
+
+@hypothesis_settings(max_examples=80, deadline=None)
+@given(
+    dtype=st.sampled_from(pr.DTYPES),
+    window=st.one_of(st.integers(1, 3000), st.sampled_from([119, 120, 121, 1015, 1016, 1017, 2049, 16384])),
+    start=st.integers(0, 40_000),
+    span=st.integers(1, 60_000),
+    max_candidates=st.one_of(st.just(pr.MAX_CANDIDATES), st.integers(1, 50)),
+)
+def test_relative_scan_matches_the_scan_of_every_pair(dtype, window, start, span, max_candidates) -> None:
+    # The pairs skipped (offsets below relative_first_offset) can never match: the same
+    # candidates, stop and first non-finite position as computing every pair.
+    screened = pr.scan_fastest_pair(dtype, "relative", 1.0, window, start, start + span, max_candidates)
+    with mock.patch.object(pr, "relative_first_offset", return_value=0):
+        every_pair = pr.scan_fastest_pair(dtype, "relative", 1.0, window, start, start + span, max_candidates)
+    np.testing.assert_array_equal(screened.candidates, every_pair.candidates)
+    assert (screened.stop, screened.first_nonfinite) == (every_pair.stop, every_pair.first_nonfinite)
+
+
+@pytest.mark.parametrize(("dtype", "window"), [("bfloat16", 130), ("float16", 1100), ("float16", 2049)])
+def test_relative_neighbours_above_the_screen_match_brute_force(dtype: str, window: int) -> None:
+    settings = replace(SMALL, L=window)
+    limit = 40_000
+    expected = brute_force_first_equal(settings, dtype, "relative", limit)
+    assert pr.neighbours(settings, dtype, "relative", limit=limit).first_equal == expected
+
+
+def test_reference_rows_are_pe_core_rows() -> None:
+    for settings in (SMALL, Settings(d=9, n=2.0, layout="concatenated", convention="tensor2tensor")):
+        k = np.r_[pr.grid(), pr.grid() + 1]
+        rows = [
+            pe_core.positional_encoding(1, settings.d, settings.n, layout=settings.layout,
+                                        convention=settings.convention, start=int(position))[0]
+            for position in k
+        ]
+        np.testing.assert_array_equal(pr.reference(k, settings), np.array(rows))

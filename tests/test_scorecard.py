@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import pe_core
 from explorer import criteria
@@ -231,3 +233,14 @@ def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
     np.testing.assert_array_equal(ours[~finite], theirs[~finite])
     allowed = np.array(list(bound.values())) + settings.d * np.finfo(float).eps * np.abs(theirs)
     np.testing.assert_array_less(np.abs(ours[finite] - theirs[finite]), allowed[finite] + np.finfo(float).tiny)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 600), d=st.integers(1, 3000))
+def test_learned_largest_abs_is_the_maximum_of_the_drawn_table(rows: int, d: int) -> None:
+    # Rows of any width are consecutive values of one random stream: its running maximum
+    # gives the table's, bit for bit.
+    assume(rows * d <= sc.SAMPLE_CELLS)
+    table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((rows, d))
+    assert sc.learned_largest_abs([(0, rows)], d) == float(np.abs(table).max())
+    assert sc.learned_largest_abs([(0, rows), (rows // 2, 1)], d) == float(np.abs(table).max())

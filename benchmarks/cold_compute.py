@@ -1,0 +1,321 @@
+"""Cold computations: what each page computes for a setting nobody asked for yet.
+
+Run from the repository root:
+
+    python benchmarks/cold_compute.py            # every page at every setting, a few minutes on 2 cores
+    python benchmarks/cold_compute.py --quick    # defaults and the largest settings only
+    python benchmarks/cold_compute.py --page precision --page pitfalls
+
+For each page, the computations its ``explorer.compute`` wrappers run (the functions behind
+``st.cache_data``, called directly: no Streamlit server, every cache empty) are timed together
+as one cold step, at the defaults (d=128, n=10000, L=100), at the largest settings (L=16384,
+d=2048) and at their extremes (n = 2 and 1e8, the concatenated layout, the tensor2tensor
+convention, each page's own controls at their largest). The in-process caches of the topic
+modules (functools.lru_cache) are cleared before every call. Computations that do not depend on
+the settings (``STARTUP``) are run once before the page rows, as the app runs them at start-up,
+and timed in rows of their own.
+
+Budget (PRODUCT.md, "Budgets"): a cold computation costs at most 300 ms at the largest settings
+on any page. Each row prints its median and maximum over the repetitions and its ratio to the
+budget; a baseline row (``pe_core.positional_encoding(16384, 2048)``, timed the same way) lets a
+reader compare machines. The 1-minute load average is recorded before and after: the machine may
+be shared, and absolute times then drift by tens of percent. Figures are written as JSON to
+benchmarks/results/cold.json. Exit status 1 if any page row misses the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # see bench_core.py: idle BLAS threads sleep at once
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
+from explorer import criteria, embeddings, figures, pitfalls, relation_figures, scorecard, wave_figures  # noqa: E402
+from explorer import precision as pr  # noqa: E402
+from explorer.settings import L_MAX, Settings  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
+BUDGET_S = 0.300
+#: compute.FULL_MATRIX_CELLS (not imported: explorer.compute imports Streamlit).
+FULL_MATRIX_CELLS = 2_000_000
+
+DEFAULTS = Settings()
+LARGEST = Settings(d=2048, n=10000.0, L=16384)
+#: The settings every page is measured at: defaults, the largest, and the largest with each
+#: other shared control at an extreme.
+SETTINGS: dict[str, Settings] = {
+    "defaults": DEFAULTS,
+    "largest": LARGEST,
+    "largest n=2": replace(LARGEST, n=2.0),
+    "largest n=1e8": replace(LARGEST, n=1e8),
+    "largest concatenated": replace(LARGEST, layout="concatenated"),
+    "largest tensor2tensor": replace(LARGEST, convention="tensor2tensor"),
+}
+QUICK_SETTINGS = ("defaults", "largest")
+
+
+# ------------------------------------------------------------------ start-up (settings-free)
+
+
+#: The scans start-up computes (their window is 1 whatever L is), by their arguments.
+STARTUP_SCANS: dict[tuple, pr.PairScan] = {}
+
+
+def precision_scan(dtype: str, method: str, w0: float, window: int, start: int, limit: int) -> pr.PairScan:
+    """compute.precision_scan without Streamlit: the "cast" and "low" scans are kept from
+    start-up; a "relative" scan depends on L (its window), so it is cold like the rest."""
+    key = (dtype, method, w0, window, start, limit)
+    if method == "relative":
+        return pr.scan_fastest_pair(*key)
+    if key not in STARTUP_SCANS:
+        STARTUP_SCANS[key] = pr.scan_fastest_pair(*key)
+    return STARTUP_SCANS[key]
+
+
+def warm_precision_scans() -> None:
+    """Every neighbour scan the page can ask for whose window does not depend on L."""
+    for dtype in pr.DTYPES:
+        for method in ("cast", "low"):
+            pr.neighbours(LARGEST, dtype, method, scan=precision_scan)
+
+
+STARTUP: dict[str, Callable[[], object]] = {
+    "precision: fastest-pair scans (cast, low)": warm_precision_scans,
+    "scorecard: the learned table's running maximum": lambda: scorecard.learned_largest_abs([(0, 1)], 1),
+}
+#: Caches those fill, kept between the timed calls.
+STARTUP_CACHES = (scorecard._stream_records,)
+
+
+# --------------------------------------------------------------------------- the pages
+
+
+def clear_module_caches() -> None:
+    """Empty the functools caches inside the topic modules, so that every call is cold."""
+    for module in (criteria, scorecard, pitfalls, relation_figures, pr, embeddings, pe_core):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear") and value not in STARTUP_CACHES:
+                value.cache_clear()
+
+
+def home(s: Settings, _: dict) -> None:
+    criteria.evaluate(s)
+
+
+def matrix(s: Settings, _: dict) -> None:
+    rows, cols = figures.matrix_max_rows(s.d), figures.MATRIX_MAX_COLS
+    kw = {"layout": s.layout, "convention": s.convention}
+    pe_core.encoding_block_average(s.L, s.d, s.n, max_rows=rows, max_cols=cols, **kw)
+    pe_core.angle_block_mean(s.L, s.d, s.n, convention=s.convention, max_rows=rows, max_pairs=cols)
+    if s.L * s.d <= FULL_MATRIX_CELLS:
+        pe_core.positional_encoding(s.L, s.d, s.n, **kw)
+
+
+def dot_from_zero(s: Settings) -> np.ndarray:
+    """compute.dot_from_zero: the closed form for every offset up to L_MAX."""
+    return pe_core.dot_by_offset(np.arange(L_MAX, dtype=np.float64), s.d, s.n, s.convention)
+
+
+def similarity(s: Settings, controls: dict) -> None:
+    by_offset = relation_figures.mirrored_offsets(dot_from_zero(s)[: s.L])
+    ref = min(controls.get("ref", 20), s.L - 1)
+    if s.L * s.d <= FULL_MATRIX_CELLS:
+        P = pe_core.positional_encoding(s.L, s.d, s.n, layout=s.layout, convention=s.convention)
+        relation_figures.similarity_from_matrix(P, ref)
+    pe_core.offset_matrix_block_average(by_offset, pe_core.block_edges(s.L, relation_figures.SIMILARITY_BLOCKS))
+    relation_figures.measure_around(
+        s.L, s.d, s.n, layout=s.layout, convention=s.convention, ref=ref, max_cells=relation_figures.MEASURED_CELLS
+    )
+
+
+def binary(s: Settings, _: dict) -> None:
+    rows = wave_figures.BINARY_MAX_ROWS
+    edges = pe_core.block_edges(s.L, rows)
+    cols = wave_figures.sinusoid_max_cols(len(edges) - 1)
+    pe_core.encoding_block_average(s.L, s.d, s.n, layout=s.layout, convention=s.convention, max_rows=rows,
+                                   max_cols=cols)
+    dot_from_zero(s)
+
+
+def relative(s: Settings, controls: dict) -> None:
+    delta = controls.get("delta", 1)
+    kw = {"layout": s.layout, "convention": s.convention}
+    dims = relation_figures.transition_window_dims(s.d, s.layout, 0, relation_figures.TRANSITION_WINDOW)
+    relation_figures.transition_window(delta, s.d, s.n, dims=dims, **kw)
+    relation_figures.compare_shift(
+        s.L, s.d, s.n, delta=delta, max_rows=relation_figures.SHIFT_MAP_ROWS,
+        max_cols=relation_figures.shift_map_max_cols(s.L, s.d), full_cells=FULL_MATRIX_CELLS, **kw,
+    )
+
+
+def scorecard_page(s: Settings, controls: dict) -> None:
+    scorecard.evaluate(s, controls.get("offset", 1))
+    scorecard.distance_by_offset(s)
+
+
+def pitfalls_page(s: Settings, controls: dict) -> None:
+    a = pitfalls.variant(controls.get("a", "sidebar"), s, other_n=controls.get("other_n", 1e6),
+                         offset=controls.get("offset", 1))
+    b = pitfalls.variant(controls.get("b", "concatenated"), s, other_n=controls.get("other_n", 1e6),
+                         offset=controls.get("offset", 1))
+    pitfalls.compare(a, b, s.L, s.d, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS,
+                     max_cells=FULL_MATRIX_CELLS)
+
+
+def precision_page(s: Settings, controls: dict) -> None:
+    """compute.precision_errors, precision_neighbours (scans warmed), precision_column, telling_at."""
+    fixed = [key for key in pr.SERIES if key[1] != "relative"]
+    moving = [key for key in pr.SERIES if key[1] == "relative"]
+    pr.errors(replace(s, L=1), series=fixed)
+    pr.errors(s, series=moving)
+    for dtype in pr.DTYPES:
+        for method in pr.METHODS:
+            pr.neighbours(s if method == "relative" else replace(s, L=1), dtype, method, scan=precision_scan)
+    pr.column_errors(s, controls.get("column", 0))
+    wider = replace(s, d=min(2 * s.d, pe_core.MAX_D))
+    for dtype in pr.DTYPES:
+        pr.telling_at(s, dtype), pr.telling_at(wider, dtype)
+
+
+def embeddings_page(s: Settings, controls: dict) -> None:
+    for sentence in (embeddings.DEFAULT_SENTENCE, embeddings.DEFAULT_OTHER):
+        tokens = embeddings.tokenize(sentence)
+        m = embeddings.sentence_matrices(tokens, s, scale=controls.get("scale", False))
+        embeddings.reduce_columns(m.summed, s)
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    run: Callable[[Settings, dict], None]
+    #: Extra rows: the page's own controls at their largest (label -> control values), at LARGEST.
+    controls: dict[str, dict]
+    #: Extra rows at other settings where this page's work peaks (label -> settings).
+    settings: dict[str, Settings] = field(default_factory=dict)
+
+
+PAGES: tuple[Page, ...] = (
+    Page("home", home, {}),
+    Page("matrix", matrix, {}),
+    Page("similarity", similarity, {"ref=L-1": {"ref": L_MAX - 1}}),
+    Page("binary", binary, {}),
+    Page("relative", relative, {"delta=-(L-1)": {"delta": -(L_MAX - 1)}, "delta=L-1": {"delta": L_MAX - 1}}),
+    Page("scorecard", scorecard_page, {f"offset={scorecard.MAX_OFFSET}": {"offset": scorecard.MAX_OFFSET}}),
+    Page("pitfalls", pitfalls_page, {
+        "t2t vs bug": {"a": "tensor2tensor", "b": "bug"},
+        "other_n=1e8 vs offset=16384": {"a": "other_base", "b": "offset", "other_n": 1e8, "offset": 16384},
+        "sidebar vs offset=-1000": {"a": "sidebar", "b": "offset", "offset": -1000},
+    }),
+    # The relative scan computes offsets r >= 1016 of each window in float16: most work near L = 2000.
+    Page("precision", precision_page, {"column=d-1": {"column": 2047}},
+         {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200)}),
+    Page("embeddings", embeddings_page, {"scale": {"scale": True}}),
+)
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def time_cold(run: Callable[[], object], repeats: int) -> list[float]:
+    """Seconds of each of ``repeats`` calls, every module cache emptied before each."""
+    times = []
+    for _ in range(repeats):
+        clear_module_caches()
+        gc.collect()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def row(page: str, label: str, times: list[float], budget: bool = True) -> dict:
+    median = statistics.median(times)
+    return {
+        "page": page, "settings": label, "times_s": times, "median_s": median, "max_s": max(times),
+        "ratio_to_budget": median / BUDGET_S if budget else None, "within_budget": median <= BUDGET_S or not budget,
+    }
+
+
+def print_row(r: dict) -> None:
+    ratio = "" if r["ratio_to_budget"] is None else f"{r['ratio_to_budget']:6.2f}"
+    flag = "" if r["within_budget"] else "  OVER"
+    print(f"{r['page']:<44} {r['settings']:<30} {r['median_s'] * 1e3:9.1f} {r['max_s'] * 1e3:9.1f} {ratio:>7}{flag}",
+          flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="defaults and the largest settings only")
+    parser.add_argument("--repeats", type=int, default=3, help="timed calls per row (default 3)")
+    parser.add_argument("--page", action="append", choices=[p.name for p in PAGES], help="only these pages")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    load_before = load_average()
+    print(f"1-minute load average before: {load_before}", flush=True)
+    print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'/300ms':>7}")
+    rows = []
+    baseline = row("baseline: positional_encoding(16384, 2048)", "largest",
+                   time_cold(lambda: pe_core.positional_encoding(16384, 2048), args.repeats), budget=False)
+    print_row(baseline)
+    for name, warm in STARTUP.items():
+        start = time.perf_counter()
+        warm()
+        r = row(f"start-up: {name}", "once", [time.perf_counter() - start], budget=False)
+        print_row(r)
+        rows.append(r)
+    labels = QUICK_SETTINGS if args.quick else tuple(SETTINGS)
+    for page in PAGES:
+        if args.page and page.name not in args.page:
+            continue
+        cases = [(label, SETTINGS[label], {}) for label in labels]
+        cases += [(f"largest, {label}", LARGEST, controls) for label, controls in page.controls.items()]
+        cases += [(label, settings, {}) for label, settings in page.settings.items()]
+        for label, settings, controls in cases:
+            r = row(page.name, label, time_cold(lambda: page.run(settings, controls), args.repeats))  # noqa: B023
+            print_row(r)
+            rows.append(r)
+    load_after = load_average()
+    print(f"1-minute load average after: {load_after}")
+    missed = [r for r in rows if not r["within_budget"]]
+    print(f"{len(missed)} row(s) over the {BUDGET_S * 1e3:.0f} ms budget." if missed else "Every row within budget.")
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps({
+        "started": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
+                    "numpy": np.__version__},
+        "load_average_1min": {"before": load_before, "after": load_after},
+        "budget_s": BUDGET_S,
+        "repeats": args.repeats,
+        "baseline": baseline,
+        "rows": rows,
+    }, indent=1))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
