@@ -5,6 +5,7 @@ Run from the repository root:
     python benchmarks/load_test.py                    # 100 sessions, starts its own server
     python benchmarks/load_test.py --sessions 20      # a smaller class
     python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server
+    python benchmarks/load_test.py --replicas 2       # one process, then 2 replicas behind HAProxy
 
 Each session is one browser tab, speaking Streamlit's own WebSocket protocol
 (tests/st_client.py): it opens a page of the app with its own query string (pages in
@@ -41,6 +42,7 @@ import random
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
@@ -50,7 +52,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
+from proxy_harness import ReplicasBehindProxy, sticky_cookie_name  # noqa: E402
+from st_client import RunResult, StreamlitServer, StreamlitSession, open_once  # noqa: E402
 from test_app import PAGES  # noqa: E402 (pages as app.py declares them)
 
 from explorer import settings as s  # noqa: E402
@@ -62,6 +65,8 @@ TARGET_P95_FIRST_RUN_S = 5.0
 TARGET_GROWTH_PER_50_SESSIONS_MB = 100.0
 #: "Back near start": within this much of the warm-up figure, once the sessions are gone.
 TARGET_AFTER_CLOSE_MB = 50.0
+#: PRODUCT.md, Budgets: the same class behind the proxy with one replica per core.
+TARGET_P95_FIRST_RUN_BEHIND_PROXY_S = 2.0
 MB = 1024 * 1024
 
 D_CHOICES = (32, 64, 96, 256, 512)  # never 128, the default: a move must change the URL
@@ -76,6 +81,11 @@ class SessionOutcome:
     first: RunResult | None = None
     moves: list[RunResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: Behind the proxy: the stickiness cookie's value, the replica whose page response set
+    #: it, and the replica the WebSocket reached.
+    sticky_cookie: str | None = None
+    cookie_set_by: str | None = None
+    replica: str | None = None
 
 
 def rss_bytes(pid: int) -> int:
@@ -125,9 +135,12 @@ async def one_session(
     page, query, d_moves = session_plan(index, moves)
     outcome = SessionOutcome(page=page or "home", query=query)
     await asyncio.sleep(delay_s)
-    session = StreamlitSession(base_url)
+    session = StreamlitSession(base_url, fetch_cookies=True)  # a browser loads the page first
     try:
         await session.connect()
+        outcome.sticky_cookie = session.cookies.get(sticky_cookie_name())
+        outcome.cookie_set_by = session.page.headers.get("X-Replica")
+        outcome.replica = session.handshake_headers.get("X-Replica")
         outcome.first = await session.open_page(page, query)
         if (failure := run_failure(outcome.first)) is not None:
             outcome.failures.append(f"first run: {failure}")
@@ -290,6 +303,7 @@ def summarise(
             for o in slowest
         ],
         "failures": failures[:20],
+        "replicas": sessions_per_replica(outcomes),
     }
 
 
@@ -324,6 +338,64 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
+def sessions_per_replica(outcomes: list[SessionOutcome]) -> dict[str, dict]:
+    """Behind the proxy: the sessions that each stickiness cookie value holds, by the replica
+    that set it ({} without the cookie, as with one process).
+
+    ``elsewhere`` counts the sessions whose WebSocket reached another replica than the one
+    that set their cookie (0 when stickiness works).
+    """
+    counts: dict[str, dict] = {}
+    for outcome in outcomes:
+        if outcome.sticky_cookie is not None:
+            entry = counts.setdefault(outcome.sticky_cookie, {
+                "replica": outcome.cookie_set_by, "sessions": 0, "elsewhere": 0,
+            })
+            entry["sessions"] += 1
+            entry["elsewhere"] += outcome.replica != entry["replica"]
+    return {str(entry.pop("replica")): entry | {"cookie": cookie} for cookie, entry in sorted(
+        counts.items(), key=lambda item: str(item[1]["replica"]))}
+
+
+async def warm_up_replicas(cluster: ReplicasBehindProxy) -> None:
+    """Every page once on every replica, directly: through the proxy each replica would warm only some."""
+    for replica in cluster.replicas.values():
+        for page in PAGES:
+            await open_once(replica.url, "" if page.default else page.url_path, "")
+
+
+def one_process_then_replicas(
+    args: argparse.Namespace, run_class: Callable[[str, int | None], list[dict]],
+) -> dict:
+    """The class against one process, then the same class through HAProxy to ``args.replicas`` replicas."""
+    print("=== one process (one core at most: one GIL)")
+    with StreamlitServer("app.py") as server:
+        (one_process,) = run_class(server.url, server.pid)
+    print(f"=== {args.replicas} replicas behind HAProxy (deploy/haproxy.cfg), every session from 127.0.0.1")
+    args.after = []  # no single server's memory to read through the proxy: no checkpoints to wait for
+    with ReplicasBehindProxy(args.replicas) as cluster:
+        asyncio.run(warm_up_replicas(cluster))
+        (behind_proxy,) = run_class(cluster.url, None)
+    p95 = behind_proxy["first_run_s"]["p95"]
+    proxy_targets = {
+        "every_replica_holds_sessions": len(behind_proxy["replicas"]) == args.replicas,
+        "every_session_on_its_cookies_replica": all(r["elsewhere"] == 0 for r in behind_proxy["replicas"].values()),
+        f"p95_first_run_under_{TARGET_P95_FIRST_RUN_BEHIND_PROXY_S:g}s_behind_proxy":
+            p95 is not None and p95 < TARGET_P95_FIRST_RUN_BEHIND_PROXY_S,
+    }
+    behind_proxy["targets"] |= proxy_targets
+    print("=== side by side")
+    for name, result in (("one process", one_process), (f"{args.replicas} replicas", behind_proxy)):
+        first, rerun = result["first_run_s"], result["rerun_s"]
+        print(f"{name:>12}: first run p95 {first['p95']} s (p50 {first['p50']} s), rerun p95 {rerun['p95']} s, "
+              f"{result['sessions_ok']}/{args.sessions} sessions ok, {result['wall_s']} s")
+    print("sessions per replica (by its " + sticky_cookie_name() + " cookie): " + ", ".join(
+        f"{name} {r['sessions']}" + (f" ({r['elsewhere']} elsewhere)" if r["elsewhere"] else "")
+        for name, r in behind_proxy["replicas"].items()))
+    print("\n".join(f"target {name}: {'met' if met else 'MISSED'}" for name, met in proxy_targets.items()))
+    return {"replicas": args.replicas, "one_process": one_process, "behind_proxy": behind_proxy}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=100, help="simultaneous sessions (default 100)")
@@ -336,8 +408,12 @@ def main() -> int:
                         help="run the class this many times on the same server (is memory reused?)")
     parser.add_argument("--url", help="a running server (default: start app.py on a free port)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to read its memory")
+    parser.add_argument("--replicas", type=int, default=0,
+                        help="N > 0: the class against one process, then through HAProxy to N replicas (one per core)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
+    if args.replicas and (args.url or args.waves != 1):
+        parser.error("--replicas starts its own servers, for one wave: not with --url or --waves")
 
     def waves(base_url: str, pid: int | None) -> list[dict]:
         results = []
@@ -347,6 +423,13 @@ def main() -> int:
             print(report(results[-1]))
         return results
 
+    if args.replicas:
+        comparison = one_process_then_replicas(args, waves)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(comparison, indent=2) + "\n")
+        print(f"written {args.out}")
+        runs = (comparison["one_process"], comparison["behind_proxy"])
+        return 0 if all(all(run["targets"].values()) for run in runs) else 1
     if args.url:
         results = waves(args.url, args.pid)
     else:
