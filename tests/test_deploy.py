@@ -62,6 +62,12 @@ def require_haproxy() -> str:
     return found
 
 
+def wait_for_no_open_connection(cluster: ReplicasBehindProxy) -> None:
+    """Until HAProxy has closed every connection of earlier tabs (the test counts open connections)."""
+    cluster.proxy.wait_until(lambda servers: all(row["scur"] == "0" for row in servers.values()), 10,
+                             "no connection open to any replica")
+
+
 def assert_drawn(run: RunResult, what: object = "") -> None:
     assert run.finished and not run.exceptions and PAGE_FAILED not in run.alerts, (what, run)
 
@@ -160,6 +166,7 @@ def replicas_to_break() -> Iterator[ReplicasBehindProxy]:
 def test_a_class_from_one_address_is_spread_over_the_replicas_by_the_cookie(shared_replicas) -> None:
     cluster = shared_replicas
     cookie = sticky_cookie_name()
+    wait_for_no_open_connection(cluster)
 
     async def class_opens_the_app() -> list[tuple[str, str, str, int]]:
         """Each tab: (its cookie, the replica the page came from, the replica of its WebSocket,
@@ -259,7 +266,7 @@ def test_sessions_carry_on_when_a_replica_dies(replicas_to_break) -> None:
         on_victim = StreamlitSession(cluster.url, fetch_cookies=True)
         await on_victim.connect()
         victim = on_victim.handshake_headers["X-Replica"]
-        # leastconn: with the victim holding one WebSocket, the next tab goes to the other replica.
+        # Round robin: the next tab's page load goes to the other replica, and its cookie with it.
         on_survivor = StreamlitSession(cluster.url, fetch_cookies=True)
         await on_survivor.connect()
         survivor = on_survivor.handshake_headers["X-Replica"]
