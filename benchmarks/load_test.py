@@ -6,6 +6,7 @@ Run from the repository root:
     python benchmarks/load_test.py --scenarios varied --sessions 20   # one scenario, a smaller class
     python benchmarks/load_test.py --scenarios varied --sessions 300 --ramp 180 --leave   # a soak
     python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server (varied)
+    python benchmarks/load_test.py --scenarios same varied --replicas 2   # each also through HAProxy to 2 replicas
 
 Each session is one browser tab, speaking Streamlit's own WebSocket protocol
 (tests/st_client.py). Three scenarios, each on a fresh server, in the same run:
@@ -20,6 +21,10 @@ Each session is one browser tab, speaking Streamlit's own WebSocket protocol
 A move is a rerun carrying the slider's new value, as a drag sends it. All sessions connect
 together (or spread over --ramp seconds), stay open until every session is done (or, with
 --leave, each closes when its moves are done: a soak of arrivals and departures), then close.
+Every tab loads the page before it opens its WebSocket, as a browser does, and keeps the
+cookies it got. With --replicas N, each of the app's scenarios then runs again through
+HAProxy (deploy/haproxy.cfg, started by tests/proxy_harness.py) to N replicas, every
+session from 127.0.0.1: the stickiness cookie says which replica holds each session.
 
 A run succeeds when the server finishes it (script_finished), with no exception element
 and no "could not be drawn" message (explorer.ui.PAGE_FAILED); a move succeeds when, in
@@ -59,6 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 from baseline_app import trivial_server  # noqa: E402
+from proxy_harness import ReplicasBehindProxy, sticky_cookie_name  # noqa: E402
 from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
 from test_app import PAGES  # noqa: E402 (pages as app.py declares them)
 
@@ -72,6 +78,8 @@ TARGET_P95_FIRST_RUN_S = {"same": 3.0, "varied": 10.0}
 TARGET_PEAK_GROWTH_MB = 300.0
 TARGET_AFTER_CLOSE_MB = 150.0
 SCENARIOS = ("trivial", "same", "varied")
+#: PRODUCT.md, Budgets: the same class behind the proxy with one replica per core.
+TARGET_P95_FIRST_RUN_BEHIND_PROXY_S = 2.0
 MB = 1024 * 1024
 
 D_CHOICES = (32, 64, 96, 256, 512)  # never 128, the default: a move must change the URL
@@ -86,6 +94,11 @@ class SessionOutcome:
     first: RunResult | None = None
     moves: list[RunResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: Behind the proxy: the stickiness cookie's value, the replica whose page response set
+    #: it, and the replica the WebSocket reached.
+    sticky_cookie: str | None = None
+    cookie_set_by: str | None = None
+    replica: str | None = None
 
 
 def rss_bytes(pid: int) -> int:
@@ -140,9 +153,12 @@ async def one_session(
     page, query, key, values = session_plan(args.scenario, index, args.moves)
     outcome = SessionOutcome(page=page or "home", query=query)
     await asyncio.sleep(delay_s)
-    session = StreamlitSession(base_url)
+    session = StreamlitSession(base_url, fetch_cookies=True)  # a browser loads the page first
     try:
         await session.connect()
+        outcome.sticky_cookie = session.cookies.get(sticky_cookie_name())
+        outcome.cookie_set_by = session.page.headers.get("X-Replica")
+        outcome.replica = session.handshake_headers.get("X-Replica")
         outcome.first = await session.open_page(page, query)
         if (failure := run_failure(outcome.first)) is not None:
             outcome.failures.append(f"first run: {failure}")
@@ -305,6 +321,7 @@ def summarise(
             for o in slowest
         ],
         "failures": failures[:20],
+        "replicas": sessions_per_replica(outcomes),
     }
 
 
@@ -339,6 +356,42 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
+def sessions_per_replica(outcomes: list[SessionOutcome]) -> dict[str, dict]:
+    """Behind the proxy: the sessions that each stickiness cookie value holds, by the replica
+    that set it ({} without the cookie, as with one process).
+
+    ``elsewhere`` counts the sessions whose WebSocket reached another replica than the one
+    that set their cookie (0 when stickiness works).
+    """
+    counts: dict[str, dict] = {}
+    for outcome in outcomes:
+        if outcome.sticky_cookie is not None:
+            entry = counts.setdefault(outcome.sticky_cookie, {
+                "replica": outcome.cookie_set_by, "sessions": 0, "elsewhere": 0,
+            })
+            entry["sessions"] += 1
+            entry["elsewhere"] += outcome.replica != entry["replica"]
+    return {str(entry.pop("replica")): entry | {"cookie": cookie} for cookie, entry in sorted(
+        counts.items(), key=lambda item: str(item[1]["replica"]))}
+
+
+def behind_proxy(args: argparse.Namespace) -> dict:
+    """The scenario's class through HAProxy to ``args.replicas`` replicas (each warmed by its own start-up)."""
+    after, args.after = args.after, []  # no single server's memory to read through the proxy
+    with ReplicasBehindProxy(args.replicas) as cluster:
+        result = asyncio.run(load(args, cluster.url, None))
+    args.after = after
+    p95 = result["first_run_s"]["p95"]
+    result["targets"] = {
+        "all_sessions_succeed": result["targets"]["all_sessions_succeed"],
+        "every_replica_holds_sessions": len(result["replicas"]) == args.replicas,
+        "every_session_on_its_cookies_replica": all(r["elsewhere"] == 0 for r in result["replicas"].values()),
+        f"p95_first_run_at_most_{TARGET_P95_FIRST_RUN_BEHIND_PROXY_S:g}s_behind_proxy":
+            p95 is not None and p95 <= TARGET_P95_FIRST_RUN_BEHIND_PROXY_S,
+    }
+    return result
+
+
 def cpu_ms_per_run(result: dict) -> float | None:
     runs = result["first_run_s"]["n"] + result["rerun_s"]["n"]
     return 1000 * result["cpu_s"]["server_s"] / runs if result["cpu_s"]["server_s"] is not None and runs else None
@@ -357,6 +410,8 @@ def main() -> int:
                         help="seconds after closing at which to read the server's memory (default 30)")
     parser.add_argument("--url", help="a running server of the app (the varied scenario only)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to read its memory")
+    parser.add_argument("--replicas", type=int, default=0,
+                        help="N > 0: each app scenario again, through HAProxy to N replicas (one per core)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
 
@@ -369,6 +424,13 @@ def main() -> int:
             with trivial_server() if scenario == "trivial" else StreamlitServer("app.py") as server:
                 results[scenario] = asyncio.run(load(args, server.url, server.pid))
         print(f"--- {scenario}\n{report(results[scenario])}", flush=True)
+        if args.replicas and scenario != "trivial" and not args.url:
+            name = f"{scenario}, {args.replicas} replicas behind HAProxy"
+            results[name] = behind_proxy(args)
+            print(f"--- {name}\n{report(results[name])}", flush=True)
+            print(f"sessions per replica (by its {sticky_cookie_name()} cookie): " + ", ".join(
+                f"{replica} {r['sessions']}" + (f" ({r['elsewhere']} elsewhere)" if r["elsewhere"] else "")
+                for replica, r in results[name]["replicas"].items()), flush=True)
     if "trivial" in results:
         base = cpu_ms_per_run(results["trivial"])
         print("--- against the trivial app (same run): "

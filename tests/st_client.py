@@ -15,7 +15,11 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from email.message import Message
+from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,7 +34,7 @@ from streamlit.runtime.state.common import user_key_from_element_id
 sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
 from browser_harness import StreamlitServer, free_port
 
-__all__ = ["RunResult", "StreamlitServer", "StreamlitSession", "free_port", "open_once"]
+__all__ = ["RunResult", "StreamlitServer", "StreamlitSession", "fetch_page", "free_port", "open_once"]
 
 #: Bound on one run (connect included); a cold first run imports NumPy, Plotly, pandas.
 RUN_TIMEOUT_S = 60.0
@@ -71,34 +75,77 @@ class RunResult:
         return self.status in {ForwardMsg.ScriptFinishedStatus.Name(status) for status in _SUCCESS}
 
 
+@dataclass
+class PageResponse:
+    """What a first HTTP GET of the page brought back, as a browser keeps it."""
+
+    #: The cookies it set, by name (a sticky proxy's among them).
+    cookies: dict[str, str]
+    #: The response's headers (case-insensitive, as ``Message.get`` reads them).
+    headers: Message
+
+
+def fetch_page(base_url: str, cookies: Mapping[str, str] | None = None, timeout_s: float = 10.0) -> PageResponse:
+    """GET the app's page as a browser does before it opens the WebSocket (blocking)."""
+    request = urllib.request.Request(f"{base_url.rstrip('/')}/")
+    if cookies:
+        request.add_header("Cookie", cookie_header(cookies))
+    # No proxy from the environment: these requests are for loopback servers only.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=timeout_s) as response:
+        response.read()
+        jar: SimpleCookie = SimpleCookie()
+        for set_cookie in response.headers.get_all("Set-Cookie") or []:
+            jar.load(set_cookie)
+        return PageResponse({name: morsel.value for name, morsel in jar.items()}, response.headers)
+
+
+def cookie_header(cookies: Mapping[str, str]) -> str:
+    return "; ".join(f"{name}={value}" for name, value in cookies.items())
+
+
 class StreamlitSession:
     """One browser tab's session, over one WebSocket (use ``async with``).
 
     ``origin`` is the Origin header: by default the server's own address, as a browser on
-    that page sends it; None sends none.
+    that page sends it; None sends none. ``cookies`` go with the WebSocket's upgrade
+    request; with ``fetch_cookies`` the tab first loads the page, as a browser does, and
+    adds the cookies that response set (a sticky proxy's cookie, Streamlit's XSRF cookie).
     """
 
     def __init__(
-        self, base_url: str, *, origin: str | None = "", keep_payloads: bool = False, timeout_s: float = RUN_TIMEOUT_S
+        self, base_url: str, *, origin: str | None = "", keep_payloads: bool = False, timeout_s: float = RUN_TIMEOUT_S,
+        cookies: Mapping[str, str] | None = None, fetch_cookies: bool = False,
     ) -> None:
         parts = urlsplit(base_url)
+        self.base_url = base_url
         self.ws_url = f"ws://{parts.netloc}{parts.path.rstrip('/')}/_stcore/stream"
         self.origin = f"{parts.scheme}://{parts.netloc}" if origin == "" else origin
         self.keep_payloads = keep_payloads
         self.timeout_s = timeout_s
+        self.cookies: dict[str, str] = dict(cookies or {})
+        self.fetch_cookies = fetch_cookies
+        #: The page's response (with fetch_cookies), and the WebSocket upgrade's response headers.
+        self.page: PageResponse | None = None
+        self.handshake_headers: Mapping[str, str] = {}
         self._ws: websockets.ClientConnection | None = None
         self._page_script_hash = ""
         self._query_string = ""
 
     async def connect(self) -> None:
         """Open the WebSocket; raises websockets.InvalidStatus if the server refuses it."""
+        if self.fetch_cookies:
+            self.page = await asyncio.to_thread(fetch_page, self.base_url, self.cookies, self.timeout_s)
+            self.cookies |= self.page.cookies
         self._ws = await asyncio.wait_for(
             websockets.connect(
                 self.ws_url, subprotocols=[websockets.Subprotocol("streamlit")], origin=self.origin,
                 max_size=None, open_timeout=self.timeout_s, ping_interval=None,
+                additional_headers={"Cookie": cookie_header(self.cookies)} if self.cookies else None,
             ),
             self.timeout_s,
         )
+        self.handshake_headers = self._ws.response.headers
 
     async def close(self) -> None:
         if self._ws is not None:

@@ -1,12 +1,13 @@
-"""Self-hosting as README "Deployment" describes it: the Dockerfile, and replicas behind nginx.
+"""Self-hosting as README "Deployment" describes it: the Dockerfile, and replicas behind HAProxy.
 
-The fault test starts two app replicas and a real nginx on loopback, with a config made
-from deploy/nginx.conf (its upstream, stickiness, WebSocket upgrade and failure settings;
-only ports and file paths changed), then kills the replica that serves the session and
-checks that the class can carry on through the proxy.
+The proxy tests start app replicas and a real HAProxy on loopback with deploy/haproxy.cfg
+(tests/proxy_harness.py: only the address, the replica lines and an admin socket
+changed). Every tab here does what a browser does: it loads the page, keeps the cookies
+that response set, and sends them with its WebSocket. All of it comes from one address,
+as a class behind one school NAT does.
 
-Without nginx these tests skip, except where PE_REQUIRE_BROWSER=1 (CI), where a missing
-nginx is a failure, as a missing browser is for the browser tests.
+Without HAProxy these tests skip, except where PE_REQUIRE_BROWSER=1 (CI), where a missing
+HAProxy is a failure, as a missing browser is for the browser tests.
 """
 
 from __future__ import annotations
@@ -16,88 +17,59 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
-import tempfile
-import time
-import urllib.request
+from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import websockets
-from st_client import StreamlitServer, StreamlitSession, free_port, open_once
+from proxy_harness import (
+    HAPROXY_CFG,
+    ReplicasBehindProxy,
+    haproxy_binary,
+    health,
+    local_haproxy_cfg,
+    replica_names,
+    sticky_cookie_name,
+)
+from st_client import RunResult, StreamlitSession, fetch_page
 
 from explorer.ui import PAGE_FAILED
 
 pytestmark = pytest.mark.deploy
 
 ROOT = Path(__file__).resolve().parents[1]
-DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
 DOCKERFILE = ROOT / "Dockerfile"
-NGINX_START_TIMEOUT_S = 15.0
-#: What nginx logs when it cannot reach an upstream, and when max_fails takes it out of rotation.
-REFUSED = re.compile(r"connect\(\) failed \(111: Connection refused\) while connecting to upstream.*upstream: \"\w+://"
-                     r"127\.0\.0\.1:(\d+)")
-DISABLED = re.compile(r"upstream server temporarily disabled while connecting to upstream.*upstream: \"\w+://"
-                      r"127\.0\.0\.1:(\d+)")
+#: The files a deployment is made of: the proxy, compose, the Kubernetes manifests, the image.
+DEPLOYMENT_FILES = sorted(
+    path for path in [*ROOT.joinpath("deploy").rglob("*"), ROOT / "compose.yaml", DOCKERFILE] if path.is_file()
+)
+CLASS_SIZE = 40
+#: How long HAProxy may take to mark a dead replica down: two failed checks 2 s apart, and slack.
+MARK_DOWN_WITHIN_S = 15.0
 
 
-def nginx_binary() -> str:
-    """nginx's path, or skip (fail where PE_REQUIRE_BROWSER=1: CI must run these tests)."""
-    found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
+def require_haproxy() -> str:
+    """HAProxy's path, or skip (fail where PE_REQUIRE_BROWSER=1: CI must run these tests)."""
+    found = haproxy_binary()
     if found is None:
-        reason = "nginx is not installed (apt-get install nginx)"
+        reason = "haproxy is not installed (apt-get install haproxy)"
         if os.environ.get("PE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"PE_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
         pytest.skip(reason)
     return found
 
 
-def _replace_once(pattern: str, replacement: str, text: str) -> str:
-    new, count = re.subn(pattern, replacement, text, count=1, flags=re.MULTILINE)
-    assert count == 1, f"deploy/nginx.conf no longer has {pattern!r}: update this test with it"
-    return new
+def wait_for_no_open_connection(cluster: ReplicasBehindProxy) -> None:
+    """Until HAProxy has closed every connection of earlier tabs (the test counts open connections)."""
+    cluster.proxy.wait_until(lambda servers: all(row["scur"] == "0" for row in servers.values()), 10,
+                             "no connection open to any replica")
 
 
-def local_nginx_conf(prefix: Path, *, listen_port: int | None = None, upstream_ports: list[int] | None = None) -> str:
-    """deploy/nginx.conf made to run from ``prefix`` by any user: pid, logs and temporary
-    files under ``prefix``; optionally on ``listen_port`` (loopback) with ``upstream_ports``.
-
-    Everything else (ip_hash, max_fails, the WebSocket location) is the file's own.
-    """
-    text = DEPLOY_CONF.read_text()
-    top = [f"pid {prefix}/nginx.pid;", f"error_log {prefix}/error.log warn;"]
-    if os.geteuid() == 0:
-        top.append("user root;")  # workers as root too: nobody could not write the temporary files below
-    text = "\n".join(top) + "\n" + text
-    paths = "\n".join(
-        f"    {kind}_temp_path {prefix}/{kind}_temp;" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    text = _replace_once(
-        r"^http \{\n",
-        "http {\n    log_format upstreams '$request_uri $status upstream=$upstream_addr';\n"
-        f"    access_log {prefix}/access.log upstreams;\n{paths}\n",
-        text,
-    )
-    if listen_port is not None:
-        text = _replace_once(r"^(\s*)listen \d+;", rf"\g<1>listen 127.0.0.1:{listen_port};", text)
-    if upstream_ports is not None:
-        servers = re.findall(r"^(\s*)server 127\.0\.0\.1:\d+( [^;]*)?;\n", text, flags=re.MULTILINE)
-        assert servers, "deploy/nginx.conf has no 'server 127.0.0.1:<port> ...;' upstream lines"
-        indent, options = servers[0]
-        block = "".join(f"{indent}server 127.0.0.1:{port}{options};\n" for port in upstream_ports)
-        text = re.sub(r"(^\s*server 127\.0\.0\.1:\d+( [^;]*)?;\n)+", lambda _: block, text, count=1,
-                      flags=re.MULTILINE)
-    return text
-
-
-def _prefix_dir() -> Path:
-    prefix = Path(tempfile.mkdtemp(prefix="pe-nginx-"))
-    prefix.chmod(0o755)
-    return prefix
+def assert_drawn(run: RunResult, what: object = "") -> None:
+    assert run.finished and not run.exceptions and PAGE_FAILED not in run.alerts, (what, run)
 
 
 # --- the image ----------------------------------------------------------------------------
@@ -118,9 +90,9 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 def test_dockerfile_runs_streamlit_as_a_non_root_user_with_a_health_check() -> None:
     instructions = dockerfile_instructions()
     names = [name for name, _ in instructions]
-    health = [args for name, args in instructions if name == "HEALTHCHECK"]
-    assert len(health) == 1 and "/_stcore/health" in health[0], health
-    assert "127.0.0.1:8501" in health[0] or "localhost:8501" in health[0], "the check asks the server itself"
+    health_checks = [args for name, args in instructions if name == "HEALTHCHECK"]
+    assert len(health_checks) == 1 and "/_stcore/health" in health_checks[0], health_checks
+    assert "127.0.0.1:8501" in health_checks[0] or "localhost:8501" in health_checks[0], "the check asks the server"
 
     users = [args for name, args in instructions if name == "USER"]
     assert users and users[-1].split(":")[0] not in {"root", "0"}, f"USER {users}"
@@ -135,168 +107,207 @@ def test_dockerfile_runs_streamlit_as_a_non_root_user_with_a_health_check() -> N
     assert ("EXPOSE", "8501") in instructions
 
 
-def test_nginx_accepts_the_deploy_config() -> None:
-    nginx = nginx_binary()
-    prefix = _prefix_dir()
-    try:
-        conf = prefix / "nginx.conf"
-        conf.write_text(local_nginx_conf(prefix))
-        result = subprocess.run(
-            [nginx, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")],
-            capture_output=True, text=True, timeout=30,
-        )
-        assert result.returncode == 0, result.stderr
-        assert "syntax is ok" in result.stderr and "test is successful" in result.stderr, result.stderr
-    finally:
-        shutil.rmtree(prefix, ignore_errors=True)
+# --- the proxy's configuration ------------------------------------------------------------
 
 
-# --- replicas behind nginx ----------------------------------------------------------------
+def test_no_deployment_file_pins_a_session_to_the_client_address() -> None:
+    """A class behind one NAT shares one address: stickiness by address puts it on one replica."""
+    by_address = re.compile(
+        r"ip_hash"  # nginx
+        r"|^\s*balance\s+(source|hdr\(x-forwarded-for\))"  # HAProxy
+        r"|sessionAffinity:\s*ClientIP"  # a Kubernetes Service
+        r"|upstream-hash-by:.*remote_addr",  # ingress-nginx
+        flags=re.MULTILINE | re.IGNORECASE,
+    )
+    assert HAPROXY_CFG in DEPLOYMENT_FILES and ROOT / "compose.yaml" in DEPLOYMENT_FILES
+    assert len([path for path in DEPLOYMENT_FILES if path.suffix == ".yaml"]) >= 2, DEPLOYMENT_FILES
+    offenders = {
+        str(path.relative_to(ROOT)): match.group(0)
+        for path in DEPLOYMENT_FILES
+        if (match := by_address.search(path.read_text()))
+    }
+    assert not offenders, offenders
+    assert re.search(r"^\s*cookie \S+ insert\b", HAPROXY_CFG.read_text(), flags=re.MULTILINE)
 
 
-class Nginx:
-    """nginx in the foreground, from a prefix directory of its own, on a loopback port."""
-
-    def __init__(self, upstream_ports: list[int]) -> None:
-        binary = nginx_binary()
-        self.prefix = _prefix_dir()
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        conf = self.prefix / "nginx.conf"
-        conf.write_text(local_nginx_conf(self.prefix, listen_port=self.port, upstream_ports=upstream_ports))
-        self._process = subprocess.Popen(
-            [binary, "-p", str(self.prefix), "-c", str(conf), "-e", str(self.prefix / "error.log"),
-             "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        try:
-            self._wait_healthy()
-        except BaseException:
-            self.stop()
-            raise
-
-    def _wait_healthy(self) -> None:
-        deadline = time.monotonic() + NGINX_START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"nginx exited with {self._process.returncode}:\n{self.error_log()}")
-            try:
-                if health(self.url) == "ok":
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise TimeoutError(f"no health through nginx within {NGINX_START_TIMEOUT_S:.0f} s:\n{self.error_log()}")
-
-    def error_log(self) -> str:
-        path = self.prefix / "error.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def access_log(self) -> list[str]:
-        path = self.prefix / "access.log"
-        return path.read_text(errors="replace").splitlines() if path.exists() else []
-
-    def stop(self) -> None:
-        if self._process.poll() is None:
-            os.killpg(self._process.pid, signal.SIGTERM)  # master and workers: one process group
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self._process.pid, signal.SIGKILL)
-                self._process.wait(timeout=10)
-        shutil.rmtree(self.prefix, ignore_errors=True)
+@pytest.mark.parametrize("as_run_here", [False, True], ids=["as-shipped", "as-the-tests-run-it"])
+def test_haproxy_accepts_the_deploy_config(as_run_here: bool, tmp_path: Path) -> None:
+    haproxy = require_haproxy()
+    config = HAPROXY_CFG
+    if as_run_here:
+        config = tmp_path / "haproxy.cfg"
+        replicas = dict(zip(replica_names(2), [8501, 8502], strict=True))  # checked, never started
+        config.write_text(local_haproxy_cfg(listen_port=8080, replicas=replicas, admin_socket=tmp_path / "a.sock"))
+    result = subprocess.run([haproxy, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Configuration file is valid" in result.stdout, result.stdout
+    assert "WARNING" not in result.stdout + result.stderr, result.stdout + result.stderr
 
 
-def new_stream_lines(proxy: Nginx, logged_before: int, timeout_s: float = 5.0) -> list[str]:
-    """The WebSocket requests logged after the first ``logged_before`` lines (waiting for one)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        streams = [line for line in proxy.access_log()[logged_before:] if line.startswith("/_stcore/stream ")]
-        if streams or time.monotonic() > deadline:
-            return streams
-        time.sleep(0.05)
+# --- replicas behind HAProxy --------------------------------------------------------------
 
 
-def health(base_url: str) -> str:
-    with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=5) as response:
-        return response.read().decode().strip()
-
-
-def upstream_ports_of(access_line: str) -> list[int]:
-    """The upstream ports nginx tried for one request, in order ("upstream=a:p1, b:p2")."""
-    return [int(port) for port in re.findall(r"127\.0\.0\.1:(\d+)", access_line.partition("upstream=")[2])]
+@pytest.fixture(scope="module")
+def shared_replicas() -> Iterator[ReplicasBehindProxy]:
+    """Two replicas behind the proxy, for the tests that leave them running."""
+    require_haproxy()
+    with ReplicasBehindProxy(2) as cluster:
+        yield cluster
 
 
 @pytest.fixture
-def replicas_behind_nginx() -> Iterator[tuple[Nginx, dict[int, StreamlitServer]]]:
-    nginx_binary()
-    with ThreadPoolExecutor(2) as pool:  # the two replicas start at the same time
-        futures = [pool.submit(StreamlitServer, "app.py") for _ in range(2)]
-    servers = [future.result() for future in futures]
-    try:
-        proxy = Nginx([server.port for server in servers])
+def replicas_to_break() -> Iterator[ReplicasBehindProxy]:
+    """Two replicas behind the proxy, for a test that kills one."""
+    require_haproxy()
+    with ReplicasBehindProxy(2) as cluster:
+        yield cluster
+
+
+def test_a_class_from_one_address_is_spread_over_the_replicas_by_the_cookie(shared_replicas) -> None:
+    cluster = shared_replicas
+    cookie = sticky_cookie_name()
+    wait_for_no_open_connection(cluster)
+
+    async def class_opens_the_app() -> list[tuple[str, str, str, int]]:
+        """Each tab: (its cookie, the replica the page came from, the replica of its WebSocket,
+        and the connections HAProxy counts on that replica while the whole class is open)."""
+        tabs = [StreamlitSession(cluster.url, fetch_cookies=True) for _ in range(CLASS_SIZE)]
+
+        async def open_home(tab: StreamlitSession) -> None:
+            await tab.connect()
+            assert_drawn(await tab.open_page("", ""), "Home")
+
         try:
-            yield proxy, {server.port: server for server in servers}
+            await asyncio.gather(*(open_home(tab) for tab in tabs))
+            open_now = {name: int(row["scur"]) for name, row in cluster.proxy.servers().items()}
+            return [
+                (tab.cookies[cookie], tab.page.headers["X-Replica"], tab.handshake_headers["X-Replica"],
+                 open_now[tab.handshake_headers["X-Replica"]])
+                for tab in tabs
+            ]
         finally:
-            proxy.stop()
-    finally:
-        for server in servers:
-            server.stop()
+            await asyncio.gather(*(tab.close() for tab in tabs))
+
+    tabs = asyncio.run(class_opens_the_app())
+    # Every WebSocket went to the replica that served its page and set its cookie...
+    assert all(page_replica == socket_replica for _, page_replica, socket_replica, _ in tabs), tabs
+    # ...and a cookie value names one replica, a different one for each.
+    replica_of_cookie = {value: replica for value, replica, _, _ in tabs}
+    assert len(replica_of_cookie) == len(set(replica_of_cookie.values())) == len(cluster.replicas), tabs
+    assert all(replica_of_cookie[value] == replica for value, replica, _, _ in tabs), tabs
+    # The class is spread: each replica holds at least a third of it, and holds the WebSockets
+    # themselves (HAProxy's count of connections open to it, with all tabs open).
+    sessions = Counter(replica for _, _, replica, _ in tabs)
+    assert set(sessions) == set(cluster.replicas) and min(sessions.values()) >= CLASS_SIZE / 3, sessions
+    assert {replica: open_now for _, _, replica, open_now in tabs} == dict(sessions), tabs
 
 
-def test_sessions_carry_on_through_the_proxy_when_a_replica_dies(replicas_behind_nginx) -> None:
-    proxy, replicas = replicas_behind_nginx
-    # ip_hash sends every request from 127.0.0.1 to one replica: the access log says which.
-    assert health(proxy.url) == "ok"
-    serving = upstream_ports_of(proxy.access_log()[-1])
-    assert len(serving) == 1 and serving[0] in replicas, proxy.access_log()[-1]
-    victim = serving[0]
-    (survivor,) = set(replicas) - {victim}
+def test_a_sessions_reruns_and_reconnections_stay_on_its_replica(shared_replicas) -> None:
+    cluster = shared_replicas
 
-    async def session_through_a_dying_replica() -> bool:
-        async with StreamlitSession(proxy.url) as tab:
+    async def tab_with_reruns_then_reconnections() -> tuple[str, list[str]]:
+        async with StreamlitSession(cluster.url, fetch_cookies=True) as tab:
+            home = tab.page.headers["X-Replica"]
             run = await tab.open_page("matrix", "d=64&L=200")
-            assert run.finished and not run.exceptions and PAGE_FAILED not in run.alerts, run
-            os.killpg(replicas[victim].pid, signal.SIGKILL)  # a crash, mid-session
-            return await tab.wait_closed(10)
+            assert_drawn(run, "first run")
+            for d in (32, 96):
+                run = await tab.set_slider("d", d, run)
+                assert_drawn(run, f"move to d={d}")
+                assert f"d={d}" in run.query_string, run.query_string
+            replicas = [tab.handshake_headers["X-Replica"]]
+        # The network drops and the tab reconnects, or the student reloads: with its cookie.
+        for _ in range(4):
+            async with StreamlitSession(cluster.url, cookies=tab.cookies) as again:
+                assert_drawn(await again.open_page("", ""), "after reconnecting")
+                replicas.append(again.handshake_headers["X-Replica"])
+            replicas.append(fetch_page(cluster.url, tab.cookies).headers["X-Replica"])
+        return home, replicas
 
-    assert asyncio.run(session_through_a_dying_replica()), "the proxy kept a dead replica's WebSocket open"
-
-    # The proxy still answers for the class...
-    assert [health(proxy.url) for _ in range(3)] == ["ok"] * 3
-    # ...and new tabs (a reload, or the browser reconnecting) get working sessions, several in a row.
-    for page, query in [("", ""), ("matrix", "d=64&L=200"), ("relative", "delta=5"), ("waves", "d=32")]:
-        run = asyncio.run(open_once(proxy.url, page, query))
-        assert run.finished and not run.exceptions and PAGE_FAILED not in run.alerts, (page, run)
-
-    # It noticed: the dead replica refused, max_fails took it out, requests went to the other one.
-    log = proxy.error_log()
-    assert {int(p) for p in REFUSED.findall(log)} == {victim}, log
-    assert {int(p) for p in DISABLED.findall(log)} == {victim}, log
-    after_kill = [upstream_ports_of(line) for line in proxy.access_log()[1:]]
-    assert [victim, survivor] in after_kill, after_kill  # the first request that met the dead one, retried
-    # Later ones are served by the survivor (straight to it while fail_timeout keeps the dead one out).
-    assert after_kill[-1][-1] == survivor and [survivor] in after_kill, after_kill
+    home, replicas = asyncio.run(tab_with_reruns_then_reconnections())
+    assert home in cluster.replicas and replicas == [home] * 9, (home, replicas)
+    # The control: the same requests without the cookie are spread, so staying put is the cookie's doing.
+    assert {fetch_page(cluster.url).headers["X-Replica"] for _ in range(4)} == set(cluster.replicas)
 
 
-def test_the_proxy_refuses_a_websocket_from_a_foreign_origin(replicas_behind_nginx) -> None:
-    """nginx answers 403 itself, before Streamlit's own check (which first stalls on a
-    lookup of this machine's public address); the site's own origin still gets through."""
-    proxy, _ = replicas_behind_nginx
+def test_the_proxy_refuses_a_websocket_from_a_foreign_origin(shared_replicas) -> None:
+    """HAProxy answers 403 itself: the replicas never see the request."""
+    cluster = shared_replicas
+    proxy = cluster.proxy
 
-    async def open_from(origin: str) -> None:
-        async with StreamlitSession(proxy.url, origin=origin) as tab:
-            await tab.open_page("", "")
+    def connections_so_far() -> dict[str, int]:
+        return {name: int(row["stot"]) for name, row in proxy.servers().items()}
 
-    logged_before = len(proxy.access_log())
-    with pytest.raises(websockets.InvalidStatus) as refused:
-        asyncio.run(open_from("http://evil.example"))
-    assert refused.value.response.status_code == 403
-    # The refusal's log line: nginx writes it once the response is out, and other requests
-    # (a health check) may be logged around it, so it is looked for among the new lines.
-    streams = new_stream_lines(proxy, logged_before)
-    assert len(streams) == 1, streams
-    refusal = streams[0]
-    assert refusal.startswith("/_stcore/stream 403 upstream=") and not upstream_ports_of(refusal), refusal
-    run = asyncio.run(open_once(proxy.url, "", ""))
-    assert run.finished and not run.exceptions, run
+    async def open_from(origin: str | None) -> str:
+        async with StreamlitSession(cluster.url, origin=origin, fetch_cookies=True) as tab:
+            assert_drawn(await tab.open_page("", ""), origin)
+            return tab.handshake_headers["X-Replica"]
+
+    before = connections_so_far()
+    for foreign in ("http://evil.example", f"https://127.0.0.1:{proxy.port}", "null"):
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            asyncio.run(open_from(foreign))
+        assert refused.value.response.status_code == 403, foreign
+        assert "X-Replica" not in refused.value.response.headers, foreign
+    # The page loads (each tab's GET went to a replica); the three WebSockets reached none.
+    page_loads = 3
+    assert sum(connections_so_far().values()) - sum(before.values()) == page_loads, (before, connections_so_far())
+    refusals = re.findall(r"/<NOSRV> .* 403 .*\"GET /_stcore/stream ", proxy.log())
+    assert len(refusals) == 3, proxy.log()[-2000:]
+    # This site's own pages, and clients that send no Origin, still get in.
+    for own in (cluster.url, None):
+        assert asyncio.run(open_from(own)) in cluster.replicas, own
+
+
+def test_sessions_carry_on_when_a_replica_dies(replicas_to_break) -> None:
+    cluster = replicas_to_break
+    proxy = cluster.proxy
+
+    async def class_through_a_dying_replica() -> None:
+        on_victim = StreamlitSession(cluster.url, fetch_cookies=True)
+        await on_victim.connect()
+        victim = on_victim.handshake_headers["X-Replica"]
+        # Round robin: the next tab's page load goes to the other replica, and its cookie with it.
+        on_survivor = StreamlitSession(cluster.url, fetch_cookies=True)
+        await on_survivor.connect()
+        survivor = on_survivor.handshake_headers["X-Replica"]
+        assert {victim, survivor} == set(cluster.replicas), (victim, survivor)
+        try:
+            survivor_run = await on_survivor.open_page("matrix", "d=64&L=200")
+            assert_drawn(survivor_run, "survivor's first run")
+            assert_drawn(await on_victim.open_page("matrix", "d=64&L=200"), "victim's first run")
+
+            os.killpg(cluster.replicas[victim].pid, signal.SIGKILL)  # a crash, mid-lesson
+            assert await on_victim.wait_closed(10), "the proxy kept a dead replica's WebSocket open"
+
+            # The tab reconnects at once, with its cookie naming the dead replica, before the
+            # health checks have noticed: HAProxy tries the dead one, then sends it elsewhere.
+            assert proxy.servers()[victim]["status"] != "DOWN", "too late to see the redispatch"
+            async with StreamlitSession(cluster.url, fetch_cookies=True, cookies=on_victim.cookies) as reconnected:
+                assert reconnected.page.headers["X-Replica"] == survivor
+                assert reconnected.handshake_headers["X-Replica"] == survivor
+                assert_drawn(await reconnected.open_page("matrix", "d=64&L=200"), "reconnected")
+            # HAProxy's line for that page load: served by the survivor after retries, "+" for redispatched.
+            assert re.search(rf"/{survivor} \S+ 200 .* \d+/\d+/\d+/\d+/\+\d+ .*\"GET / ", proxy.log()), proxy.log()
+
+            # The health checks take the dead replica out of rotation.
+            down = proxy.wait_until(lambda servers: servers[victim]["status"] == "DOWN", MARK_DOWN_WITHIN_S,
+                                    f"{victim} marked down")
+            assert down[victim]["check_status"].startswith("L4CON"), down[victim]  # connection refused
+            assert down[survivor]["status"] == "UP", down[survivor]
+
+            # New tabs, several in a row, get working sessions on the survivor.
+            for page, query in [("", ""), ("relative", "delta=5"), ("waves", "d=32")]:
+                async with StreamlitSession(cluster.url, fetch_cookies=True) as newcomer:
+                    assert newcomer.handshake_headers["X-Replica"] == survivor
+                    assert_drawn(await newcomer.open_page(page, query), page)
+
+            # The survivor's tab never noticed: its WebSocket is the same, and it reruns.
+            moved = await on_survivor.set_slider("d", 96, survivor_run)
+            assert_drawn(moved, "survivor's rerun after the crash")
+            assert "d=96" in moved.query_string, moved.query_string
+        finally:
+            await on_survivor.close()
+            await on_victim.close()
+
+    asyncio.run(class_through_a_dying_replica())
+    assert health(cluster.url) == "ok"
