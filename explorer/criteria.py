@@ -80,11 +80,19 @@ _PE_CORE_ENCODING = _encoding
 
 
 def _closest_pair_direct(P: np.ndarray) -> tuple[float, int]:
-    """Smallest Euclidean distance between two distinct rows of P, and their offset.
+    r"""Smallest Euclidean distance between two distinct rows of P, and their offset.
 
     Walks the offsets, so memory is O(L*d) and nothing assumes the distance depends only
-    on the offset (true for even d, not for odd d).
+    on the offset (true for even d, not for odd d). One monotone column (integer or scaled
+    positions) needs offset 1 only: :math:`|v_{k+o} - v_k| \ge |v_{k+1} - v_k|` for every k
+    and o >= 1, and rounding the difference and its square keeps that order, so no later
+    offset would be strictly closer.
     """
+    if P.shape[1] == 1 and P.shape[0] > 1:
+        steps = np.diff(P[:, 0])
+        if np.all(steps >= 0) or np.all(steps <= 0):
+            diff = P[1:] - P[:-1]
+            return math.sqrt(float(np.einsum("kj,kj->k", diff, diff).min())), 1
     best, best_offset = math.inf, 0
     for offset in range(1, P.shape[0]):
         diff = P[offset:] - P[:-offset]
