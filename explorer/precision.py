@@ -412,12 +412,19 @@ def neighbours(
     settings: Settings, dtype: str, method: str, *, limit: int = SCAN_LIMIT,
     scan: Callable[..., PairScan] = scan_fastest_pair,
 ) -> Neighbours:
-    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``)."""
+    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``).
+
+    The "relative" method's scan depends on L and costs at most a few tens of ms
+    (``relative_first_offset``): it is computed here rather than through ``scan``, so that a
+    bounded cache of scans keeps the settings-independent ones (seconds to redo) however many
+    lengths a class tries.
+    """
     window = settings.L if method == "relative" else 1
     w0 = float(pe_core.frequencies(settings.d, settings.n, settings.convention)[0])
+    search = scan_fastest_pair if method == "relative" else scan
     start, first_nonfinite = 0, None
     while start < limit:
-        found = scan(dtype, method, w0, window, start, limit)
+        found = search(dtype, method, w0, window, start, limit)
         if first_nonfinite is None:
             first_nonfinite = found.first_nonfinite
         match = _confirm(found.candidates, settings, dtype, method, window)
