@@ -21,6 +21,11 @@ budget; a baseline row (``pe_core.positional_encoding(16384, 2048)``, timed the 
 reader compare machines. The 1-minute load average is recorded before and after: the machine may
 be shared, and absolute times then drift by tens of percent. Figures are written as JSON to
 benchmarks/results/cold.json. Exit status 1 if any page row misses the budget.
+
+BLAS threads: the closed form of the dot product by offset (Home, Scorecard) and the scorecard's
+least-squares fits call OpenBLAS, which uses every core by default. On a loaded machine its
+threads wait for each other and those rows vary by 2-4x; ``OPENBLAS_NUM_THREADS=1`` makes them
+stable (the setting is printed and recorded).
 """
 
 from __future__ import annotations
@@ -275,7 +280,8 @@ def main() -> int:
     args = parser.parse_args()
 
     load_before = load_average()
-    print(f"1-minute load average before: {load_before}", flush=True)
+    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "default (one per core)")
+    print(f"1-minute load average before: {load_before}; OPENBLAS_NUM_THREADS: {blas_threads}", flush=True)
     print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'/300ms':>7}")
     rows = []
     baseline = row("baseline: positional_encoding(16384, 2048)", "largest",
@@ -309,6 +315,7 @@ def main() -> int:
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__},
         "load_average_1min": {"before": load_before, "after": load_after},
+        "openblas_num_threads": blas_threads,
         "budget_s": BUDGET_S,
         "repeats": args.repeats,
         "baseline": baseline,

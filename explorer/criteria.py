@@ -80,11 +80,19 @@ _PE_CORE_ENCODING = _encoding
 
 
 def _closest_pair_direct(P: np.ndarray) -> tuple[float, int]:
-    """Smallest Euclidean distance between two distinct rows of P, and their offset.
+    r"""Smallest Euclidean distance between two distinct rows of P, and their offset.
 
     Walks the offsets, so memory is O(L*d) and nothing assumes the distance depends only
-    on the offset (true for even d, not for odd d).
+    on the offset (true for even d, not for odd d). One monotone column (integer or scaled
+    positions) needs offset 1 only: :math:`|v_{k+o} - v_k| \ge |v_{k+1} - v_k|` for every k
+    and o >= 1, and rounding the difference and its square keeps that order, so no later
+    offset would be strictly closer.
     """
+    if P.shape[1] == 1 and P.shape[0] > 1:
+        steps = np.diff(P[:, 0])
+        if np.all(steps >= 0) or np.all(steps <= 0):
+            diff = P[1:] - P[:-1]
+            return math.sqrt(float(np.einsum("kj,kj->k", diff, diff).min())), 1
     best, best_offset = math.inf, 0
     for offset in range(1, P.shape[0]):
         diff = P[offset:] - P[:-offset]
@@ -201,12 +209,13 @@ def bounded(L: int, d: int, n: float, layout: str = "interleaved", convention: s
 
 
 #: How far (rad) an angle k·ω_i must be from every multiple of π/2 for its sine and cosine
-#: to be surely below 1 in magnitude: cos(1e-6) = 1 - 5e-13, and pe_core's values are within
-#: a few ulp (1e-15) of the true ones.
+#: to be surely below 1 in magnitude: cos(0.99e-6) < 1 - 4.9e-13, and pe_core's values are
+#: within a few ulp (1e-15) of the true ones.
 NEAR_AXIS = 1e-6
 #: Every cell farther than NEAR_AXIS from the axes is below this (see sinusoid_largest_abs).
-OFF_AXIS_LARGEST = 1.0 - 4.9e-13
-#: Largest |position| for which the screen's angles are accurate enough (error < 1e-9 rad).
+OFF_AXIS_LARGEST = 1.0 - 4e-13
+#: Largest |position| for which the screen's angles are accurate enough: the quarter turns
+#: k·fl(2ω/π), rounded, are within 4e-9 of the exact ones (1% of the margin).
 SCREEN_MAX_POSITION = 2**24
 
 
@@ -217,7 +226,9 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
     :math:`|\sin\theta|` and :math:`|\cos\theta|` reach 1 only at multiples of :math:`\pi/2`: a
     cell whose angle :math:`k\omega_i` is at least :math:`\eta` = NEAR_AXIS from every one of them has
 
-    .. math:: |P[k, j]| \le \cos\eta + \text{a few ulp} < 1 - 4.9\times 10^{-13}.
+    .. math:: |P[k, j]| \le \cos(0.99\,\eta) + \text{a few ulp} < 1 - 4\times 10^{-13}
+
+    (0.99: the screen's own rounding, at most 1% of :math:`\eta` for positions up to 2^24).
 
     So the angles are screened in quarter turns, :math:`t = k\omega_i \cdot 2/\pi`, keeping the
     cells with :math:`|t - \operatorname{rint}(t)| \le 2\eta/\pi` (about one in a million, and
@@ -246,10 +257,10 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
     if best >= OFF_AXIS_LARGEST:
         return best
     return max(
-        float(np.abs(pe_core.positional_encoding(min(rows, first + count - start), d, n, convention=convention,
-                                                 start=start)).max())
-        for first, count in ranges
-        for start in range(first, first + count, rows)
+        (float(np.abs(pe_core.positional_encoding(min(rows, first + count - start), d, n, convention=convention,
+                                                  start=start)).max())
+         for first, count in ranges for start in range(first, first + count, rows)),
+        default=0.0,
     )
 
 

@@ -273,13 +273,11 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
         count = min(rows_per_block, L - first)
         gap = _float32_cells(a, first, d, cells_a[:count])
         np.abs(np.subtract(gap, _float32_cells(b, first, d, cells_b[:count]), out=gap), out=gap)
-        column_largest = gap.max(axis=0)
-        lower = max(lower, float((column_largest - error).max()))
+        lower = max(lower, float((gap.max(axis=0) - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
-        cols = np.flatnonzero(column_largest + error >= lower)
-        rows, which = np.nonzero(gap[:, cols] + error[cols] >= lower)
+        rows, cols = np.nonzero(gap >= np.float32(lower) - error)
         kept_rows.append(rows + first)
-        kept_cols.append(cols[which])
+        kept_cols.append(cols)
     rows, cols = np.concatenate(kept_rows), np.concatenate(kept_cols)
     exact = np.concatenate([
         _exact_gaps(a, b, rows[i : i + max_cells], cols[i : i + max_cells], d)

@@ -140,25 +140,32 @@ def pair_values(k: object, w: np.ndarray, dtype: str, method: str, window: int =
         else:
             window = max(int(window), 1)
             first = (k // window) * window
-            theta = relative_angles(first, k - first, w, dtype)
+            theta = relative_angles(relative_phase(first, w, dtype), k - first, w, dtype)
         return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
 
 
-def relative_angles(first: np.ndarray, offset: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
-    r"""The "relative" method's angles of positions first + offset (first and offset broadcast):
-
-    .. math:: \theta = \mathrm{R}\big(\mathrm{R}(\mathrm{first}\cdot\omega_i \bmod 2\pi) +
-              \mathrm{R}(\mathrm{R}(\mathrm{offset})\,\mathrm{R}(\omega_i))\big)
-
-    with R the rounding to the dtype, the phase in float64 and the rest in float32 arithmetic.
-    Shape ``broadcast(first, offset).shape + (len(w),)``: the phase is computed once per first
-    position and the step once per offset, whatever they broadcast to.
-    """
-    first = np.asarray(first, dtype=np.int64)
+def relative_phase(first: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
+    r"""The "relative" method's phase of a window starting at ``first``:
+    :math:`\mathrm{R}(\mathrm{first}\cdot\omega_i \bmod 2\pi)`, in float64 then rounded to the
+    dtype. Shape ``first.shape + (len(w),)``."""
     with np.errstate(over="ignore", invalid="ignore"):
-        phase = np.mod(first[..., None].astype(np.float64) * w, 2 * np.pi)  # float64, once per window
+        return round_to(np.mod(np.asarray(first, dtype=np.int64)[..., None].astype(np.float64) * w, 2 * np.pi), dtype)
+
+
+def relative_angles(phase: np.ndarray, offset: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
+    r"""The "relative" method's angles at ``offset`` positions into windows of phase ``phase``:
+
+    .. math::
+
+        \theta = \mathrm{R}\big(\mathrm{phase} + \mathrm{R}(\mathrm{R}(\mathrm{offset})\,\mathrm{R}(\omega_i))\big)
+
+    with R the rounding to the dtype and float32 arithmetic (``relative_phase`` gives the
+    phase). ``phase`` broadcasts with ``offset.shape + (len(w),)``: each step is computed once
+    per offset, each phase once per window, whatever they broadcast to.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
         step = round_to(round_to(np.asarray(offset, dtype=np.int64), dtype)[..., None] * round_to(w, dtype), dtype)
-        return round_to(round_to(phase, dtype) + step, dtype)
+        return round_to(phase + step, dtype)
 
 
 def _rows(sines: np.ndarray, cosines: np.ndarray, settings: Settings) -> np.ndarray:
@@ -203,15 +210,26 @@ class Errors:
 def errors(
     settings: Settings, positions: np.ndarray | None = None, series: Sequence[tuple[str, str]] = SERIES
 ) -> Errors:
-    """Errors of every dtype and method (or of ``series``) against float64 on the grid (~200 positions x d)."""
+    """Errors of every dtype and method (or of ``series``) against float64 on the grid (~200 positions x d).
+
+    The float64 sines and cosines of k and k+1 are computed once: they are the reference rows,
+    and rounded to each dtype they are the "cast" series (as ``pair_values`` rounds them).
+    """
     k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
-    exact = reference(k, settings)
+    both = np.concatenate([k, k + 1])
+    w = pe_core.frequencies(settings.d, settings.n, settings.convention)
+    sin64, cos64 = pe_core.sin_cos_outer(both.astype(np.float64), w)
+    exact = _rows(sin64[: k.size], cos64[: k.size], settings)
     max_error, telling = {}, {}
-    for key in series:
-        rows = encode(np.concatenate([k, k + 1]), settings, *key, settings.L)
+    for dtype, method in series:
+        if method == "cast":
+            pairs = round_to(sin64, dtype), round_to(cos64, dtype)
+        else:
+            pairs = pair_values(both, w, dtype, method, settings.L)
+        rows = _rows(*pairs, settings)
         here, there = rows[: k.size], rows[k.size :]
-        max_error[NAMES[key]] = np.abs(here - exact).max(axis=1)  # NaN if any value is not finite
-        telling[NAMES[key]] = np.count_nonzero(here != there, axis=1).astype(np.float64)
+        max_error[NAMES[dtype, method]] = np.abs(here - exact).max(axis=1)  # NaN if any value is not finite
+        telling[NAMES[dtype, method]] = np.count_nonzero(here != there, axis=1).astype(np.float64)
     return Errors(k, max_error, telling)
 
 
@@ -221,7 +239,7 @@ def column_errors(settings: Settings, column: int, positions: np.ndarray | None 
     column = min(max(int(column), 0), settings.d - 1)
     pair, is_sine = pe_core.column_pairs(settings.d, settings.layout)
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)[pair[column] : pair[column] + 1]
-    exact = reference(k, settings)[:, column]
+    exact = pe_core.sin_cos_outer(k.astype(np.float64), w)[0 if is_sine[column] else 1][:, 0]
     out = {}
     for key in SERIES:
         s, c = pair_values(k, w, *key, settings.L)
@@ -281,6 +299,7 @@ def scan_fastest_pair(
     w = np.array([w0])
     window = max(int(window), 1)
     skip_below = relative_first_offset(dtype, method, w0, window)
+    runs = _RelativeRuns(w, dtype, window, skip_below) if 0 < skip_below < window else None
     found: list[np.ndarray] = []
     total, first_nonfinite = 0, None
     for a in range(start, limit, SCAN_CHUNK):
@@ -289,8 +308,10 @@ def scan_fastest_pair(
             first_nonfinite = a if first_nonfinite is None else first_nonfinite
             break
         b = min(a + SCAN_CHUNK, limit)
-        if skip_below:
-            equal = _relative_matches(a, b, w, dtype, window, skip_below)
+        if skip_below >= window:
+            break  # no pair can match: all values finite, nothing to find
+        if runs is not None:
+            equal = runs.matches(a, b)
         else:
             s, c = pair_values(np.arange(a, b + 1), w, dtype, method, window)
             s, c = s[:, 0], c[:, 0]
@@ -305,18 +326,47 @@ def scan_fastest_pair(
     return PairScan(np.concatenate(found) if found else np.zeros(0, np.int64), first_nonfinite, limit)
 
 
-def _relative_matches(a: int, b: int, w: np.ndarray, dtype: str, window: int, skip_below: int) -> np.ndarray:
-    """k in [a, b) whose fastest pair equals k+1's, computing only offsets r >= skip_below of each window."""
-    if skip_below >= window:
-        return np.zeros(0, np.int64)
-    # Each window's run of offsets skip_below .. window-1, then the next window's first position.
-    firsts = np.arange(a // window, (b - 1) // window + 2, dtype=np.int64) * window
-    run = relative_angles(firsts[:-1, None], np.arange(skip_below, window)[None, :], w, dtype)[..., 0]
-    theta = np.concatenate([run, relative_angles(firsts[1:, None], 0, w, dtype)[..., 0]], axis=1)
-    s, c = round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
-    equal = (s[:, :-1] == s[:, 1:]) & (c[:, :-1] == c[:, 1:])
-    k = (firsts[:-1, None] + np.arange(skip_below, window))[equal]
-    return k[(k >= a) & (k < b)]
+class _RelativeRuns:
+    """The "relative" scan's pairs at offsets r >= skip_below of each window (``relative_first_offset``).
+
+    Inside a window the values depend only on its rounded phase, and a dtype has a few thousand
+    values below 2π: windows share them, so each run of offsets is computed once per phase for
+    the whole scan, and each window reads its phase's run (plus its last offset against the next
+    window's first position, which has a phase of its own).
+    """
+
+    def __init__(self, w: np.ndarray, dtype: str, window: int, skip_below: int) -> None:
+        self.w, self.dtype, self.window = w, dtype, window
+        self.offsets = np.arange(skip_below, window)
+        self.phases = np.zeros(0, dtype=np.float32)  # sorted, with their rows below
+        self.inside = np.zeros((0, self.offsets.size - 1), dtype=bool)  # pair (r, r+1) equal
+        self.last = np.zeros((0, 2), dtype=np.float32)  # (sin, cos) at offset window-1
+
+    def _values(self, phase: np.ndarray, offset: object) -> tuple[np.ndarray, np.ndarray]:
+        theta = relative_angles(phase, offset, self.w, self.dtype)[..., 0]
+        return round_to(np.sin(theta), self.dtype), round_to(np.cos(theta), self.dtype)
+
+    def _learn(self, phases: np.ndarray) -> None:
+        new = np.setdiff1d(phases, self.phases)
+        if not new.size:
+            return
+        s, c = self._values(new[:, None, None], self.offsets[None, :])
+        order = np.argsort(np.concatenate([self.phases, new]), kind="stable")
+        self.phases = np.concatenate([self.phases, new])[order]
+        self.inside = np.concatenate([self.inside, (s[:, :-1] == s[:, 1:]) & (c[:, :-1] == c[:, 1:])])[order]
+        self.last = np.concatenate([self.last, np.stack([s[:, -1], c[:, -1]], axis=1)])[order]
+
+    def matches(self, a: int, b: int) -> np.ndarray:
+        """k in [a, b) whose fastest pair equals k+1's, in order."""
+        firsts = np.arange(a // self.window, (b - 1) // self.window + 2, dtype=np.int64) * self.window
+        phases = relative_phase(firsts, self.w, self.dtype)[:, 0]
+        self._learn(phases[:-1])
+        which = np.searchsorted(self.phases, phases[:-1])
+        following = self._values(phases[1:, None], 0)
+        across = (self.last[which, 0] == following[0]) & (self.last[which, 1] == following[1])
+        window_index, offset_index = np.nonzero(np.concatenate([self.inside[which], across[:, None]], axis=1))
+        k = firsts[window_index] + self.offsets[offset_index]
+        return k[(k >= a) & (k < b)]
 
 
 #: Candidates confirmed at a time, in order: the first batch usually holds the answer.
@@ -362,12 +412,19 @@ def neighbours(
     settings: Settings, dtype: str, method: str, *, limit: int = SCAN_LIMIT,
     scan: Callable[..., PairScan] = scan_fastest_pair,
 ) -> Neighbours:
-    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``)."""
+    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``).
+
+    The "relative" method's scan depends on L and costs at most a few tens of ms
+    (``relative_first_offset``): it is computed here rather than through ``scan``, so that a
+    bounded cache of scans keeps the settings-independent ones (seconds to redo) however many
+    lengths a class tries.
+    """
     window = settings.L if method == "relative" else 1
     w0 = float(pe_core.frequencies(settings.d, settings.n, settings.convention)[0])
+    search = scan_fastest_pair if method == "relative" else scan
     start, first_nonfinite = 0, None
     while start < limit:
-        found = scan(dtype, method, w0, window, start, limit)
+        found = search(dtype, method, w0, window, start, limit)
         if first_nonfinite is None:
             first_nonfinite = found.first_nonfinite
         match = _confirm(found.candidates, settings, dtype, method, window)

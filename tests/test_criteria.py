@@ -198,3 +198,22 @@ def test_sinusoid_largest_abs_at_the_largest_settings_reads_the_whole_matrix() -
             for a in range(0, 16384, 2048)
         )
         assert criteria.sinusoid_largest_abs([(0, 16384)], 2048, n, convention) == direct == 1.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.integers(-(10**6), 10**6).map(float), st.floats(-1e6, 1e6, allow_nan=False)),
+        min_size=2, max_size=60,
+    ),
+    descending=st.booleans(),
+)
+def test_closest_pair_of_one_monotone_column_is_the_all_pairs_walk(values, descending) -> None:
+    # Offset 1 alone, for sorted columns with ties too, gives what comparing every pair gives.
+    column = np.sort(np.array(values))[:: -1 if descending else 1][:, None]
+    best, best_offset = math.inf, 0
+    for offset in range(1, column.shape[0]):
+        smallest = float(((column[offset:] - column[:-offset]) ** 2).min())
+        if smallest < best:
+            best, best_offset = smallest, offset
+    assert criteria._closest_pair_direct(column) == (math.sqrt(best), best_offset)
