@@ -24,6 +24,7 @@ st.markdown(
 
 def heatmap() -> None:
     """The view and row controls and the heatmap they choose: moving them reruns only this."""
+    # One row of two columns for all four controls: every block is a message the browser lays out.
     left, right = st.columns(2)
     view = controls.choice_control(
         "view", "Show", ("values", "angles"), default="values", container=left,
@@ -33,17 +34,16 @@ def heatmap() -> None:
     # More positions than rows: draw block averages of all of them, or a window of single positions.
     row_start = None
     if L > MAX_ROWS:
-        rows_col, start_col = st.columns(2)
         rows = controls.choice_control(
-            "rows", f"{L:,} positions on {MAX_ROWS} rows", ("average", "window"), default="average",
-            container=rows_col,
+            "rows", f"Positions on the {MAX_ROWS} rows", ("average", "window"), default="average",
+            container=left,
             format_func={"average": "block averages of all positions",
                          "window": f"a window of {MAX_ROWS} single positions"}.get,
         )
         if rows == "window":
             row_start = controls.int_control(
                 "row_start", "First position of the window", default=0, low=0, high=L - MAX_ROWS,
-                container=start_col,
+                container=right,
                 help=f"The window shows positions from here to here + {MAX_ROWS - 1}, one row each.",
             )
     if view == "values":
@@ -138,7 +138,8 @@ w = compute.frequencies(settings)
 #: The reproduce-this code's arguments; the heatmap's controls add theirs.
 snippet: dict[str, object] = {"max_rows": MAX_ROWS, "max_cols": MAX_COLS}
 ui.fragment(heatmap)
-ui.cached_section("matrix_rates", rates, settings)
+ui.first_chart_sent()
+ui.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)
 ui.downloads("ω_i and λ_i", lambda: figures.frequency_table(w), key="matrix_rates")
 if settings.L * settings.d <= 64:
     ui.cached_section("matrix_numbers", numbers, settings)

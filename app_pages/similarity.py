@@ -117,6 +117,7 @@ def reference_sections() -> None:
         help="Every position is compared with this one (seed 001 uses 20).",
     )
     ui.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
+    ui.first_chart_sent()
     ui.downloads("these curves", lambda: relation_figures.similarity_table(curves_against(ref)[0]),
                  key="similarity_lines")
     ui.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)

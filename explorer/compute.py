@@ -47,10 +47,15 @@ def encoding(settings: Settings, start: int = 0) -> np.ndarray:
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def frequencies(settings: Settings) -> np.ndarray:
+    """ω_i of every pair (cached by what they depend on: an L step computes nothing)."""
+    return pair_frequencies(settings.d, settings.n, settings.convention)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pair_frequencies(d: int, n: float, convention: str) -> np.ndarray:
     """ω_i of every pair."""
-    return pe_core.frequencies(settings.d, settings.n, settings.convention)
+    return pe_core.frequencies(d, n, convention)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
