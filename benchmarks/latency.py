@@ -201,6 +201,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repetitions", type=int, default=10, help="timed steps per series (default 10)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps per series first (default 2)")
+    parser.add_argument("--series", nargs="*", choices=[s.name for s in SERIES], default=[s.name for s in SERIES],
+                        help="the series to step (default: all; the trivial one is always stepped)")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is absent: apt-get install chromium", file=sys.stderr)
@@ -208,18 +210,19 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
+    series_run = [s for s in SERIES if s.trivial or s.name in args.series]
     print(f"load average before the run: {load_before[0]:.2f} (1 min) on {os.cpu_count()} CPUs", flush=True)
     with StreamlitServer("app.py") as app, trivial_server() as trivial, sync_playwright() as pw:
         browser = launch_chromium(pw)
         tabs = {}
-        for series in SERIES:
+        for series in series_run:
             base = trivial.url if series.trivial else app.url
             tabs[series.name] = open_tab(browser, base + series.path, series.slider)
             print(f"opened {series.name}: {base + series.path}", flush=True)
-        samples: dict[str, list[dict]] = {series.name: [] for series in SERIES}
-        failures: dict[str, list[str]] = {series.name: [] for series in SERIES}
+        samples: dict[str, list[dict]] = {series.name: [] for series in series_run}
+        failures: dict[str, list[str]] = {series.name: [] for series in series_run}
         for round_ in range(args.warmup + args.repetitions):
-            for series in SERIES:
+            for series in series_run:
                 _, page = tabs[series.name]
                 key = series.keys[round_ % len(series.keys)]
                 try:
@@ -251,7 +254,7 @@ def main() -> int:
     header = (f"{'series':<14}{'n':>3}{'median ms':>11}{'p90 ms':>9}{'ratio':>7}  "
               f"{'key>sent':>9}{'sent>msg':>9}{'msg>drawn':>10}{'rerun':>8}{'KB/step':>9}{'max KB':>8}")
     print(header)
-    for series in SERIES:
+    for series in series_run:
         got = samples[series.name]
         entry: dict = {"url_path": series.path, "slider": series.slider, "samples": got,
                        "failures": failures[series.name]}
