@@ -1,8 +1,12 @@
 """Positional Encoding Explorer: entry point.
 
 Draws the shared controls (in the sidebar, mirrored in the URL), then runs the page the
-URL names. Pages live in app_pages/ (not pages/: Streamlit would treat a pages/ folder
-as a second, legacy navigation and run a deep-linked page without this file).
+URL names. Each page is a file in pages/, named ``<url path>_page.py`` (similarity ->
+pages/similarity_page.py): Streamlit also reads a pages/ folder as its older, file-based
+navigation, and a deep link whose URL path equals a page file's name would run that file
+without this one (no sidebar, no settings). So no page file is named as its URL path
+(tests/test_app.py checks it, and the browser tests open every page by deep link on a
+freshly started server).
 
 This one file is both the ASGI app and the script. ``streamlit run app.py`` sees the
 ``st.App`` assigned below and imports this file as a module (``__name__ == "app"``): the

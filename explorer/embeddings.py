@@ -1,6 +1,6 @@
 """Embeddings + position: what adding PE to token embeddings does to word order.
 
-Pure logic and Plotly builders for app_pages/embeddings.py (no Streamlit, so each piece
+Pure logic and Plotly builders for pages/embeddings_page.py (no Streamlit, so each piece
 is unit-tested). A sentence is split on whitespace into lower-cased tokens; each token
 gets a fixed pseudo-random embedding seeded by the SHA-256 of its UTF-8 bytes (not by
 Python's ``hash``, which is salted per process), drawn N(0, 1/d) per component as a

@@ -17,7 +17,7 @@ class PageInfo:
 
     @property
     def path(self) -> str:
-        return f"app_pages/{self.url_path}.py"
+        return f"pages/{self.url_path}_page.py"
 
 
 HOME = PageInfo("home", "Home", ":material/home:", "What positional encoding is for, the criteria, the presets.")

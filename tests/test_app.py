@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from deep_link import open_url
 from streamlit.testing.v1 import AppTest
 
 from explorer import criteria, page_list
@@ -60,13 +61,7 @@ def page_id(page: PageSpec) -> str:
 
 def open_page(page: PageSpec, query: dict[str, str | list[str]] | None = None) -> AppTest:
     """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    if not page.default:
-        # Before the first run AppTest names a page by its file name, which is also the
-        # hash st.navigation gives a page whose url_path is that name (checked below).
-        at.switch_page(page.path)
-    at.query_params.update(query or {})
-    at.run()
+    at = open_url("" if page.default else page.url_path, query)
     assert_page_ran(at, page)
     return at
 
@@ -123,14 +118,15 @@ def warnings_naming(at: AppTest, key: str) -> list[str]:
 
 
 def test_every_page_file_is_in_the_navigation() -> None:
-    files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app_pages").glob("*.py") if p.name != "__init__.py"}
+    files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if p.name != "__init__.py"}
     assert files == {page.path for page in PAGES}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_deep_link_path_is_the_file_name(page: PageSpec) -> None:
-    # open_page relies on it, and so does a visitor guessing /<page> from the file list.
-    assert page.default or page.url_path == Path(page.path).stem
+def test_no_page_file_is_named_as_its_url_path(page: PageSpec) -> None:
+    # A deep link /<name> to a file pages/<name>.py would run that file without app.py (see app.py).
+    assert Path(page.path).stem != page.url_path
+    assert page.path == f"pages/{page.url_path}_page.py"
 
 
 def test_home_links_every_page_with_its_title_and_icon() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "explorer").glob("*.py"))]
+APP_CODE = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "explorer").glob("*.py"))]
 CORE_CODE = sorted((ROOT / "pe_core").glob("*.py"))
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from angle_rounding import HALF_ULP, angle_rounding_tolerance
-from streamlit.testing.v1 import AppTest
+from deep_link import open_url
 
 import pe_core
 from explorer import embeddings as emb
@@ -335,10 +335,7 @@ def test_reproduce_snippet_is_standalone() -> None:
 
 def test_page_shows_hostile_text_only_as_data() -> None:
     hostile = "**bold** [x](javascript:alert(1)) <script>alert(1)</script> $x$ :red[red]"
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.switch_page("app_pages/embeddings.py")
-    at.query_params.update({"sentence": hostile + "\x00", "other": "the mouse", "scale": "true"})
-    at.run()
+    at = open_url("embeddings", {"sentence": hostile + "\x00", "other": "the mouse", "scale": "true"})
     assert not at.exception
     rendered = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "success")
                 for e in at.get(kind)] + [m.label for m in at.metric]

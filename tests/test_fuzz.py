@@ -9,7 +9,7 @@ run without an exception or the "could not be drawn" message, send at most the p
 budget, and write back a URL of bounded length.
 
 Every page of app.py is fuzzed (discovered there); the keys tried are the shared ones
-and every key a page reads through explorer.controls (discovered in app_pages/).
+and every key a page reads through explorer.controls (discovered in pages/).
 
 Uploads too: random bytes, truncated and corrupted .npy files, pickled objects, a
 header claiming a huge shape, CSV with text and NaN: the checker either reads a finite
@@ -48,9 +48,9 @@ MAX_VALUE_WRITTEN = 4 * MAX_RAW_LENGTH
 
 
 def page_url_keys() -> list[str]:
-    """Every key a page passes to an explorer.controls *_control(...) call, as written in app_pages/."""
+    """Every key a page passes to an explorer.controls *_control(...) call, as written in pages/."""
     keys = set()
-    for path in sorted((ROOT / "app_pages").glob("*.py")):
+    for path in sorted((ROOT / "pages").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

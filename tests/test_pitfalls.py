@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from angle_rounding import angle_rounding_tolerance
+from deep_link import open_url
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from seed_code import seed002_positional_encoding
@@ -19,8 +20,6 @@ from explorer import pitfalls, reproduce
 from explorer.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "app.py"
-PAGE = "app_pages/pitfalls.py"
 FULL = 2_000_000
 
 
@@ -256,10 +255,7 @@ def test_not_an_encoding_has_no_difference_map() -> None:
 
 
 def open_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.switch_page(PAGE)
-    at.query_params.update(query or {})
-    at.run()
+    at = open_url("pitfalls", query)
     assert not at.exception
     return at
 

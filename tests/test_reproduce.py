@@ -136,7 +136,7 @@ def test_home_snippet_gives_the_criteria_numbers(settings: Settings) -> None:
 def matrix_tables(
     settings: Settings, view: str, transpose: bool, row_start: int | None = None
 ) -> dict[str, pd.DataFrame]:
-    """What app_pages/matrix.py offers for download (rows: blocks of all positions, or the
+    """What pages/matrix_page.py offers for download (rows: blocks of all positions, or the
     window of matrix_max_rows(d) single positions from ``row_start``)."""
     w = compute.frequencies(settings)
     rates = figures.frequency_table(w)
@@ -272,7 +272,7 @@ def test_matrix_torch_snippet_gives_the_drawn_heatmap(settings: Settings, transp
 
 def waves_tables(settings: Settings, positions: list[int], pairs_shown: int, columns: list[int], pair: int,
                  position: int) -> dict[str, pd.DataFrame]:
-    """What app_pages/waves.py offers for download."""
+    """What pages/waves_page.py offers for download."""
     w = compute.frequencies(settings)
     values = wf.encoding_columns(settings.L, settings.d, settings.n, columns, layout=settings.layout,
                                  convention=settings.convention)
@@ -305,7 +305,7 @@ def test_waves_snippet_gives_the_three_charts(
 
 
 def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
-    """What app_pages/similarity.py offers for download."""
+    """What pages/similarity_page.py offers for download."""
     L, d = settings.L, settings.d
     by_offset = compute.dot_by_offset(settings)
     if L * d <= compute.FULL_MATRIX_CELLS:
@@ -350,7 +350,7 @@ def test_similarity_snippet_gives_the_three_charts(settings: Settings, ref: int)
 
 
 def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> dict[str, pd.DataFrame]:
-    """What app_pages/binary.py offers for download."""
+    """What pages/binary_page.py offers for download."""
     L, d = settings.L, settings.d
     w = compute.frequencies(settings)
     row_edges = pe_core.block_edges(L, wf.BINARY_MAX_ROWS)
@@ -391,7 +391,7 @@ def test_binary_snippet_gives_the_four_charts(settings: Settings, bits: int, ref
 
 def relative_tables(settings: Settings, delta: int, window_start: int, pair: int,
                     position: int) -> dict[str, pd.DataFrame]:
-    """What app_pages/relative.py offers for download."""
+    """What pages/relative_page.py offers for download."""
     d, layout = settings.d, settings.layout
     dims = rf.transition_window_dims(d, layout, window_start, rf.TRANSITION_WINDOW)
     window = rf.transition_window(delta, d, settings.n, layout=layout, convention=settings.convention, dims=dims)
