@@ -66,9 +66,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 from baseline_app import trivial_server  # noqa: E402
 from proxy_harness import ReplicasBehindProxy, sticky_cookie_name  # noqa: E402
 from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
-from test_app import PAGES  # noqa: E402 (pages as app.py declares them)
 
 from explorer import settings as s  # noqa: E402
+from explorer.page_list import HOME, PAGES  # noqa: E402 (pages as app.py declares them)
 from explorer.ui import PAGE_FAILED  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "load.json"
@@ -124,7 +124,7 @@ def session_plan(scenario: str, index: int, moves: int) -> tuple[str, str, str, 
     if scenario == "trivial":
         return "", "", "value", [51 + k % 2 for k in range(moves)]
     page = PAGES[index % len(PAGES)]
-    path = "" if page.default else page.url_path
+    path = "" if page is HOME else page.url_path
     if scenario == "same":
         return path, "", "d", [D_CHOICES[(index + k) % len(D_CHOICES)] for k in range(moves)]
     if index % 10 == 9:
@@ -197,7 +197,7 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
     # Warm-up: a fresh server's first run of each page imports its modules (NumPy, Plotly,
     # pandas...); a class meets a server that has already shown every page once.
     warm_up_failures = []
-    for path in [""] if args.scenario == "trivial" else ["" if page.default else page.url_path for page in PAGES]:
+    for path in [""] if args.scenario == "trivial" else ["" if page is HOME else page.url_path for page in PAGES]:
         async with StreamlitSession(base_url) as warm:
             warm_up = await warm.open_page(path, "")
         if (failure := run_failure(warm_up)) is not None:

@@ -28,8 +28,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import DIVERGING, encoding_axis_labels, heatmap_figure, tick_subset
-from explorer.relation_figures import group_columns
+from explorer.figures import DIVERGING, encoding_axis_labels, group_columns, heatmap_figure, tick_subset
 from explorer.settings import Settings
 
 DEFAULT_SENTENCE = "the cat chased the mouse"

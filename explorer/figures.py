@@ -8,7 +8,6 @@ halves the payload and still shows 7 significant digits.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -158,7 +157,7 @@ def round_ticks(
     return [labels[i] for i in index], [str(int(first[i])) for i in index]
 
 
-def _log_axis(values: np.ndarray) -> dict:
+def log_axis(values: np.ndarray) -> dict:
     """Log-axis settings that keep tick labels apart and whole. Over fewer than three decades
     Plotly labels every digit 1..9 of a decade (6, 7, 8, 9 overlap) by its digit alone; here
     such an axis gets ticks at 1, 2 and 5 times powers of ten, written in full (0.02, 50)."""
@@ -226,43 +225,12 @@ def line_figure(
     ]
     layout = _layout(title, x_title, y_title, height) | {"legend": {"orientation": "h", "y": -0.2}}
     if log_x:
-        layout["xaxis"] |= _log_axis(x)
+        layout["xaxis"] |= log_axis(x)
     if log_y:
-        layout["yaxis"] |= _log_axis(np.concatenate([np.ravel(y) for y in series.values()] or [np.ones(1)]))
+        layout["yaxis"] |= log_axis(np.concatenate([np.ravel(y) for y in series.values()] or [np.ones(1)]))
     return go.Figure(traces, layout)
 
 
-def rates_figure(w: np.ndarray) -> go.Figure:
-    """Seed 001's angle rates ω_i and seed 003's wavelengths λ_i = 2π/ω_i over the pair index,
-    side by side on log axes. One figure, not two: Streamlit draws every changed chart anew
-    on a slider step, and each costs the browser ~15 ms whatever its size."""
-    w = np.asarray(w, dtype=np.float64)
-    pairs, lengths = np.arange(w.size), 2 * np.pi / w
-    mode = "lines+markers" if w.size <= 64 else "lines"
-    pair_ticks = {"dtick": 1} if w.size <= 10 else {}  # whole pair indices only (seed 000 has 2 pairs)
-    traces = [
-        go.Scatter(x=pairs, y=w, name="ω_i", mode=mode,
-                   hovertemplate="pair i = %{x}<br>ω_i = %{y:.7g} rad/position<extra></extra>"),
-        go.Scatter(x=pairs, y=lengths, name="λ_i", mode=mode, xaxis="x2", yaxis="y2",
-                   hovertemplate="pair i = %{x}<br>λ_i = 2π/ω_i = %{y:.7g} positions<extra></extra>"),
-    ]
-    panel_title = {"x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom", "showarrow": False,
-                   "font": {"size": 14}}
-    layout = {
-        "height": 420,
-        "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
-        "showlegend": False,
-        "hoverlabel": {"namelength": -1},
-        "xaxis": {"domain": [0.0, 0.44], "anchor": "y", "title": {"text": "pair i"}} | pair_ticks,
-        "yaxis": {"anchor": "x", "title": {"text": "ω_i (rad/position)"}} | _log_axis(w),
-        "xaxis2": {"domain": [0.56, 1.0], "anchor": "y2", "title": {"text": "pair i"}} | pair_ticks,
-        "yaxis2": {"anchor": "x2", "title": {"text": "λ_i (positions)"}} | _log_axis(lengths),
-        "annotations": [
-            panel_title | {"text": "Angle rate ω_i (seed 001)", "xref": "x domain", "yref": "y domain"},
-            panel_title | {"text": "Wavelength λ_i = 2π/ω_i (seed 003)", "xref": "x2 domain", "yref": "y2 domain"},
-        ],
-    }
-    return go.Figure(traces, layout)
 
 
 def averaging_note(row_first: np.ndarray, row_last: np.ndarray, w: np.ndarray) -> str:
@@ -283,20 +251,6 @@ def averaging_note(row_first: np.ndarray, row_last: np.ndarray, w: np.ndarray) -
     )
 
 
-def window_note(first: int, count: int, length: int, columns: tuple[int, int], what: str) -> str:
-    """What a heatmap of a window of single positions shows: positions first .. first+count-1
-    of 0..length-1, and ``columns`` = (drawn, all) columns, averaged in runs of ``what``."""
-    drawn, total = columns
-    note = (
-        f"Positions {first:,}..{first + count - 1:,} of 0..{length - 1:,}, one row each (exact values); move the "
-        "window with the slider above."
-    )
-    if drawn < total:
-        note += (
-            f" The {total:,} {what} are drawn as {drawn:,} block averages of runs of pairs (hover says which): "
-            "far from k = 0 neighbouring pairs are out of phase, so a run of fast pairs averages to nearly 0 too."
-        )
-    return note
 
 
 def range_label(first: int, last: int, name: str) -> str:
@@ -383,9 +337,6 @@ MATRIX_MAX_ROWS, MATRIX_MAX_COLS = HEATMAP_MAX_ROWS, HEATMAP_MAX_COLS
 MATRIX_MAX_CELLS, MATRIX_PIXEL_ROWS = HEATMAP_MAX_ROWS * HEATMAP_MAX_COLS, 400
 
 
-def matrix_max_rows(d: int) -> int:
-    """Rows of the Encoding matrix heatmap for d dimensions (see MATRIX_MAX_CELLS)."""
-    return min(MATRIX_PIXEL_ROWS, MATRIX_MAX_CELLS // max(1, min(int(d), MATRIX_MAX_COLS)))
 
 
 def heatmap_table(
@@ -423,14 +374,44 @@ def encoding_table(
     )
 
 
-def angle_axis_labels(pair_edges: np.ndarray, w: np.ndarray) -> list[str]:
-    """Hover label of each drawn column of the angle map: the pair, or run of pairs, it stands for."""
-    return [pair_text(int(a), int(b) - 1, w) for a, b in itertools.pairwise(np.asarray(pair_edges))]
 
 
-def frequency_table(w: np.ndarray) -> pd.DataFrame:
-    """The rate and wavelength charts' data: pair i, ω_i and λ_i = 2π/ω_i."""
-    w = np.asarray(w, dtype=np.float64)
-    return pd.DataFrame(
-        {"pair i": np.arange(w.size), "ω_i (rad/position)": w, "λ_i = 2π/ω_i (positions)": 2 * np.pi / w}
+
+
+#: Above this many points a line is drawn without markers (they would only blur it).
+MARKER_LIMIT = 200
+
+
+def frame_figure(fig: go.Figure, title: str, height: int) -> go.Figure:
+    """The title, height, margins and hover labels every line chart of the pages shares."""
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        height=height,
+        margin={"l": 70, "r": 20, "t": 70, "b": 60},
+        hoverlabel={"namelength": -1},
     )
+    return fig
+
+
+def line_mode(points: int) -> str:
+    """Markers on a line only while there are few enough points to tell them apart."""
+    return "lines+markers" if points <= MARKER_LIMIT else "lines"
+
+
+def group_columns(values: np.ndarray, layout: str, max_cols: int) -> tuple[np.ndarray, ...]:
+    """Average the d columns of ``values`` into ``pe_core.column_groups`` (runs of pairs of
+    one kind, never a sine with a cosine). Returns (means, is_sine, pair_first, pair_last)."""
+    values = np.asarray(values, dtype=np.float64)
+    d = values.shape[1]
+    is_sine, first, last = pe_core.column_groups(d, layout, max(2, max_cols))
+    pair, col_is_sine = pe_core.column_pairs(d, layout)
+    group = np.empty(d, dtype=np.int64)
+    for kind in (True, False):
+        ids = np.flatnonzero(is_sine == kind)
+        cols = col_is_sine == kind
+        group[cols] = ids[np.searchsorted(first[ids], pair[cols], side="right") - 1]
+    order = np.argsort(group, kind="stable")
+    starts = np.searchsorted(group[order], np.arange(is_sine.size))
+    sums = np.add.reduceat(values[:, order], starts, axis=1)
+    counts = np.diff(np.r_[starts, d])
+    return sums / counts, is_sine, first, last

@@ -1,5 +1,11 @@
-"""The pages of the app, in navigation order: one list for app.py's navigation and for
-Home's map of the pages (a page cannot import app.py, which runs the navigation)."""
+"""The pages of the app, in navigation order: one list for app.py's navigation, Home's map
+of the pages and the tests (a page cannot import app.py, which runs the navigation).
+
+A page is two files: ``pages/<url path>_page.py`` lays it out (and holds its own cached
+computations), and its topic module in explorer/ holds its analysis, figure builders and
+"reproduce this" code, without Streamlit. Adding a page is a page file, a topic module and
+one line here; tests/test_topics.py then holds it to that contract.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +14,50 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageInfo:
-    """A page: its file, its URL path (also its key in presets), title, icon and summary."""
+    """A page: its URL path (also its key in presets), title, icon, summary and topic module."""
 
     url_path: str
     title: str
     icon: str
     summary: str
+    topic: str
 
     @property
     def path(self) -> str:
+        """The page's file: not named as its URL path (see app.py)."""
         return f"pages/{self.url_path}_page.py"
 
 
-HOME = PageInfo("home", "Home", ":material/home:", "What positional encoding is for, the criteria, the presets.")
+HOME = PageInfo("home", "Home", ":material/home:",
+                "What positional encoding is for, the criteria, the presets.", "explorer.criteria")
 
 PAGES: tuple[PageInfo, ...] = (
     HOME,
     PageInfo("matrix", "Encoding matrix", ":material/grid_on:",
-             "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths."),
+             "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths.",
+             "explorer.matrix"),
     PageInfo("waves", "Waves", ":material/show_chart:",
-             "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle."),
+             "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle.",
+             "explorer.waves"),
     PageInfo("similarity", "Similarity", ":material/compare_arrows:",
-             "Dot product, cosine and SSE against a reference position; they depend only on the offset."),
+             "Dot product, cosine and SSE against a reference position; they depend only on the offset.",
+             "explorer.similarity"),
     PageInfo("binary", "Binary vs sinusoid", ":material/looks_one:",
-             "Binary codes of the positions beside the sinusoids: bit periods against wavelengths."),
+             "Binary codes of the positions beside the sinusoids: bit periods against wavelengths.",
+             "explorer.binary"),
     PageInfo("relative", "Relative positions", ":material/rotate_right:",
-             "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair."),
+             "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair.",
+             "explorer.relative"),
     PageInfo("scorecard", "Criteria scorecard", ":material/fact_check:",
-             "Sinusoid against integer, scaled, binary and learned positions, each criterion measured live."),
+             "Sinusoid against integer, scaled, binary and learned positions, each criterion measured live.",
+             "explorer.scorecard"),
     PageInfo("pitfalls", "Conventions and pitfalls", ":material/rule:",
-             "Two variants side by side, their difference, and a checker for your own matrix."),
+             "Two variants side by side, their difference, and a checker for your own matrix.",
+             "explorer.pitfalls"),
     PageInfo("precision", "Precision", ":material/precision_manufacturing:",
-             "float32, float16 and bfloat16 against float64 as the position grows."),
+             "float32, float16 and bfloat16 against float64 as the position grows.",
+             "explorer.precision"),
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
-             "Type a sentence: word order is invisible without PE and visible with it."),
+             "Type a sentence: word order is invisible without PE and visible with it.",
+             "explorer.embeddings"),
 )

@@ -34,8 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 import pe_core
+from explorer.figures import line_figure
 from explorer.settings import Settings
 
 DTYPES: tuple[str, ...] = ("float32", "float16", "bfloat16")
@@ -598,3 +600,41 @@ def snippet(settings: Settings, *, scan: bool = True, limit: int = SCAN_LIMIT) -
         d=settings.d, n=repr(float(settings.n)), L=settings.L, layout=settings.layout,
         convention=settings.convention, rate=rate, last=LAST_POSITION, points=GRID_POINTS, limit=limit, scan=scan,
     )
+
+
+#: One colour per format, one dash per method.
+DTYPE_COLOURS = {"float32": "#1f77b4", "float16": "#d62728", "bfloat16": "#2ca02c"}
+
+
+METHOD_DASHES = {"cast": "solid", "low": "dash", "relative": "dot"}
+
+
+def precision_figure(
+    positions: np.ndarray,
+    lines: dict[tuple[str, str], np.ndarray],
+    names: dict[tuple[str, str], str],
+    *,
+    title: str,
+    y_title: str,
+    log_y: bool = True,
+    hover_format: str = ".3g",
+    height: int = 480,
+) -> go.Figure:
+    """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis."""
+    fig = line_figure(
+        np.asarray(positions),
+        {names[key]: y for key, y in lines.items()},
+        title=title,
+        x_title="position k",
+        y_title=y_title,
+        log_x=True,
+        log_y=log_y,
+        height=height,
+        hover_format=hover_format,
+    )
+    for trace, (dtype, method) in zip(fig.data, lines, strict=True):
+        trace.line = {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"), "width": 2}
+    if log_y:
+        fig.update_yaxes(exponentformat="power")
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return fig

@@ -1,31 +1,28 @@
-r"""Figures (and the small pure computations behind them) of the pages about how positions
-relate: Similarity (seed 001's dot product and SSE against one position, the
-position x position dot-product matrix, the closed form :math:`\sum_i \cos(\omega_i\delta)`)
-and Relative positions (the transition matrix M(delta), the shifted map P @ M beside the
-directly computed shifted encoding, one pair's 2x2 rotation drawn in the plane).
+r"""Relative positions: the transition matrix M(delta), the shifted map P @ M beside the
+directly computed shifted encoding and their error, one pair's 2x2 rotation drawn in the
+plane (seed 001's shift by -10; seeds 003 and 004's W). Analysis, figure builders and
+reproduce-this code, without Streamlit (pages/relative_page.py lays them out).
 
-No Streamlit here: arrays in, NumPy results or Plotly figures out, so each is unit-tested.
 Every result is exact for what is drawn: large matrices are reduced to block means (never
 by skipping rows) or to a window, and the figure's title or hover says which.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
+from explorer import reproduce
 from explorer.figures import (
-    ENVELOPE_HOVER,
     HEATMAP_MAX_CELLS_DRAWN,
     HEATMAP_MAX_ROWS,
+    group_columns,
     heatmap_figure,
     heatmap_table,
-    line_xy,
-    range_label,
     round_ticks,
     tick_subset,
 )
@@ -38,13 +35,6 @@ PRECISION_EPS_FACTOR = 16.0
 
 _EPS = float(np.finfo(np.float64).eps)
 
-#: Similarity page: blocks of positions per axis of the dot-product matrix (192 x 192
-#: cells, ~0.2 MB), and cells of the encoding built to measure dot products when P is too
-#: large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
-SIMILARITY_BLOCKS = HEATMAP_MAX_ROWS
-MEASURED_CELLS = 2**18
-#: Above this many measured dot products, the closed-form chart draws them as a dotted line.
-MAX_MEASURED_MARKERS = 300
 #: Relative positions page: rows and columns of M drawn at once (larger d shows a window
 #: the user moves); each shifted map, drawn at half the page's width, has at most
 #: SHIFT_MAP_ROWS row blocks and SHIFT_MAP_CELLS cells (~0.2 MB each; seed 001's 50 x 512
@@ -52,218 +42,6 @@ MAX_MEASURED_MARKERS = 300
 TRANSITION_WINDOW = 128
 SHIFT_MAP_ROWS = HEATMAP_MAX_ROWS
 SHIFT_MAP_CELLS = HEATMAP_MAX_CELLS_DRAWN // 2
-
-
-def even_settings(settings: Settings, why: str) -> tuple[Settings, str | None]:
-    """These pages need sine/cosine pairs: an odd d (impossible from the sidebar, which steps
-    by 2, but guarded anyway) becomes the even d below it (2 for d = 1), with a one-line notice."""
-    if settings.d % 2 == 0:
-        return settings, None
-    even = settings.d - 1 if settings.d > 1 else 2
-    return replace(settings, d=even), f"d = {settings.d} is odd: {why}; this page uses d = {even}."
-
-
-# --------------------------------------------------------------------------- similarity
-
-
-@dataclass(frozen=True)
-class SimilarityCurves:
-    """Dot product, SSE and cosine of every position k = 0..L-1 against position ``ref``."""
-
-    dot: np.ndarray
-    sse: np.ndarray
-    cosine: np.ndarray
-    ref: int
-    from_matrix: bool
-
-
-def similarity_from_matrix(P: np.ndarray, ref: int) -> SimilarityCurves:
-    """The three curves measured on the encoding matrix itself (seed 001's computation)."""
-    return SimilarityCurves(
-        dot=pe_core.dot_similarity(P, ref),
-        sse=pe_core.sse(P, ref),
-        cosine=pe_core.cosine_similarity(P, ref),
-        ref=int(ref),
-        from_matrix=True,
-    )
-
-
-def similarity_from_offsets(values_by_offset: np.ndarray, ref: int, d: int) -> SimilarityCurves:
-    r"""The three curves from the closed form, with ``values_by_offset[t + L - 1] = f(t)``.
-
-    For an even d every row has :math:`\lVert P[k]\rVert^2 = d/2`, so position k against
-    ``ref`` has dot :math:`f(k - ref)`, SSE :math:`d - 2 f(k - ref)` (``sse_by_offset``) and
-    cosine :math:`f(k - ref) / (d/2)`.
-    """
-    f = np.asarray(values_by_offset, dtype=np.float64)
-    L = (f.size + 1) // 2
-    if f.size % 2 == 0 or not 0 <= ref < L:
-        raise ValueError(f"need f(t) for t = -(L-1)..L-1 and a reference 0 <= ref < L; got {f.size} values, ref={ref}.")
-    ref = int(ref)
-    dot = f[L - 1 - ref : 2 * L - 1 - ref]
-    return SimilarityCurves(dot=dot, sse=d - 2.0 * dot, cosine=dot / (d / 2), ref=ref, from_matrix=False)
-
-
-def measure_window(L: int, d: int, ref: int, max_cells: int) -> tuple[int, int]:
-    """(first position, count) of the window of at most ``max_cells // d`` consecutive
-    positions around ``ref`` that ``measure_around`` builds."""
-    count = max(1, min(L, max_cells // d))
-    return min(max(0, ref - count // 2), L - count), count
-
-
-def measure_around(
-    L: int, d: int, n: float, *, layout: str, convention: str, ref: int, max_cells: int
-) -> tuple[int, np.ndarray]:
-    """Dot products P[k]·P[ref] measured on the encoding itself, for a window of at most
-    ``max_cells // d`` consecutive positions around ``ref`` (for when P is too large to build).
-
-    Returns (first position of the window, dot products of the window's positions).
-    """
-    first, count = measure_window(L, d, ref, max_cells)
-    return first, window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
-
-
-def window_dots(first: int, count: int, d: int, n: float, *, layout: str, convention: str, ref: int) -> np.ndarray:
-    """P[k]·P[ref] for the positions k = first .. first+count-1, measured on the encoding."""
-    P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
-    reference = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
-    return P @ reference
-
-
-def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
-    """f(t) for t = -(L-1)..L-1 from f(0..L-1), since f(-t) = f(t) (cos is even)."""
-    half = np.asarray(values_from_zero, dtype=np.float64)
-    return np.r_[half[:0:-1], half]
-
-
-def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
-    """Seed 001's two plots (dot product, then SSE, against one position) and the cosine,
-    stacked over a shared position axis, with a dotted line at the reference position.
-    Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
-
-    Built as one Figure from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True)
-    gives): make_subplots and add_vline cost ~25 ms of validation per slider step.
-    """
-    rows = (
-        ("dot product", curves.dot, f"P[k]·P[{curves.ref}]"),
-        ("SSE", curves.sse, f"SSE ‖P[k] − P[{curves.ref}]‖²"),
-        ("cosine", curves.cosine, f"cos(P[k], P[{curves.ref}])"),
-    )
-    domains = ([0.7, 1.0], [0.35, 0.65], [0.0, 0.3])
-    traces, layout, shapes = [], {}, []
-    for row, ((name, values, y_title), domain) in enumerate(zip(rows, domains, strict=True), start=1):
-        suffix = "" if row == 1 else str(row)
-        line = line_xy(values)
-        traces.append(
-            go.Scatter(
-                **line,
-                name=name,
-                mode="lines",
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
-                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
-            )
-        )
-        bottom = row == len(rows)
-        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0]} | (
-            {"title": {"text": "position k"}} if bottom else {"matches": "x3", "showticklabels": False}
-        )
-        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
-        shapes.append({
-            "type": "line", "x0": curves.ref, "x1": curves.ref, "xref": f"x{suffix}", "y0": 0, "y1": 1,
-            "yref": f"y{suffix} domain", "line": {"dash": "dot", "color": "grey"},
-        })
-    layout |= {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
-        "height": 720,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
-        "showlegend": False,
-        "hoverlabel": {"namelength": -1},
-        "shapes": shapes,
-    }
-    return go.Figure(data=traces, layout=layout)
-
-
-def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:
-    """Row (k) and column (k′) labels of the blocks of positions between ``edges``."""
-    edges = np.asarray(edges)
-    first, last = edges[:-1], edges[1:] - 1
-    rows = [range_label(int(a), int(b), "k") for a, b in zip(first, last, strict=True)]
-    cols = [range_label(int(a), int(b), "k′") for a, b in zip(first, last, strict=True)]
-    return rows, cols
-
-
-def offset_matrix_figure(block_means: np.ndarray, edges: np.ndarray, *, d: int, title: str) -> go.Figure:
-    """The L x L dot-product matrix G[k, k'] = f(k' - k), drawn as exact block means.
-
-    ``edges`` are the position blocks of both axes (``pe_core.block_edges``); hover names
-    the block of positions each cell stands for.
-    """
-    rows, cols = _offset_matrix_labels(edges)
-    starts = np.asarray(edges)[:-1]
-    return heatmap_figure(
-        block_means,
-        row_labels=rows,
-        col_labels=cols,
-        row_ticks=round_ticks(rows, starts),
-        col_ticks=round_ticks(cols, starts),
-        title=title,
-        x_title="position k′",
-        y_title="position k",
-        value_name="P[k]·P[k′]",
-        zrange=(-d / 2, d / 2),
-    )
-
-
-def closed_form_figure(
-    values_by_offset: np.ndarray,
-    *,
-    measured: np.ndarray | None = None,
-    measured_first_offset: int = 0,
-    title: str,
-) -> go.Figure:
-    r"""The closed form :math:`f(\delta) = \sum_i \cos(\omega_i\delta)` over
-    :math:`\delta = -(L-1) .. L-1`, with the values measured on the matrix (at the
-    consecutive offsets from ``measured_first_offset``) drawn as points on top. Either, when
-    longer than ``figures.LINE_MAX_POINTS``, is drawn as its min/max envelope."""
-    f = np.asarray(values_by_offset, dtype=np.float64)
-    L = (f.size + 1) // 2
-    line = line_xy(f, x0=-(L - 1))
-    traces = [
-        go.Scatter(
-            **line,
-            name="closed form Σ cos(ω_i δ)",
-            mode="lines",
-            hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
-            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
-        )
-    ]
-    if measured is not None:
-        points = line_xy(measured, x0=measured_first_offset)
-        # Thousands of markers (measured on the whole matrix at a small d) cost the browser
-        # more than the rest of the page: a dotted line over the closed form says the same.
-        as_markers = np.size(measured) <= MAX_MEASURED_MARKERS
-        traces.append(
-            go.Scatter(
-                **points,
-                name="measured P[ref+δ]·P[ref]",
-                mode="markers" if as_markers else "lines",
-                marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
-                line={"color": "#d6604d", "dash": "dot", "width": 2},
-                hovertemplate="offset δ = %{x}<br>measured dot = %{y:.10g}"
-                + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
-            )
-        )
-    return go.Figure(traces, {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
-        "height": 420,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
-        "xaxis": {"title": {"text": "offset δ (positions)"}},
-        "yaxis": {"title": {"text": "dot product f(δ)"}},
-        "legend": {"orientation": "h", "y": -0.2},
-        "hoverlabel": {"namelength": -1},
-    })
 
 
 # ----------------------------------------------------------------- transition matrix
@@ -405,25 +183,6 @@ def precision_tolerance(largest_angle: float) -> float:
     return PRECISION_EPS_FACTOR * _EPS * (1.0 + abs(float(largest_angle)))
 
 
-def group_columns(values: np.ndarray, layout: str, max_cols: int) -> tuple[np.ndarray, ...]:
-    """Average the d columns of ``values`` into ``pe_core.column_groups`` (runs of pairs of
-    one kind, never a sine with a cosine). Returns (means, is_sine, pair_first, pair_last)."""
-    values = np.asarray(values, dtype=np.float64)
-    d = values.shape[1]
-    is_sine, first, last = pe_core.column_groups(d, layout, max(2, max_cols))
-    pair, col_is_sine = pe_core.column_pairs(d, layout)
-    group = np.empty(d, dtype=np.int64)
-    for kind in (True, False):
-        ids = np.flatnonzero(is_sine == kind)
-        cols = col_is_sine == kind
-        group[cols] = ids[np.searchsorted(first[ids], pair[cols], side="right") - 1]
-    order = np.argsort(group, kind="stable")
-    starts = np.searchsorted(group[order], np.arange(is_sine.size))
-    sums = np.add.reduceat(values[:, order], starts, axis=1)
-    counts = np.diff(np.r_[starts, d])
-    return sums / counts, is_sine, first, last
-
-
 def shift_map_max_cols(L: int, d: int) -> int:
     """Columns of each shifted map: all d while SHIFT_MAP_ROWS row blocks fit SHIFT_MAP_CELLS,
     else a power of two within it (equal runs of pairs for d a power of two: round ticks)."""
@@ -555,41 +314,7 @@ def rotation_figure(
     return fig
 
 
-
 # ------------------------------------------------------------------- download tables
-
-
-def similarity_table(curves: SimilarityCurves) -> pd.DataFrame:
-    """``similarity_figure``'s data: every position k, its dot product, SSE and cosine to ref."""
-    ref = curves.ref
-    return pd.DataFrame({
-        "position k": np.arange(curves.dot.size),
-        f"P[k]·P[{ref}]": curves.dot,
-        f"SSE ‖P[k] − P[{ref}]‖²": curves.sse,
-        f"cos(P[k], P[{ref}])": curves.cosine,
-    })
-
-
-def offset_matrix_table(block_means: np.ndarray, edges: np.ndarray) -> pd.DataFrame:
-    """``offset_matrix_figure``'s data, each cell labelled with the blocks of k and k′ it averages."""
-    rows, cols = _offset_matrix_labels(edges)
-    return heatmap_table(block_means, rows, cols, rows_name="position k", cols_name="position k′")
-
-
-def closed_form_table(
-    values_by_offset: np.ndarray, *, measured: np.ndarray, measured_first_offset: int
-) -> pd.DataFrame:
-    """``closed_form_figure``'s data: f(δ) for every offset, and the measured dot products at
-    the offsets where they were measured (NaN elsewhere)."""
-    f = np.asarray(values_by_offset, dtype=np.float64)
-    L = (f.size + 1) // 2
-    measured = np.asarray(measured, dtype=np.float64)
-    at_offsets = np.full(f.size, np.nan)
-    first = measured_first_offset + L - 1
-    at_offsets[first : first + measured.size] = measured
-    return pd.DataFrame(
-        {"offset δ": np.arange(-(L - 1), L), "Σ cos(ω_i δ)": f, "measured P[ref+δ]·P[ref]": at_offsets}
-    )
 
 
 def transition_table(values: np.ndarray, dims: np.ndarray, *, d: int, layout: str) -> pd.DataFrame:
@@ -606,3 +331,91 @@ def rotation_table(theta: float, phi: float) -> pd.DataFrame:
         index=pd.Index(["v = P[k] (this pair)", "v W(δω) = P[k+δ] (this pair)"], name="point"),
         columns=["sine component", "cosine component"],
     )
+
+
+def _index_runs(dims: np.ndarray) -> str:
+    """``np.r_[0:64, 256:320]`` for the indices 0..63 and 256..319."""
+    dims = np.asarray(dims)
+    runs = np.split(dims, np.flatnonzero(np.diff(dims) != 1) + 1)
+    return "np.r_[" + ", ".join(f"{int(r[0])}:{int(r[-1]) + 1}" for r in runs) + "]"
+
+
+def relative_code(
+    settings: Settings,
+    *,
+    delta: int,
+    window_start: int,
+    window: int,
+    pair: int,
+    position: int,
+    map_rows: int,
+    map_cols: int,
+    library: str = "numpy",
+) -> str:
+    """Relative positions: the drawn window of M(delta), the shifted map P M(delta) beside
+    PE(k + delta) computed directly (block means as drawn), and one pair's rotation.
+
+    NumPy multiplies by the dense M, as seed 001 does; PyTorch rotates each pair as a complex
+    multiply z * exp(-i delta w), the O(L d) way the app computes it.
+    """
+    L, d, layout = settings.L, settings.d, settings.layout
+    dims = transition_window_dims(d, layout, window_start, window)
+    row_edges = pe_core.block_edges(L, map_rows)
+    pair_edges = reproduce.pair_edges(d, layout, max(2, map_cols))
+    lib = "np" if library == "numpy" else "torch"
+    columns = (
+        f"{lib}.arange(0, d, 2), {lib}.arange(1, d, 2)" if layout == "interleaved"
+        else f"{lib}.arange(d // 2), {lib}.arange(d // 2, d)"
+    )
+    zeros = "np.zeros((d, d))" if library == "numpy" else "torch.zeros(d, d, dtype=torch.float64)"
+    code = reproduce.title("Relative positions", settings, f"the shift by δ = {delta}")
+    code += reproduce.header(settings, reproduce.imports(library), library)
+    code += reproduce.encoding_rows_code(settings, library=library)
+    code += (
+        f"\ndelta = {delta}\n"
+        "phi = delta * w  # pair i turns by φ_i = δ·ω_i\n"
+        "# M(δ): the row [sin, cos] of pair i times W(φ_i) = [[cos φ_i, -sin φ_i], [sin φ_i, cos φ_i]]\n"
+        f"s, c = {columns}  # the sine and the cosine column of each pair\n"
+        f"M = {zeros}\n"
+        f"M[s, s], M[c, s], M[s, c], M[c, c] = {lib}.cos(phi), {lib}.sin(phi), -{lib}.sin(phi), {lib}.cos(phi)\n"
+    )
+    if library == "numpy":
+        code += "shifted = P @ M  # row k becomes P[k + δ] (seed 001's P @ M)\n"
+    else:
+        code += "# The same shift pair by pair: z_i = sin + i·cos of pair i, times e^(-iφ_i)\n"
+        code += "turn = torch.polar(torch.ones_like(phi), -phi)\n"
+        if layout == "interleaved":
+            code += (
+                "z = torch.view_as_complex(P.reshape(L, d // 2, 2).contiguous()) * turn\n"
+                "shifted = torch.view_as_real(z).reshape(L, d)\n"
+            )
+        else:
+            code += (
+                "z = torch.complex(P[:, : d // 2], P[:, d // 2 :]) * turn\n"
+                "shifted = torch.cat([z.real, z.imag], dim=1)\n"
+            )
+    code += "# PE(k + δ) computed directly\n"
+    code += reproduce.encoding_rows_code(settings, start=delta, name="direct", library=library)
+    if library == "torch":
+        code += (
+            "# From here on NumPy: what the page draws\n"
+            "P, M, shifted, direct, w = (x.numpy() for x in (P, M, shifted, direct, w))\n"
+        )
+    code += (
+        f"window = M[np.ix_({_index_runs(dims)}, {_index_runs(dims)})]  # the rows and columns of M drawn\n"
+        "error = np.abs(shifted - direct).max()  # max |P M(δ) - PE(k + δ)|: rounding only\n\n"
+        + reproduce.encoding_blocks_code("shifted", "shifted_shown", layout, row_edges, pair_edges)
+        + reproduce.encoding_blocks_code("direct", "direct_shown", layout, row_edges, pair_edges)
+        + f"\n# Pair {pair} at position {position}: v = [sin θ, cos θ] with θ = k·ω_i, and v W(δ·ω_i)\n"
+        f"pair, position = {pair}, {position}\n"
+        "theta, angle = position * w[pair], delta * w[pair]\n"
+        "v = np.array([np.sin(theta), np.cos(theta)])\n"
+        "W = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])\n"
+        "rotation = np.array([v, v @ W])  # [sin(θ + φ), cos(θ + φ)] in the second row\n"
+    )
+    return code + reproduce.result_code({
+        "relative_transition": "window",
+        "relative_shifted": "shifted_shown",
+        "relative_direct": "direct_shown",
+        "relative_rotation": "rotation",
+    })

@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 import pe_core
 from explorer import criteria
 from explorer.criteria import Measurement, Rows
+from explorer.figures import line_figure
 from explorer.settings import Settings
 
 SCHEMES: dict[str, str] = {
@@ -584,3 +586,19 @@ def snippet(settings: Settings, offset: int = 1) -> str:
         convention=settings.convention, far=FAR_FACTOR * settings.L, seed=LEARNED_SEED, window=criteria.WINDOW,
         rate=rate, plans="\n".join(lines),
     )
+
+
+def scheme_distance_figure(
+    offsets: np.ndarray, series: dict[str, np.ndarray], *, title: str, dashes: dict[str, str] | None = None
+) -> go.Figure:
+    """The scorecard's distance by offset, one line per scheme, log-log; ``dashes`` tells
+    apart lines that coincide (integer and scaled positions grow alike within one length)."""
+    fig = line_figure(
+        np.asarray(offsets), series, title=title, x_title="offset δ (positions)",
+        y_title="distance ÷ distance at δ = 1", log_x=True, log_y=True, hover_format=".4g",
+    )
+    for trace in fig.data:
+        if dashes and trace.name in dashes:
+            trace.line = {"dash": dashes[trace.name], "width": 3}
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return fig

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -216,3 +216,12 @@ def parse_int_list(
         return default, [f"{key}: no whole number in it; using {default}."]
     notices = [f"{key}: " + "; ".join(problems) + "."] if problems else []
     return ",".join(map(str, kept)), notices
+
+
+def even_settings(settings: Settings, why: str) -> tuple[Settings, str | None]:
+    """These pages need sine/cosine pairs: an odd d (impossible from the sidebar, which steps
+    by 2, but guarded anyway) becomes the even d below it (2 for d = 1), with a one-line notice."""
+    if settings.d % 2 == 0:
+        return settings, None
+    even = settings.d - 1 if settings.d > 1 else 2
+    return replace(settings, d=even), f"d = {settings.d} is odd: {why}; this page uses d = {even}."

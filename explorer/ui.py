@@ -14,8 +14,8 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer import controls, relation_figures
-from explorer.settings import Settings
+from explorer import controls
+from explorer.settings import Settings, even_settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -24,7 +24,7 @@ PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png",
 def even_d_page(title: str, why: str) -> Settings:
     """The title of a page that needs sine/cosine pairs, and the shared settings with an even d
     (with a one-line notice when d was odd: ``why`` says what an odd d would break)."""
-    settings, odd_notice = relation_figures.even_settings(st.session_state["settings"], why)
+    settings, odd_notice = even_settings(st.session_state["settings"], why)
     st.title(title)
     if odd_notice:
         st.warning(odd_notice, icon=":material/warning:")

@@ -6,16 +6,19 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, figures, reproduce, ui, wave_figures
+from explorer import binary, cached, controls, figures, ui
 from explorer.settings import Settings, format_n
 
-MAX_ROWS = wave_figures.BINARY_MAX_ROWS
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+MAX_ROWS = binary.BINARY_MAX_ROWS
 MAX_BITS = 16
 NEIGHBOURS_SHOWN = 8
 
 settings: Settings = st.session_state["settings"]
 d, L = settings.d, settings.L
-w = compute.frequencies(settings)
+w = cached.frequencies(settings)
 
 st.title("Binary vs sinusoid")
 st.markdown(
@@ -25,7 +28,7 @@ st.markdown(
 )
 
 needed = pe_core.bits_needed(L - 1)
-max_cols = wave_figures.sinusoid_max_cols(len(pe_core.block_edges(L, MAX_ROWS)) - 1)
+max_cols = binary.sinusoid_max_cols(len(pe_core.block_edges(L, MAX_ROWS)) - 1)
 left, right = st.columns(2)
 bits = controls.int_control(
     "bits", "Bits (width of the code)", default=needed, low=needed, high=MAX_BITS, container=left,
@@ -42,14 +45,14 @@ def maps() -> None:
     B = pe_core.binary_encoding(L, bits)
     binary_blocks = pe_core.block_average(B, row_edges, np.arange(bits + 1))
     ui.chart(
-        wave_figures.binary_figure(
+        binary.binary_figure(
             binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
             title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
         ),
         key="binary_codes",
     )
     ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
-    reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
+    reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -73,12 +76,12 @@ def maps_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The two maps as drawn, as tables."""
     row_edges = pe_core.block_edges(L, MAX_ROWS)
     binary_blocks = pe_core.block_average(pe_core.binary_encoding(L, bits), row_edges, np.arange(bits + 1))
-    reduced = compute.reduced_encoding(settings, MAX_ROWS, max_cols)
+    reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
     labels, _ = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
     return (
-        wave_figures.binary_table(binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
+        binary.binary_table(binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
         figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose),
     )
 
@@ -92,21 +95,20 @@ def periods() -> None:
     st.subheader("Bit period against wavelength")
     periods = pe_core.bit_periods(bits)
     lengths = pe_core.wavelengths(d, settings.n, settings.convention)
-    ui.chart(wave_figures.periods_figure(periods, lengths, L), key="binary_periods")
+    ui.chart(binary.periods_figure(periods, lengths, L), key="binary_periods")
     st.markdown(
         "Bit periods double at every bit; wavelengths grow by the constant factor "
         f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
         f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
         f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
     )
-    periods_table = wave_figures.periods_table(periods, lengths)
-    st.dataframe(wave_figures.periods_display(periods_table), hide_index=True)
+    periods_table = binary.periods_table(periods, lengths)
+    st.dataframe(binary.periods_display(periods_table), hide_index=True)
 
 
 ui.cached_section("binary_periods", periods, settings, bits)
-ui.downloads("periods and wavelengths", lambda: wave_figures.periods_table(
+ui.downloads("periods and wavelengths", lambda: binary.periods_table(
     pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n, settings.convention)), key="binary_periods")
-
 
 
 def distances_section() -> None:
@@ -114,21 +116,21 @@ def distances_section() -> None:
     st.subheader("Hamming distance against SSE")
     ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
     ui.cached_section("binary_distances", lambda: distances(ref), settings, bits, ref)
-    ui.downloads("both distances", lambda: wave_figures.distance_table(*hamming_and_sse(ref), ref=ref),
+    ui.downloads("both distances", lambda: binary.distance_table(*hamming_and_sse(ref), ref=ref),
                  key="binary_distances")
     snippet["ref"] = ref
 
 
 def hamming_and_sse(ref: int) -> tuple[np.ndarray, np.ndarray]:
     hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, bits), ref)
-    return hamming, compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    return hamming, cached.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
 
 
 def distances(ref: int) -> None:
     B = pe_core.binary_encoding(L, bits)
     hamming = pe_core.hamming_distance(B, ref)
-    sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
-    ui.chart(wave_figures.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+    sse = cached.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    ui.chart(binary.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
     if figures.envelope_note(L):
         st.caption(figures.envelope_note(L, "position"))
 
@@ -147,7 +149,7 @@ def distances(ref: int) -> None:
             f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
             help=f"Largest between positions {worst} and {worst + 1}.",
         )
-        second.metric("SSE between neighbours (any k)", f"{compute.sse_by_abs_offset(settings)[1]:.6g}")
+        second.metric("SSE between neighbours (any k)", f"{cached.sse_by_abs_offset(settings)[1]:.6g}")
         third.metric(f"Largest SSE to position {ref}", f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
     near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
     st.dataframe(
@@ -166,6 +168,6 @@ def distances(ref: int) -> None:
 snippet: dict[str, int] = {}
 ui.fragment(distances_section)
 ui.reproduce(
-    reproduce.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=MAX_ROWS,
+    binary.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=MAX_ROWS,
                           max_cols=max_cols)
 )

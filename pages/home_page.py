@@ -5,9 +5,18 @@ import math
 
 import streamlit as st
 
-from explorer import compute, controls, criteria, page_list, reproduce, ui
+from explorer import controls, criteria, page_list, ui
 from explorer.presets import PRESETS
 from explorer.settings import Settings, format_n
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def measured_criteria(settings: Settings) -> tuple[criteria.Measurement, ...]:
+    """Seed 000's four criteria measured for the settings (explorer.criteria; ~0.6 s at the largest)."""
+    return criteria.evaluate(settings)
+
 
 settings: Settings = st.session_state["settings"]
 
@@ -46,7 +55,7 @@ def criteria_section() -> None:
     shape = (
         f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
     )
-    measurements = compute.criteria(settings)
+    measurements = measured_criteria(settings)
     passed = sum(m.passed for m in measurements)
     summary = f"{passed} of {len(measurements)} criteria pass for the current settings ({shape})."
     if passed == len(measurements):
@@ -64,8 +73,8 @@ def criteria_section() -> None:
 
 
 ui.cached_section("home_criteria", criteria_section, settings)
-ui.downloads("the criteria", lambda: criteria.criteria_table(compute.criteria(settings)), key="home_criteria")
-ui.reproduce(reproduce.home_code(settings))
+ui.downloads("the criteria", lambda: criteria.criteria_table(measured_criteria(settings)), key="home_criteria")
+ui.reproduce(criteria.home_code(settings))
 
 st.subheader("Reproduce a figure of the sources")
 st.markdown("Each button sets every control as the source did and opens the page that draws it.")

@@ -5,11 +5,24 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, controls, figures, reproduce, ui
+import pe_core
+from explorer import cached, controls, figures, matrix, ui
 from explorer.settings import Settings, format_n
 
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0):
+    """Circular block means of the angles, in degrees (positions start .. start+L-1)."""
+    return pe_core.angle_block_mean(
+        settings.L, settings.d, settings.n, convention=settings.convention, start=start, max_rows=max_rows,
+        max_pairs=max_pairs,
+    )
+
+
 settings: Settings = st.session_state["settings"]
-MAX_ROWS, MAX_COLS = figures.matrix_max_rows(settings.d), figures.MATRIX_MAX_COLS
+MAX_ROWS, MAX_COLS = matrix.matrix_max_rows(settings.d), figures.MATRIX_MAX_COLS
 st.title("Encoding matrix")
 st.latex(
     r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\quad P[k, 2i+1] = \cos\!\left(k\,\omega_i\right),"
@@ -65,7 +78,7 @@ def drawn_settings(row_start: int | None) -> tuple[Settings, int, str]:
 
 def values_map(transpose: bool, row_start: int | None) -> None:
     drawn, start, shape = drawn_settings(row_start)
-    reduced = compute.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
+    reduced = cached.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -80,12 +93,12 @@ def values_map(transpose: bool, row_start: int | None) -> None:
         if averaging:
             st.caption(f"{averaging} To see single positions, choose a window of {MAX_ROWS} single positions above.")
     else:
-        st.caption(figures.window_note(start, MAX_ROWS, L, (reduced.values.shape[1], d), "columns"))
+        st.caption(matrix.window_note(start, MAX_ROWS, L, (reduced.values.shape[1], d), "columns"))
 
 
 def values_table(transpose: bool, row_start: int | None):
     drawn, start, _ = drawn_settings(row_start)
-    reduced = compute.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
+    reduced = cached.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
     labels, _ = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -94,8 +107,8 @@ def values_table(transpose: bool, row_start: int | None):
 
 def angles_map(transpose: bool, row_start: int | None) -> None:
     drawn, start, shape = drawn_settings(row_start)
-    degrees, row_first, row_last, pair_edges = compute.angle_map(drawn, MAX_ROWS, MAX_COLS, start)
-    labels = figures.angle_axis_labels(pair_edges, w)
+    degrees, row_first, row_last, pair_edges = angle_map(drawn, MAX_ROWS, MAX_COLS, start)
+    labels = matrix.angle_axis_labels(pair_edges, w)
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
         title=f"Angle k·ω_i in degrees, mod 360 ({shape})", transpose=transpose, value_name="angle (deg)",
@@ -105,7 +118,7 @@ def angles_map(transpose: bool, row_start: int | None) -> None:
     if row_start is None:
         ui.reduced_note("Angles", degrees.shape, (L, len(w)))
     else:
-        st.caption(figures.window_note(start, MAX_ROWS, L, (degrees.shape[1], len(w)), "pairs"))
+        st.caption(matrix.window_note(start, MAX_ROWS, L, (degrees.shape[1], len(w)), "pairs"))
     st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
     if row_start is None and L > MAX_ROWS:
         st.caption(
@@ -116,31 +129,31 @@ def angles_map(transpose: bool, row_start: int | None) -> None:
 
 def angles_table(transpose: bool, row_start: int | None):
     drawn, start, _ = drawn_settings(row_start)
-    degrees, row_first, row_last, pair_edges = compute.angle_map(drawn, MAX_ROWS, MAX_COLS, start)
-    return figures.encoding_table(degrees, row_first, row_last, figures.angle_axis_labels(pair_edges, w),
+    degrees, row_first, row_last, pair_edges = angle_map(drawn, MAX_ROWS, MAX_COLS, start)
+    return figures.encoding_table(degrees, row_first, row_last, matrix.angle_axis_labels(pair_edges, w),
                                   transpose=transpose)
 
 
 def rates() -> None:
     st.subheader("Frequencies and wavelengths")
     st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
-    ui.chart(figures.rates_figure(w), key="matrix_rates")
+    ui.chart(matrix.rates_figure(w), key="matrix_rates")
 
 
 def numbers() -> None:
     st.subheader("The matrix as numbers")
-    P = compute.encoding(settings)
+    P = cached.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
 
 
 L, d = settings.L, settings.d
-w = compute.frequencies(settings)
+w = cached.frequencies(settings)
 #: The reproduce-this code's arguments; the heatmap's controls add theirs.
 snippet: dict[str, object] = {"max_rows": MAX_ROWS, "max_cols": MAX_COLS}
 ui.fragment(heatmap)
 ui.first_chart_sent()
 ui.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)
-ui.downloads("ω_i and λ_i", lambda: figures.frequency_table(w), key="matrix_rates")
+ui.downloads("ω_i and λ_i", lambda: matrix.frequency_table(w), key="matrix_rates")
 if settings.L * settings.d <= 64:
     ui.cached_section("matrix_numbers", numbers, settings)
-ui.reproduce(reproduce.matrix_code(settings, **snippet), reproduce.matrix_code(settings, **snippet, library="torch"))
+ui.reproduce(matrix.matrix_code(settings, **snippet), matrix.matrix_code(settings, **snippet, library="torch"))

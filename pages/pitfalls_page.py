@@ -5,8 +5,27 @@ import math
 
 import streamlit as st
 
-from explorer import compute, controls, figures, pitfalls, ui
+from explorer import cached, controls, figures, pitfalls, ui
 from explorer.settings import N_OPTIONS, Settings, format_n
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner="Comparing the two variants...")
+def pitfalls_comparison(
+    a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
+) -> pitfalls.Comparison:
+    """Two variants as drawn, their difference, and the largest |A - B| over the full matrices
+    (explorer.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest)."""
+    return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
+
+
+@st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
+def pitfalls_upload(name: str, data: bytes, max_rows: int, max_cols: int) -> pitfalls.UploadCheck:
+    """Load, identify and compare an uploaded matrix (explorer.pitfalls.check_upload); keeps only
+    display-sized results, never the upload itself. Raises ValueError for a bad file."""
+    return pitfalls.check_upload(name, data, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
+
 
 MAX_ROWS, MAX_COLS = figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS
 
@@ -50,7 +69,7 @@ def comparison_maps() -> None:
     text_a.markdown(f"**A: {variant_a.describe()}.** {pitfalls.explanation(key_a, settings, variant_a)}")
     text_b.markdown(f"**B: {variant_b.describe()}.** {pitfalls.explanation(key_b, settings, variant_b)}")
 
-    comparison = compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
+    comparison = pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
     rows, cols = comparison.row_labels, comparison.columns.labels
     row_ticks = figures.round_ticks(rows, [int(r) for r in comparison.row_edges[:-1]])
     col_ticks = figures.round_ticks(cols, comparison.columns.ticks, count=10)
@@ -97,14 +116,14 @@ ui.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b
 
 
 def difference_table():
-    comparison = compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
+    comparison = pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS)
     return figures.heatmap_table(comparison.difference, comparison.row_labels, comparison.columns.labels,
                                  rows_name="row r", cols_name="column j")
 
 
 ui.downloads("the difference map", difference_table, key="pitfalls_difference")
 ui.reproduce(pitfalls.difference_code(
-    variant_a, variant_b, L, d, compute.pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS),
+    variant_a, variant_b, L, d, pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS),
     (pitfalls.VARIANTS[key_a], pitfalls.VARIANTS[key_b]),
 ))
 
@@ -128,7 +147,7 @@ example_csv.download_button(
 upload = st.file_uploader("Your matrix (.npy or .csv)", type=["npy", "csv"], key="pitfalls_upload")
 if upload is not None:
     try:
-        check = compute.pitfalls_upload(upload.name, upload.getvalue(), MAX_ROWS, MAX_COLS)
+        check = pitfalls_upload(upload.name, upload.getvalue(), MAX_ROWS, MAX_COLS)
     except ValueError as error:
         st.error(str(error), icon=":material/block:")
     else:

@@ -4,13 +4,74 @@ which position two neighbours can no longer be told apart, and what helps."""
 import math
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import beyond_figures, compute, controls, ui
+from explorer import cached, controls, precision, ui
 from explorer import precision as pr
 from explorer.settings import Settings, format_n
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def precision_scan(
+    dtype: str, method: str, w0: float, window: int, start: int, limit: int
+) -> pr.PairScan:
+    """The fastest pair's neighbour scan up to 10^7 (independent of d, n and layout: cached once)."""
+    return pr.scan_fastest_pair(dtype, method, w0, window, start, limit)
+
+
+def precision_errors(settings: Settings) -> pr.Errors:
+    """Errors of float32, float16 and bfloat16 against float64 on ~200 positions up to 10^7.
+
+    Only the "relative" series depend on L (their window), so the others are cached without it.
+    """
+    fixed = precision_series_errors(replace(settings, L=1), False)
+    moving = precision_series_errors(settings, True)
+    order = pr.NAMES.values()
+    return pr.Errors(
+        fixed.positions,
+        {name: {**fixed.max_error, **moving.max_error}[name] for name in order},
+        {name: {**fixed.telling, **moving.telling}[name] for name in order},
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def precision_series_errors(settings: Settings, relative: bool) -> pr.Errors:
+    """precision_errors for the "relative" series, or for all the others."""
+    series = [key for key in pr.SERIES if (key[1] == "relative") == relative]
+    return pr.errors(settings, series=series)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
+    """The same errors for one column of P."""
+    return pr.column_errors(settings, column)
+
+
+def precision_neighbours(settings: Settings) -> dict[str, pr.Neighbours]:
+    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, k < 10^7).
+
+    Only the "relative" method depends on L (its window of positions), so the others are
+    cached without it: an L step searches again for three series, not nine.
+    """
+    return {
+        pr.series_name(dtype, method): precision_neighbour(
+            settings if method == "relative" else replace(settings, L=1), dtype, method
+        )
+        for dtype in pr.DTYPES
+        for method in pr.METHODS
+    }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def precision_neighbour(settings: Settings, dtype: str, method: str) -> pr.Neighbours:
+    """precision_neighbours for one dtype and method."""
+    return pr.neighbours(settings, dtype, method, scan=precision_scan)
+
 
 settings: Settings = st.session_state["settings"]
 d, L = settings.d, settings.L
@@ -47,10 +108,10 @@ ui.cached_section("precision_formats", formats)
 
 def errors() -> None:
     st.subheader("Error against float64, up to position 10⁷")
-    result = compute.precision_errors(settings)
+    result = precision_errors(settings)
     lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
     ui.chart(
-        beyond_figures.precision_figure(
+        precision.precision_figure(
             result.positions, lines, pr.NAMES, title=f"Largest |P̃[k, j] − P[k, j]| over the {d:,} columns ({shape})",
             y_title="absolute error (log scale)",
         ),
@@ -64,7 +125,7 @@ def errors() -> None:
         "is unrelated to the true one."
     )
 
-    found = compute.precision_neighbours(settings)
+    found = precision_neighbours(settings)
     summary = pr.summary_table(result, found)
     st.dataframe(pr.display_summary(summary))
 
@@ -90,7 +151,7 @@ def errors() -> None:
             + (f". Not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None else ".")
         )
     ui.chart(
-        beyond_figures.precision_figure(
+        precision.precision_figure(
             result.positions, {key: result.telling[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
             title=f"Columns in which P̃[k] and P̃[k+1] differ, of d = {d:,}", y_title="columns (of d)", log_y=False,
             hover_format=",.0f",
@@ -117,20 +178,20 @@ def column_section() -> None:
     ui.cached_section("precision_column", lambda: column_errors(column_index), settings, column_index)
     ui.downloads(
         f"column {column_index}'s errors",
-        lambda: pd.DataFrame(compute.precision_column(settings, column_index),
-                             index=pd.Index(compute.precision_errors(settings).positions, name="position k")),
+        lambda: pd.DataFrame(precision_column(settings, column_index),
+                             index=pd.Index(precision_errors(settings).positions, name="position k")),
         key="precision_column",
     )
 
 
 def column_errors(column_index: int) -> None:
-    result = compute.precision_errors(settings)
+    result = precision_errors(settings)
     pair_of, is_sine = pe_core.column_pairs(d, settings.layout)
-    w = compute.frequencies(settings)
+    w = cached.frequencies(settings)
     pair = int(pair_of[column_index])
-    by_column = compute.precision_column(settings, column_index)
+    by_column = precision_column(settings, column_index)
     ui.chart(
-        beyond_figures.precision_figure(
+        precision.precision_figure(
             result.positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
             title=f"|P̃[k, {column_index}] − P[k, {column_index}]|: {'sin' if is_sine[column_index] else 'cos'} of "
             f"pair {pair}, ω = {w[pair]:.4g} rad/position",
@@ -142,18 +203,18 @@ def column_errors(column_index: int) -> None:
 
 
 def summary_table() -> pd.DataFrame:
-    return pr.summary_table(compute.precision_errors(settings), compute.precision_neighbours(settings))
+    return pr.summary_table(precision_errors(settings), precision_neighbours(settings))
 
 
 ui.downloads("the summary", summary_table, key="precision_summary")
-ui.downloads("the errors by position", lambda: pr.errors_table(compute.precision_errors(settings)),
+ui.downloads("the errors by position", lambda: pr.errors_table(precision_errors(settings)),
              key="precision_errors")
 ui.fragment(column_section)
 
 
 def what_helps() -> None:
     st.subheader("What helps")
-    result, found = compute.precision_errors(settings), compute.precision_neighbours(settings)
+    result, found = precision_errors(settings), precision_neighbours(settings)
     summary = pr.summary_table(result, found)
     worst = {key: summary.loc[pr.NAMES[key], f"largest error, k ≤ {pr.power_text(pr.LAST_POSITION)}"]
              for key in pr.SERIES}

@@ -5,11 +5,25 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, figures, relation_figures, reproduce, ui
-from explorer.settings import format_n
+from explorer import cached, controls, figures, relative, ui
+from explorer.settings import Settings, format_n
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def shift_comparison(
+    settings: Settings, delta: int, max_rows: int, max_cols: int
+) -> relative.ShiftComparison:
+    """P @ M(delta) against PE(k + delta) computed directly (explorer.relative.compare_shift)."""
+    return relative.compare_shift(
+        settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
+        max_rows=max_rows, max_cols=max_cols, full_cells=cached.FULL_MATRIX_CELLS,
+    )
+
 
 #: Rows and columns of M drawn at once, and row blocks of each shifted map (see relation_figures).
-WINDOW, MAP_ROWS = relation_figures.TRANSITION_WINDOW, relation_figures.SHIFT_MAP_ROWS
+WINDOW, MAP_ROWS = relative.TRANSITION_WINDOW, relative.SHIFT_MAP_ROWS
 
 settings = ui.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
 d, L = settings.d, settings.L
@@ -31,7 +45,7 @@ delta = controls.int_control(
     help=f"A whole number from −{span:,} to {span:,}. Seed 001 uses −10.",
 )
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
-w = compute.frequencies(settings)
+w = cached.frequencies(settings)
 
 
 def transition_section() -> None:
@@ -41,7 +55,7 @@ def transition_section() -> None:
     if d > WINDOW:
         window_start = controls.int_control(
             "window_start", f"First dimension of the {WINDOW} x {WINDOW} window",
-            default=0, low=0, high=relation_figures.transition_window_limit(d, settings.layout, WINDOW),
+            default=0, low=0, high=relative.transition_window_limit(d, settings.layout, WINDOW),
             help="M is d x d; a window of it is drawn so that each cell stays visible.",
         )
     ui.cached_section("relative_transition", lambda: transition(window_start), settings, delta, window_start)
@@ -51,22 +65,22 @@ def transition_section() -> None:
 
 def transition_window(window_start: int) -> tuple[np.ndarray, np.ndarray]:
     """The dimensions of the window and M(δ) on them."""
-    dims = relation_figures.transition_window_dims(d, settings.layout, window_start, WINDOW)
-    return dims, relation_figures.transition_window(
+    dims = relative.transition_window_dims(d, settings.layout, window_start, WINDOW)
+    return dims, relative.transition_window(
         delta, d, settings.n, layout=settings.layout, convention=settings.convention, dims=dims
     )
 
 
 def transition_table(window_start: int):
     dims, M_window = transition_window(window_start)
-    return relation_figures.transition_table(M_window, dims, d=d, layout=settings.layout)
+    return relative.transition_table(M_window, dims, d=d, layout=settings.layout)
 
 
 def transition(window_start: int) -> None:
     dims, M_window = transition_window(window_start)
-    window = relation_figures.window_text(dims, d)
+    window = relative.window_text(dims, d)
     ui.chart(
-        relation_figures.transition_figure(
+        relative.transition_figure(
             M_window, dims, d=d, layout=settings.layout, delta=delta,
             title=f"M({delta}), rows and columns: {window}" + (" (window)" if dims.size < d else ""),
         ),
@@ -87,7 +101,7 @@ def transition(window_start: int) -> None:
 
 def shifted_maps() -> None:
     st.subheader("The shifted map")
-    comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
     labels, ticks = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
     )
@@ -128,13 +142,13 @@ def shifted_maps() -> None:
         )
     if not comparison.whole_matrix:
         st.caption(
-            f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the error "
+            f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the error "
             f"is measured on positions {comparison.checked_first:,}..{comparison.checked_last:,}, the last ones, "
             "where the angles and their rounding are largest. The maps are exact block means from the closed form."
         )
     verdict = (
         f"largest error {max(comparison.max_error, comparison.seed_error or 0.0):.2e}, tolerance "
-        f"{comparison.tolerance:.2e} = {relation_figures.PRECISION_EPS_FACTOR:g}·ε·(1 + largest angle in rad)"
+        f"{comparison.tolerance:.2e} = {relative.PRECISION_EPS_FACTOR:g}·ε·(1 + largest angle in rad)"
     )
     if comparison.accurate:
         st.success(f"Seed 001: \"This is accurate to numerical precision.\" Checked live: {verdict}.")
@@ -143,7 +157,7 @@ def shifted_maps() -> None:
 
 
 def shifted_table(which: str):
-    comparison = compute.shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
     labels, _ = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
     )
@@ -157,7 +171,7 @@ def pair_section() -> None:
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
     ui.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
-    ui.downloads("the two points", lambda: relation_figures.rotation_table(k * w[pair], delta * w[pair]),
+    ui.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
                  key="relative_rotation")
     snippet.update(pair=pair, position=k)
 
@@ -170,7 +184,7 @@ def rotation(pair: int, k: int) -> None:
     else:
         axis_names = (f"column {pair} = sin(k·ω_{pair})", f"column {m + pair} = cos(k·ω_{pair})")
     ui.chart(
-        relation_figures.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
+        relative.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
         key="relative_rotation",
     )
     W = pe_core.rotation(phi)
@@ -199,7 +213,7 @@ def rotation(pair: int, k: int) -> None:
     )
 
 
-max_cols = relation_figures.shift_map_max_cols(L, d)
+max_cols = relative.shift_map_max_cols(L, d)
 #: The reproduce-this code's arguments; the sections' controls add theirs.
 snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": MAP_ROWS, "map_cols": max_cols}
 ui.fragment(transition_section)
@@ -208,5 +222,5 @@ ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_
 ui.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
 ui.fragment(pair_section)
 ui.reproduce(
-    reproduce.relative_code(settings, **snippet), reproduce.relative_code(settings, **snippet, library="torch")
+    relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")
 )

@@ -1,12 +1,28 @@
 """Criteria scorecard: the sinusoid against integer positions, positions scaled to [0, 1],
 binary codes and a learned table, each criterion of seed 000 (and two more) measured live."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import beyond_figures, compute, controls, ui
+from explorer import controls, ui
 from explorer import scorecard as sc
 from explorer.settings import Settings, format_n
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def measured_scorecard(settings: Settings, offset: int) -> sc.Scorecard:
+    """Every scheme x criterion of the Criteria scorecard (explorer.scorecard; ~1 s at the largest)."""
+    return sc.evaluate(settings, offset)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scorecard_distances(settings: Settings) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Distance by offset of every scheme, relative to offset 1 (the scorecard's chart)."""
+    return sc.distance_by_offset(settings)
+
 
 settings: Settings = st.session_state["settings"]
 L = settings.L
@@ -37,9 +53,9 @@ offset = controls.int_control(
 shape = f"L={L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 
 
-def scorecard() -> None:
+def scorecard_table() -> None:
     st.subheader("The scorecard")
-    card = compute.scorecard(settings, offset)
+    card = measured_scorecard(settings, offset)
     st.dataframe(sc.display_table(card))
     st.caption(
         f"{shape}, δ = {card.offset}. ✓ passes, ✗ fails; the number is what was measured: the smallest distance "
@@ -73,16 +89,16 @@ def scorecard() -> None:
         )
 
 
-ui.cached_section("scorecard_table", scorecard, settings, offset)
-ui.downloads("the scorecard", lambda: sc.numbers_table(compute.scorecard(settings, offset)), key="scorecard_table")
+ui.cached_section("scorecard_table", scorecard_table, settings, offset)
+ui.downloads("the scorecard", lambda: sc.numbers_table(measured_scorecard(settings, offset)), key="scorecard_table")
 
 
 def distances() -> None:
     st.subheader("Distance by offset")
-    offsets, series = compute.scorecard_distances(settings)
+    offsets, series = scorecard_distances(settings)
     if offsets.size:
         ui.chart(
-            beyond_figures.scheme_distance_figure(
+            sc.scheme_distance_figure(
                 offsets, series, title=f"‖P[δ] − P[0]‖ relative to offset 1 ({shape})", dashes=sc.chart_dashes(series),
             ),
             key="scorecard_distances",
@@ -103,9 +119,9 @@ ui.cached_section("scorecard_distances", distances, settings)
 
 
 def distances_table() -> pd.DataFrame:
-    offsets, series = compute.scorecard_distances(settings)
+    offsets, series = scorecard_distances(settings)
     return pd.DataFrame(series, index=pd.Index(offsets, name="offset δ"))
 
 
 ui.downloads("the distances", distances_table, key="scorecard_distances")
-ui.reproduce(sc.snippet(settings, compute.scorecard(settings, offset).offset))
+ui.reproduce(sc.snippet(settings, measured_scorecard(settings, offset).offset))

@@ -6,9 +6,25 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, figures, relation_figures, reproduce, ui
-from explorer.relation_figures import MEASURED_CELLS, SIMILARITY_BLOCKS
-from explorer.settings import format_n
+from explorer import cached, controls, figures, similarity, ui
+from explorer.settings import Settings, format_n
+from explorer.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+def measure_around(settings: Settings, ref: int, max_cells: int) -> tuple[int, np.ndarray]:
+    """similarity.measure_around, cached by its window of positions: the window does
+    not move with L (unless ref is near the end), so an L step measures nothing again."""
+    first, count = similarity.measure_window(settings.L, settings.d, ref, max_cells)
+    return first, window_dots(settings.d, settings.n, settings.layout, settings.convention, ref, first, count)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first: int, count: int) -> np.ndarray:
+    """P[k]·P[ref] for k = first .. first+count-1 (similarity.window_dots)."""
+    return similarity.window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
+
 
 #: Rows of the table of exact values around the reference position.
 TABLE_RADIUS = 5
@@ -27,34 +43,34 @@ st.latex(
 st.latex(r"\lVert P[k]-P[k+\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
 
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
-by_offset = compute.dot_by_offset(settings)
+by_offset = cached.dot_by_offset(settings)
 
 
-def curves_against(ref: int) -> tuple[relation_figures.SimilarityCurves, str]:
+def curves_against(ref: int) -> tuple[similarity.SimilarityCurves, str]:
     """Dot product, SSE and cosine of every position against ``ref``, and how they were measured."""
-    if L * d <= compute.FULL_MATRIX_CELLS:
-        curves = relation_figures.similarity_from_matrix(compute.encoding(settings), ref)
+    if L * d <= cached.FULL_MATRIX_CELLS:
+        curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
         return curves, f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
-    return relation_figures.similarity_from_offsets(by_offset, ref, d), (
-        f"L x d = {L * d:,} cells is more than this page builds ({compute.FULL_MATRIX_CELLS:,}), so the curves "
+    return similarity.similarity_from_offsets(by_offset, ref, d), (
+        f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the curves "
         "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
         "(every row has squared norm d/2). They are checked against the matrix around the reference below."
     )
 
 
-def measured_against(ref: int, curves: relation_figures.SimilarityCurves) -> tuple[int, np.ndarray, str]:
+def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int, np.ndarray, str]:
     """The dot products measured on the encoding against ``ref``: first position, values, and where."""
     if curves.from_matrix:
         return 0, curves.dot, "every position"
     # P is too large to build: measure the dot products on a window of positions around ref.
-    first, measured = compute.measure_around(settings, ref, MEASURED_CELLS)
+    first, measured = measure_around(settings, ref, MEASURED_CELLS)
     return first, measured, f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
 
 
 def against_reference(ref: int) -> None:
     curves, method = curves_against(ref)
     st.subheader(f"Every position against position {ref}")
-    ui.chart(relation_figures.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
+    ui.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
              key="similarity_lines")
     st.caption(method)
     if figures.envelope_note(L):
@@ -86,7 +102,7 @@ def closed_form(ref: int) -> None:
     difference = float(np.abs(measured - closed).max())
     st.subheader("The closed form")
     ui.chart(
-        relation_figures.closed_form_figure(
+        similarity.closed_form_figure(
             by_offset, measured=measured, measured_first_offset=first - ref,
             title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
         ),
@@ -107,7 +123,7 @@ def closed_form(ref: int) -> None:
 
 def closed_form_table(ref: int) -> pd.DataFrame:
     first, measured, _ = measured_against(ref, curves_against(ref)[0])
-    return relation_figures.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref)
+    return similarity.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref)
 
 
 def reference_sections() -> None:
@@ -118,7 +134,7 @@ def reference_sections() -> None:
     )
     ui.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
     ui.first_chart_sent()
-    ui.downloads("these curves", lambda: relation_figures.similarity_table(curves_against(ref)[0]),
+    ui.downloads("these curves", lambda: similarity.similarity_table(curves_against(ref)[0]),
                  key="similarity_lines")
     ui.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
     ui.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
@@ -132,7 +148,7 @@ def offset_matrix() -> None:
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
     blocks = pe_core.offset_matrix_block_average(by_offset, edges)
     ui.chart(
-        relation_figures.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
+        similarity.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
         key="similarity_matrix",
     )
     st.caption(
@@ -145,7 +161,7 @@ def offset_matrix() -> None:
 
 def offset_matrix_table() -> pd.DataFrame:
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
-    return relation_figures.offset_matrix_table(pe_core.offset_matrix_block_average(by_offset, edges), edges)
+    return similarity.offset_matrix_table(pe_core.offset_matrix_block_average(by_offset, edges), edges)
 
 
 #: The reproduce-this code's reference position (set by its control's fragment).
@@ -154,8 +170,8 @@ ui.fragment(reference_sections)
 ui.cached_section("similarity_matrix", offset_matrix, settings)
 ui.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 ui.reproduce(
-    reproduce.similarity_code(
-        settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS,
+    similarity.similarity_code(
+        settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=cached.FULL_MATRIX_CELLS,
         measured_cells=MEASURED_CELLS,
     )
 )

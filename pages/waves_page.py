@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import compute, controls, reproduce, ui, wave_figures
+from explorer import cached, controls, ui, waves
 from explorer.settings import Settings, format_n, parse_int_list
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
@@ -15,7 +15,7 @@ SEED002_BUG_BASE = 1e8
 
 settings: Settings = st.session_state["settings"]
 d, L = settings.d, settings.L
-w = compute.frequencies(settings)
+w = cached.frequencies(settings)
 pairs = len(w)
 shape = f"d={d:,}, n={format_n(settings.n)}, {settings.convention}"
 
@@ -44,7 +44,7 @@ def profile_section() -> None:
     )
     positions = [int(k) for k in positions_text.split(",")]
     ui.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
-    ui.downloads("these panels' values", lambda: wave_figures.profile_table(positions, w[:wave_dims]),
+    ui.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
                  key="waves_profiles")
     snippet.update(positions=positions, pairs_shown=wave_dims)
 
@@ -57,13 +57,13 @@ def profiles(positions: list[int], wave_dims: int) -> None:
         "while the slow pairs stay near sin(0) = 0."
     )
     ui.chart(
-        wave_figures.position_profile_figure(
+        waves.position_profile_figure(
             positions, w[:wave_dims], title=f"sin(k·ω_x) for pairs x = 0..{wave_dims - 1} ({shape})"
         ),
         key="waves_profiles",
     )
     with st.expander("Values of these panels"):
-        st.dataframe(wave_figures.profile_table(positions, w[:wave_dims]), hide_index=True)
+        st.dataframe(waves.profile_table(positions, w[:wave_dims]), hide_index=True)
 
 
 def columns_section() -> None:
@@ -76,7 +76,7 @@ def columns_section() -> None:
     )
     chosen = [int(c) for c in columns_text.split(",")]
     # Thousands of positions of a fast column would be a solid block: show a window the user moves.
-    window_first, window_size = 0, min(L, wave_figures.COLUMNS_WINDOW)
+    window_first, window_size = 0, min(L, waves.COLUMNS_WINDOW)
     if window_size < L:
         window_first = controls.int_control(
             "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
@@ -90,10 +90,10 @@ def columns_section() -> None:
 
 def column_values(chosen: list[int]) -> tuple[np.ndarray, list[str], pd.DataFrame]:
     """The chosen columns over all L positions, their names, and their table."""
-    values = wave_figures.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
+    values = waves.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
                                            convention=settings.convention)
-    names = wave_figures.column_names(chosen, d, w, settings.layout)
-    return values, names, wave_figures.columns_table(values, names)
+    names = waves.column_names(chosen, d, w, settings.layout)
+    return values, names, waves.columns_table(values, names)
 
 
 def column_lines(chosen: list[int], window_first: int, window_size: int) -> None:
@@ -101,7 +101,7 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
     values, names, lines = column_values(chosen)
     listed = ",".join(str(c) for c in chosen)
     ui.chart(
-        wave_figures.columns_over_positions_figure(
+        waves.columns_over_positions_figure(
             values[window_first : window_last + 1], names, first=window_first,
             title=f"Columns {listed} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
         ),
@@ -135,7 +135,7 @@ def circle_section() -> None:
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
     ui.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
-    ui.downloads("the trail's points", lambda: wave_figures.circle_table(float(w[pair]), k), key="waves_circle")
+    ui.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
     snippet.update(pair=pair, position=k)
 
 
@@ -143,9 +143,9 @@ def circle(pair: int, k: int) -> None:
     angle = k * w[pair]
     circle_col, numbers_col = st.columns([3, 2])
     with circle_col:
-        ui.chart(wave_figures.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
+        ui.chart(waves.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
     with numbers_col:
-        trail_first = max(0, k - wave_figures.MAX_TRAIL + 1)
+        trail_first = max(0, k - waves.MAX_TRAIL + 1)
         st.markdown(
             f"Each position k puts pair {pair} at the angle k·ω_{pair} on the circle; its two columns are the "
             "point's (cos, sin). Going from k to k + δ turns the point by δ·ω_i, whatever k: that is why a "
@@ -153,7 +153,7 @@ def circle(pair: int, k: int) -> None:
         )
         st.caption(
             f"The trail shows positions {trail_first}..{k}"
-            + (f", the last {wave_figures.MAX_TRAIL:,}: a picture of the turning, not a data series."
+            + (f", the last {waves.MAX_TRAIL:,}: a picture of the turning, not a data series."
                if trail_first > 0 else ".")
         )
         st.metric(f"ω_{pair} (rad/position)", f"{w[pair]:.10g}")
@@ -167,4 +167,4 @@ snippet: dict[str, object] = {}
 ui.fragment(profile_section)
 ui.fragment(columns_section)
 ui.fragment(circle_section)
-ui.reproduce(reproduce.waves_code(settings, **snippet, max_trail=wave_figures.MAX_TRAIL))
+ui.reproduce(waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))

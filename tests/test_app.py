@@ -9,7 +9,6 @@ a fresh session, on the page's path, with the query string set before the first 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,50 +17,30 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import criteria, page_list
 from explorer import settings as s
+from explorer.page_list import PageInfo
 from explorer.presets import CUSTOM, PRESETS
 from explorer.ui import PAGE_FAILED
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "app.py"
 #: Budgets of PRODUCT.md, in bytes of what the server sends.
 MAX_CHART_BYTES = 1_500_000
 MAX_PAGE_BYTES = 3_000_000
 SIDEBAR_KEYS = ("d", "n", "L", "layout", "convention", "preset")
 
 
-@dataclass(frozen=True)
-class PageSpec:
-    """One page of the navigation (explorer.page_list, from which app.py builds its st.Pages)."""
-
-    key: str
-    path: str
-    title: str
-    icon: str
-    url_path: str
-    default: bool
-
-
-def pages_of_app() -> list[PageSpec]:
-    """Every page of the navigation, in order."""
-    return [
-        PageSpec(info.url_path, info.path, info.title, info.icon, info.url_path, info is page_list.HOME)
-        for info in page_list.PAGES
-    ]
-
-
-PAGES = pages_of_app()
-PAGE_BY_KEY = {page.key: page for page in PAGES}
-HOME = next(page for page in PAGES if page.default)
+PAGES = page_list.PAGES
+PAGE_BY_KEY = {page.url_path: page for page in PAGES}
+HOME = page_list.HOME
 MATRIX = PAGE_BY_KEY["matrix"]
 
 
-def page_id(page: PageSpec) -> str:
-    return page.key
+def page_id(page: PageInfo) -> str:
+    return page.url_path
 
 
-def open_page(page: PageSpec, query: dict[str, str | list[str]] | None = None) -> AppTest:
+def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -> AppTest:
     """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
-    at = open_url("" if page.default else page.url_path, query)
+    at = open_url("" if page is HOME else page.url_path, query)
     assert_page_ran(at, page)
     return at
 
@@ -72,7 +51,7 @@ def ran_page_path(at: AppTest) -> str:
     return Path(str(info.get("script_path", ""))).resolve().relative_to(ROOT).as_posix()
 
 
-def assert_page_ran(at: AppTest, page: PageSpec) -> None:
+def assert_page_ran(at: AppTest, page: PageInfo) -> None:
     assert not at.exception, f"{page.path} raised: {[e.value for e in at.exception]}"
     # app.py turns a page's exception into a friendly message: that is a failure too.
     assert PAGE_FAILED not in [e.value for e in at.error], f"{page.path} failed (see the log)"
@@ -123,7 +102,7 @@ def test_every_page_file_is_in_the_navigation() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_no_page_file_is_named_as_its_url_path(page: PageSpec) -> None:
+def test_no_page_file_is_named_as_its_url_path(page: PageInfo) -> None:
     # A deep link /<name> to a file pages/<name>.py would run that file without app.py (see app.py).
     assert Path(page.path).stem != page.url_path
     assert page.path == f"pages/{page.url_path}_page.py"
@@ -132,7 +111,7 @@ def test_no_page_file_is_named_as_its_url_path(page: PageSpec) -> None:
 def test_home_links_every_page_with_its_title_and_icon() -> None:
     at = open_page(HOME)
     links = {(link.proto.page, link.proto.label, link.proto.icon) for link in at.get("page_link")}
-    expected = {(page.url_path, page.title, page.icon) for page in PAGES if not page.default}
+    expected = {(page.url_path, page.title, page.icon) for page in PAGES if page is not HOME}
     assert expected <= links
 
 
@@ -161,7 +140,7 @@ def test_home_criteria_follow_the_sidebar() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_page_runs_at_defaults(page: PageSpec) -> None:
+def test_page_runs_at_defaults(page: PageInfo) -> None:
     at = open_page(page)
     assert sidebar_values(at) == expected_sidebar(s.Settings())
     assert not url_notices(at), "a notice without a bad URL"
@@ -170,7 +149,7 @@ def test_page_runs_at_defaults(page: PageSpec) -> None:
 
 @pytest.mark.parametrize("n", ["100000000", "2"])
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_page_at_largest_settings_stays_in_budget(page: PageSpec, n: str) -> None:
+def test_page_at_largest_settings_stays_in_budget(page: PageInfo, n: str) -> None:
     at = open_page(page, {"d": str(s.D_MAX), "L": str(s.L_MAX), "n": n})
     largest = s.Settings(d=s.D_MAX, L=s.L_MAX, n=float(n))
     assert sidebar_values(at) == expected_sidebar(largest)
@@ -261,7 +240,7 @@ BAD_QUERY_PAGES = [HOME, MATRIX, PAGE_BY_KEY["relative"]]
                          ids=[case[0] for case in BAD_QUERIES])
 @pytest.mark.parametrize("page", BAD_QUERY_PAGES, ids=page_id)
 def test_bad_url_is_clamped_with_a_notice(
-    page: PageSpec, query: dict[str, str | list[str]], changed: dict[str, object], key: str | None
+    page: PageInfo, query: dict[str, str | list[str]], changed: dict[str, object], key: str | None
 ) -> None:
     at = open_page(page, query)
     assert sidebar_values(at) == {**expected_sidebar(s.Settings()), **changed}

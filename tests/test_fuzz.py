@@ -30,10 +30,11 @@ from hypothesis import strategies as st
 
 # How the server decodes the browser's query string, and the size limits under which it ignores one.
 from streamlit.runtime.state.query_params import _parse_query_string, sanitize_query_string
-from test_app import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, PageSpec, element_bytes, open_page, page_id
+from test_app import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, element_bytes, open_page, page_id
 
 import pe_core
 from explorer import pitfalls
+from explorer.page_list import PageInfo
 from explorer.settings import MAX_RAW_LENGTH
 from explorer.ui import PAGE_FAILED
 
@@ -101,7 +102,7 @@ def decoded(raw_query: str) -> dict[str, str | list[str]]:
 @example(raw_query="d=nan&d=1e400&L=%FF%FE&n=inf&n=-inf&layout=%C3%28&convention=&preset=%00&x=" + "9" * 20_000)
 @example(raw_query="&".join(f"{key}={'%FF' * 300}" for key in KNOWN_KEYS))
 @example(raw_query="d=2048&L=16384&n=2&" + "&".join(f"{key}=99999999999999999999" for key in KNOWN_KEYS[:8]))
-def test_any_url_opens_every_page(page: PageSpec, raw_query: str) -> None:
+def test_any_url_opens_every_page(page: PageInfo, raw_query: str) -> None:
     query = decoded(raw_query)
     at = open_page(page, query)  # asserts: no exception, no PAGE_FAILED, the right page
     charts = sum(len(chart.proto.spec.encode()) for chart in at.get("plotly_chart"))

@@ -29,9 +29,7 @@ from angle_rounding import angle_rounding_tolerance
 from test_app import PAGE_BY_KEY, open_page
 
 import pe_core
-from explorer import compute, criteria, figures, reproduce
-from explorer import relation_figures as rf
-from explorer import wave_figures as wf
+from explorer import binary, cached, criteria, figures, matrix, relative, reproduce, similarity, waves
 from explorer.controls import OFFER_DOWNLOADS
 from explorer.settings import Settings
 
@@ -67,12 +65,13 @@ def assert_same(
 
 
 def torch_result(code: str) -> dict[str, np.ndarray]:
-    """Run a PyTorch snippet as a reader would, pasted into a fresh Python, on one thread.
+    """Run a PyTorch snippet as a reader would, pasted into a fresh Python with torch's own
+    threads (as many as cores).
 
-    One thread because of a bug of torch 2.13.0+cpu, not of the snippet: with two threads,
-    ``torch.sin`` of a (50, 256) float64 tensor, whose second half goes to the second
-    thread, was off by up to 6.8e-9 in that half in 3 of 16 fresh interpreters (0 of 20 with
-    OMP_NUM_THREADS=1; NumPy's and pe_core's values were exact in every run).
+    The snippet pins torch to one thread itself (explorer.reproduce.TORCH_IMPORTS) because
+    of a bug of torch 2.13.0+cpu: with two threads, ``torch.sin`` of a (50, 256) float64
+    tensor, whose second half goes to the second thread, was off by up to 6.8e-9 in that half
+    in 3 of 16 fresh interpreters (0 of 20 on one thread).
     """
     if importlib.util.find_spec("torch") is None:
         pytest.skip("torch is not installed")
@@ -81,7 +80,7 @@ def torch_result(code: str) -> dict[str, np.ndarray]:
         save = f"\nnp.savez({str(saved)!r}, **{{key: np.asarray(value) for key, value in result.items()}})\n"
         completed = subprocess.run(
             [sys.executable, "-c", code + save], capture_output=True, text=True, timeout=120,
-            env={**os.environ, "OMP_NUM_THREADS": "1"},
+            env={key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"},
         )
         assert completed.returncode == 0, completed.stderr
         with np.load(saved) as arrays:
@@ -121,11 +120,11 @@ def test_block_average_code_refuses_edges_it_cannot_write() -> None:
     ids=["default-direct", "closed-form", "d2-near-repeat", "odd-d", "one-position"],
 )
 def test_home_snippet_gives_the_criteria_numbers(settings: Settings) -> None:
-    table = criteria.criteria_table(compute.criteria(settings))
+    table = criteria.criteria_table(criteria.evaluate(settings))
     # The snippet's textbook angles differ from pe_core's by rounding (~1e-16 x angle), summed
     # over d columns: the measured values, including rounding-noise ones such as the
     # consistent-distance difference, agree to 1e-11; the pass/fail column exactly.
-    result = run(reproduce.home_code(settings))["home_criteria"]
+    result = run(criteria.home_code(settings))["home_criteria"]
     np.testing.assert_allclose(result[:, 0], table.to_numpy(dtype=np.float64)[:, 0], rtol=0, atol=1e-11)
     np.testing.assert_array_equal(result[:, 1], table.to_numpy(dtype=np.float64)[:, 1])
 
@@ -138,20 +137,23 @@ def matrix_tables(
 ) -> dict[str, pd.DataFrame]:
     """What pages/matrix_page.py offers for download (rows: blocks of all positions, or the
     window of matrix_max_rows(d) single positions from ``row_start``)."""
-    w = compute.frequencies(settings)
-    rates = figures.frequency_table(w)
+    w = cached.frequencies(settings)
+    rates = matrix.frequency_table(w)
     start = row_start or 0
-    rows = figures.matrix_max_rows(settings.d)
+    rows = matrix.matrix_max_rows(settings.d)
     drawn = settings if row_start is None else replace(settings, L=rows)
     if view == "values":
-        reduced = compute.reduced_encoding(drawn, rows, figures.MATRIX_MAX_COLS, start)
+        reduced = cached.reduced_encoding(drawn, rows, figures.MATRIX_MAX_COLS, start)
         labels, _ = figures.encoding_axis_labels(
             reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
         )
         table = figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
         return {"matrix_heatmap": table, "matrix_rates": rates}
-    degrees, first, last, pair_edges = compute.angle_map(drawn, rows, figures.MATRIX_MAX_COLS, start)
-    labels = figures.angle_axis_labels(pair_edges, w)
+    degrees, first, last, pair_edges = pe_core.angle_block_mean(
+        drawn.L, drawn.d, drawn.n, convention=drawn.convention, start=start, max_rows=rows,
+        max_pairs=figures.MATRIX_MAX_COLS,
+    )
+    labels = matrix.angle_axis_labels(pair_edges, w)
     return {"matrix_angles": figures.encoding_table(degrees, first, last, labels, transpose=transpose),
             "matrix_rates": rates}
 
@@ -168,8 +170,8 @@ MATRIX_CASES = [
 def matrix_snippet(
     settings: Settings, view: str, transpose: bool, library: str = "numpy", row_start: int | None = None
 ) -> str:
-    return reproduce.matrix_code(
-        settings, view, transpose=transpose, max_rows=figures.matrix_max_rows(settings.d),
+    return matrix.matrix_code(
+        settings, view, transpose=transpose, max_rows=matrix.matrix_max_rows(settings.d),
         max_cols=figures.MATRIX_MAX_COLS,
         row_start=row_start, library=library,
     )
@@ -189,7 +191,7 @@ def test_matrix_snippet_gives_the_drawn_heatmap(settings: Settings, transpose: b
 #: (settings, view, transpose, first position of the window of single positions)
 MATRIX_WINDOW_CASES = [
     (REDUCED, "values", False, 0),
-    (REDUCED_T2T, "values", True, 3000 - figures.matrix_max_rows(REDUCED_T2T.d)),
+    (REDUCED_T2T, "values", True, 3000 - matrix.matrix_max_rows(REDUCED_T2T.d)),
     (Settings(L=16384, d=2048), "values", False, 12345),
     (Settings(L=5000, d=64, layout="concatenated"), "angles", True, 777),
 ]
@@ -205,7 +207,7 @@ def test_matrix_snippet_follows_the_window_of_positions(
     rows = tables[key].T if transpose else tables[key]
     # One row per position of the window, exact: no block of positions is averaged.
     assert list(rows.index[:2]) == [f"position k = {row_start}", f"position k = {row_start + 1}"]
-    assert rows.shape[0] == figures.matrix_max_rows(settings.d)
+    assert rows.shape[0] == matrix.matrix_max_rows(settings.d)
     if view == "values":
         assert_same(result, tables, atol=CLOSED_FORM_ATOL)
     else:
@@ -216,7 +218,7 @@ def test_matrix_page_draws_and_offers_the_window_the_url_names() -> None:
     """?rows=window&row_start=777: the chart, the download and the code all hold positions
     777 .. 777 + rows - 1, one row each."""
     settings = Settings(L=3000, d=64)
-    rows = figures.matrix_max_rows(settings.d)
+    rows = matrix.matrix_max_rows(settings.d)
     at = open_page(PAGE_BY_KEY["matrix"], {"L": "3000", "d": "64", "rows": "window", "row_start": "777",
                                            "code": "true"})
     assert at.session_state["rows"] == "window" and at.session_state["row_start"] == 777
@@ -237,9 +239,9 @@ def assert_same_angles(
     is known to rounding / r, so compare arc lengths r * |difference| (radians)."""
     m = (settings.d + 1) // 2
     means = pe_core.encoding_block_average(
-        settings.L if row_start is None else figures.matrix_max_rows(settings.d), 2 * m, settings.n,
+        settings.L if row_start is None else matrix.matrix_max_rows(settings.d), 2 * m, settings.n,
         layout="concatenated", convention=settings.convention, start=row_start or 0,
-        max_rows=figures.matrix_max_rows(settings.d),
+        max_rows=matrix.matrix_max_rows(settings.d),
         max_cols=2 * figures.MATRIX_MAX_COLS,
     ).values
     half = means.shape[1] // 2
@@ -273,13 +275,13 @@ def test_matrix_torch_snippet_gives_the_drawn_heatmap(settings: Settings, transp
 def waves_tables(settings: Settings, positions: list[int], pairs_shown: int, columns: list[int], pair: int,
                  position: int) -> dict[str, pd.DataFrame]:
     """What pages/waves_page.py offers for download."""
-    w = compute.frequencies(settings)
-    values = wf.encoding_columns(settings.L, settings.d, settings.n, columns, layout=settings.layout,
+    w = cached.frequencies(settings)
+    values = waves.encoding_columns(settings.L, settings.d, settings.n, columns, layout=settings.layout,
                                  convention=settings.convention)
     return {
-        "waves_profiles": wf.profile_table(positions, w[:pairs_shown]),
-        "waves_columns": wf.columns_table(values, wf.column_names(columns, settings.d, w, settings.layout)),
-        "waves_circle": wf.circle_table(float(w[pair]), position),
+        "waves_profiles": waves.profile_table(positions, w[:pairs_shown]),
+        "waves_columns": waves.columns_table(values, waves.column_names(columns, settings.d, w, settings.layout)),
+        "waves_circle": waves.circle_table(float(w[pair]), position),
     }
 
 
@@ -296,8 +298,8 @@ def waves_tables(settings: Settings, positions: list[int], pairs_shown: int, col
 def test_waves_snippet_gives_the_three_charts(
     settings: Settings, positions: list[int], pairs_shown: int, columns: list[int], pair: int, position: int
 ) -> None:
-    code = reproduce.waves_code(settings, positions=positions, pairs_shown=pairs_shown, columns=columns, pair=pair,
-                                position=position, max_trail=wf.MAX_TRAIL)
+    code = waves.waves_code(settings, positions=positions, pairs_shown=pairs_shown, columns=columns, pair=pair,
+                                position=position, max_trail=waves.MAX_TRAIL)
     assert_same(run(code), waves_tables(settings, positions, pairs_shown, columns, pair, position))
 
 
@@ -307,20 +309,24 @@ def test_waves_snippet_gives_the_three_charts(
 def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
     """What pages/similarity_page.py offers for download."""
     L, d = settings.L, settings.d
-    by_offset = compute.dot_by_offset(settings)
-    if L * d <= compute.FULL_MATRIX_CELLS:
-        curves = rf.similarity_from_matrix(compute.encoding(settings), ref)
+    by_offset = cached.dot_by_offset(settings)
+    if L * d <= cached.FULL_MATRIX_CELLS:
+        curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
         first, measured = 0, curves.dot
     else:
-        curves = rf.similarity_from_offsets(by_offset, ref, d)
-        first, measured = rf.measure_around(L, d, settings.n, layout=settings.layout, convention=settings.convention,
-                                            ref=ref, max_cells=rf.MEASURED_CELLS)
-    edges = pe_core.block_edges(L, rf.SIMILARITY_BLOCKS)
+        curves = similarity.similarity_from_offsets(by_offset, ref, d)
+        first, measured = similarity.measure_around(
+            L, d, settings.n, layout=settings.layout, convention=settings.convention,
+            ref=ref, max_cells=similarity.MEASURED_CELLS,
+        )
+    edges = pe_core.block_edges(L, similarity.SIMILARITY_BLOCKS)
     blocks = pe_core.offset_matrix_block_average(by_offset, edges)
     return {
-        "similarity_lines": rf.similarity_table(curves),
-        "similarity_matrix": rf.offset_matrix_table(blocks, edges),
-        "similarity_closed_form": rf.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref),
+        "similarity_lines": similarity.similarity_table(curves),
+        "similarity_matrix": similarity.offset_matrix_table(blocks, edges),
+        "similarity_closed_form": similarity.closed_form_table(
+            by_offset, measured=measured, measured_first_offset=first - ref
+        ),
     }
 
 
@@ -330,12 +336,14 @@ def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
     ids=["default", "seed001", "reduced", "closed-form-branch"],
 )
 def test_similarity_snippet_gives_the_three_charts(settings: Settings, ref: int) -> None:
-    code = reproduce.similarity_code(settings, ref, blocks=rf.SIMILARITY_BLOCKS, full_cells=compute.FULL_MATRIX_CELLS,
-                                     measured_cells=rf.MEASURED_CELLS)
+    code = similarity.similarity_code(
+        settings, ref, blocks=similarity.SIMILARITY_BLOCKS, full_cells=cached.FULL_MATRIX_CELLS,
+        measured_cells=similarity.MEASURED_CELLS,
+    )
     L, d = settings.L, settings.d
     # The page's dot-product matrix takes block sums as differences of double prefix sums of
     # f, which reach about L^2 d/2: their rounding, over the smallest block, bounds the error.
-    area = np.diff(pe_core.block_edges(L, rf.SIMILARITY_BLOCKS)).min() ** 2
+    area = np.diff(pe_core.block_edges(L, similarity.SIMILARITY_BLOCKS)).min() ** 2
     matrix_atol = 8 * np.finfo(np.float64).eps * L * L * d / 2 / area
     # BLAS may sum a matrix-vector product in another order for another number of rows.
     measured = (1e-13, 1e-12 * d)
@@ -352,21 +360,21 @@ def test_similarity_snippet_gives_the_three_charts(settings: Settings, ref: int)
 def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> dict[str, pd.DataFrame]:
     """What pages/binary_page.py offers for download."""
     L, d = settings.L, settings.d
-    w = compute.frequencies(settings)
-    row_edges = pe_core.block_edges(L, wf.BINARY_MAX_ROWS)
+    w = cached.frequencies(settings)
+    row_edges = pe_core.block_edges(L, binary.BINARY_MAX_ROWS)
     B = pe_core.binary_encoding(L, bits)
     codes = pe_core.block_average(B, row_edges, np.arange(bits + 1))
-    reduced = compute.reduced_encoding(settings, wf.BINARY_MAX_ROWS, wf.sinusoid_max_cols(len(row_edges) - 1))
+    reduced = cached.reduced_encoding(settings, binary.BINARY_MAX_ROWS, binary.sinusoid_max_cols(len(row_edges) - 1))
     labels, _ = figures.encoding_axis_labels(reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w,
                                              settings.layout)
-    sse = compute.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    sse = cached.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
     return {
-        "binary_codes": wf.binary_table(codes, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
+        "binary_codes": binary.binary_table(codes, row_edges[:-1], row_edges[1:] - 1, transpose=transpose),
         "binary_sinusoid": figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels,
                                                   transpose=transpose),
-        "binary_periods": wf.periods_table(pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n,
+        "binary_periods": binary.periods_table(pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n,
                                                                                            settings.convention)),
-        "binary_distances": wf.distance_table(pe_core.hamming_distance(B, ref), sse, ref=ref),
+        "binary_distances": binary.distance_table(pe_core.hamming_distance(B, ref), sse, ref=ref),
     }
 
 
@@ -376,9 +384,9 @@ def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> d
     ids=["seed003", "reduced", "fewer-pairs-than-bits"],
 )
 def test_binary_snippet_gives_the_four_charts(settings: Settings, bits: int, ref: int, transpose: bool) -> None:
-    code = reproduce.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=wf.BINARY_MAX_ROWS,
-                                 max_cols=wf.sinusoid_max_cols(len(pe_core.block_edges(settings.L,
-                                                                                       wf.BINARY_MAX_ROWS)) - 1))
+    code = binary.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=binary.BINARY_MAX_ROWS,
+                                 max_cols=binary.sinusoid_max_cols(len(pe_core.block_edges(settings.L,
+                                                                                       binary.BINARY_MAX_ROWS)) - 1))
     tables = binary_tables(settings, bits, ref, transpose)
     # The SSE column is d - 2 sum_i cos(delta w_i) over d/2 textbook angles of at most L rad.
     sse_atol = settings.d * angle_rounding_tolerance(settings.L)
@@ -393,19 +401,23 @@ def relative_tables(settings: Settings, delta: int, window_start: int, pair: int
                     position: int) -> dict[str, pd.DataFrame]:
     """What pages/relative_page.py offers for download."""
     d, layout = settings.d, settings.layout
-    dims = rf.transition_window_dims(d, layout, window_start, rf.TRANSITION_WINDOW)
-    window = rf.transition_window(delta, d, settings.n, layout=layout, convention=settings.convention, dims=dims)
-    comparison = compute.shift_comparison(settings, delta, rf.SHIFT_MAP_ROWS, rf.shift_map_max_cols(settings.L, d))
-    w = compute.frequencies(settings)
+    dims = relative.transition_window_dims(d, layout, window_start, relative.TRANSITION_WINDOW)
+    window = relative.transition_window(delta, d, settings.n, layout=layout, convention=settings.convention, dims=dims)
+    comparison = relative.compare_shift(
+        settings.L, d, settings.n, layout=layout, convention=settings.convention, delta=delta,
+        max_rows=relative.SHIFT_MAP_ROWS, max_cols=relative.shift_map_max_cols(settings.L, d),
+        full_cells=cached.FULL_MATRIX_CELLS,
+    )
+    w = cached.frequencies(settings)
     labels, _ = figures.encoding_axis_labels(comparison.column_is_sine, comparison.pair_first, comparison.pair_last,
                                              w, layout)
     return {
-        "relative_transition": rf.transition_table(window, dims, d=d, layout=layout),
+        "relative_transition": relative.transition_table(window, dims, d=d, layout=layout),
         "relative_shifted": figures.encoding_table(comparison.shifted, comparison.row_first, comparison.row_last,
                                                    labels),
         "relative_direct": figures.encoding_table(comparison.direct, comparison.row_first, comparison.row_last,
                                                   labels),
-        "relative_rotation": rf.rotation_table(position * w[pair], delta * w[pair]),
+        "relative_rotation": relative.rotation_table(position * w[pair], delta * w[pair]),
     }
 
 
@@ -420,9 +432,10 @@ RELATIVE_CASES = [
 
 def relative_snippet(settings: Settings, delta: int, window_start: int, pair: int, position: int,
                      library: str = "numpy") -> str:
-    return reproduce.relative_code(
-        settings, delta=delta, window_start=window_start, window=rf.TRANSITION_WINDOW, pair=pair, position=position,
-        map_rows=rf.SHIFT_MAP_ROWS, map_cols=rf.shift_map_max_cols(settings.L, settings.d), library=library,
+    return relative.relative_code(
+        settings, delta=delta, window_start=window_start, window=relative.TRANSITION_WINDOW, pair=pair,
+        position=position,
+        map_rows=relative.SHIFT_MAP_ROWS, map_cols=relative.shift_map_max_cols(settings.L, settings.d), library=library,
     )
 
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import settings as s
+from explorer.settings import parse_int_list
 from pe_core import CONVENTIONS, LAYOUTS
 
 DEFAULT = s.Settings()
@@ -167,3 +168,45 @@ def test_notices_do_not_echo_markdown(key: str) -> None:
         markers = ("[", "**", "`", "$", "<", "\n")
         echoed += [(payload, text) for marker in markers if marker in payload and marker in text]
     assert not echoed, f"notices echo markdown: {echoed}"
+
+
+# --------------------------------------------------------------------------------------
+# The text boxes: lists of whole numbers
+# --------------------------------------------------------------------------------------
+
+
+def parse(raw, **limits):
+    kwargs = {"default": "0,4,8,12", "low": 0, "high": 10**7, "max_count": 8} | limits
+    return parse_int_list("wave_positions", raw, **kwargs)
+
+
+def test_parse_int_list_keeps_clean_lists_silently():
+    assert parse("0,4,8,12") == ("0,4,8,12", [])
+    assert parse(" 1; 2  3 ") == ("1,2,3", [])
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "abc", ",,,", "x" * 300])
+def test_parse_int_list_falls_back_to_the_default(raw):
+    value, notices = parse(raw)
+    assert value == "0,4,8,12" and len(notices) == 1
+
+
+def test_parse_int_list_clamps_drops_and_caps_in_one_line():
+    value, notices = parse("-3, 99999999999999999999999, 5, 5, 1.5, nan, [a](javascript:alert(1))")
+    assert value == "0,10000000,5"
+    assert len(notices) == 1
+    for part in ("`1.5`", "`nan`", "moved 2", "dropped 1 repeat"):
+        assert part in notices[0]
+    assert "(" not in notices[0].split("ignored", 1)[1].split("(not", 1)[0]  # no markdown echoed back
+    value, notices = parse(",".join(map(str, range(20))))
+    assert value == "0,1,2,3,4,5,6,7" and "first 8 of 20" in notices[0]
+    clamped = ("127,2", ["wave_positions: moved 1 value(s) into 0..127."])
+    assert parse("300,2", high=127, default="0,1") == clamped
+
+
+def test_even_settings_guards_an_odd_d():
+    same, notice = s.even_settings(s.Settings(d=64), "why")
+    assert same == s.Settings(d=64) and notice is None
+    fixed, notice = s.even_settings(s.Settings(d=7, L=9), "pairs")
+    assert fixed == s.Settings(d=6, L=9) and notice == "d = 7 is odd: pairs; this page uses d = 6."
+    assert s.even_settings(s.Settings(d=1), "pairs")[0].d == 2

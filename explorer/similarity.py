@@ -1,0 +1,324 @@
+r"""Similarity: how alike every position's encoding is to one reference position (seed
+001's dot product and SSE against position 20), the position x position dot-product
+matrix, and its closed form :math:`\sum_i \cos(\omega_i\delta)`. Analysis, figure
+builders and reproduce-this code, without Streamlit (pages/similarity_page.py lays them out).
+
+Every result is exact for what is drawn: the L x L matrix is never built (it depends only on
+the offset), and large views are block means of the closed form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+import pe_core
+from explorer import reproduce
+from explorer.figures import (
+    ENVELOPE_HOVER,
+    HEATMAP_MAX_ROWS,
+    heatmap_figure,
+    heatmap_table,
+    line_xy,
+    range_label,
+    round_ticks,
+)
+from explorer.settings import Settings
+
+#: Similarity page: blocks of positions per axis of the dot-product matrix (192 x 192
+#: cells, ~0.2 MB), and cells of the encoding built to measure dot products when P is too
+#: large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
+SIMILARITY_BLOCKS = HEATMAP_MAX_ROWS
+
+
+MEASURED_CELLS = 2**18
+
+
+#: Above this many measured dot products, the closed-form chart draws them as a dotted line.
+MAX_MEASURED_MARKERS = 300
+
+
+@dataclass(frozen=True)
+class SimilarityCurves:
+    """Dot product, SSE and cosine of every position k = 0..L-1 against position ``ref``."""
+
+    dot: np.ndarray
+    sse: np.ndarray
+    cosine: np.ndarray
+    ref: int
+    from_matrix: bool
+
+
+def similarity_from_matrix(P: np.ndarray, ref: int) -> SimilarityCurves:
+    """The three curves measured on the encoding matrix itself (seed 001's computation)."""
+    return SimilarityCurves(
+        dot=pe_core.dot_similarity(P, ref),
+        sse=pe_core.sse(P, ref),
+        cosine=pe_core.cosine_similarity(P, ref),
+        ref=int(ref),
+        from_matrix=True,
+    )
+
+
+def similarity_from_offsets(values_by_offset: np.ndarray, ref: int, d: int) -> SimilarityCurves:
+    r"""The three curves from the closed form, with ``values_by_offset[t + L - 1] = f(t)``.
+
+    For an even d every row has :math:`\lVert P[k]\rVert^2 = d/2`, so position k against
+    ``ref`` has dot :math:`f(k - ref)`, SSE :math:`d - 2 f(k - ref)` (``sse_by_offset``) and
+    cosine :math:`f(k - ref) / (d/2)`.
+    """
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    if f.size % 2 == 0 or not 0 <= ref < L:
+        raise ValueError(f"need f(t) for t = -(L-1)..L-1 and a reference 0 <= ref < L; got {f.size} values, ref={ref}.")
+    ref = int(ref)
+    dot = f[L - 1 - ref : 2 * L - 1 - ref]
+    return SimilarityCurves(dot=dot, sse=d - 2.0 * dot, cosine=dot / (d / 2), ref=ref, from_matrix=False)
+
+
+def measure_window(L: int, d: int, ref: int, max_cells: int) -> tuple[int, int]:
+    """(first position, count) of the window of at most ``max_cells // d`` consecutive
+    positions around ``ref`` that ``measure_around`` builds."""
+    count = max(1, min(L, max_cells // d))
+    return min(max(0, ref - count // 2), L - count), count
+
+
+def measure_around(
+    L: int, d: int, n: float, *, layout: str, convention: str, ref: int, max_cells: int
+) -> tuple[int, np.ndarray]:
+    """Dot products P[k]·P[ref] measured on the encoding itself, for a window of at most
+    ``max_cells // d`` consecutive positions around ``ref`` (for when P is too large to build).
+
+    Returns (first position of the window, dot products of the window's positions).
+    """
+    first, count = measure_window(L, d, ref, max_cells)
+    return first, window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
+
+
+def window_dots(first: int, count: int, d: int, n: float, *, layout: str, convention: str, ref: int) -> np.ndarray:
+    """P[k]·P[ref] for the positions k = first .. first+count-1, measured on the encoding."""
+    P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
+    reference = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
+    return P @ reference
+
+
+def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
+    """f(t) for t = -(L-1)..L-1 from f(0..L-1), since f(-t) = f(t) (cos is even)."""
+    half = np.asarray(values_from_zero, dtype=np.float64)
+    return np.r_[half[:0:-1], half]
+
+
+def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
+    """Seed 001's two plots (dot product, then SSE, against one position) and the cosine,
+    stacked over a shared position axis, with a dotted line at the reference position.
+    Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
+
+    Built as one Figure from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True)
+    gives): make_subplots and add_vline cost ~25 ms of validation per slider step.
+    """
+    rows = (
+        ("dot product", curves.dot, f"P[k]·P[{curves.ref}]"),
+        ("SSE", curves.sse, f"SSE ‖P[k] − P[{curves.ref}]‖²"),
+        ("cosine", curves.cosine, f"cos(P[k], P[{curves.ref}])"),
+    )
+    domains = ([0.7, 1.0], [0.35, 0.65], [0.0, 0.3])
+    traces, layout, shapes = [], {}, []
+    for row, ((name, values, y_title), domain) in enumerate(zip(rows, domains, strict=True), start=1):
+        suffix = "" if row == 1 else str(row)
+        line = line_xy(values)
+        traces.append(
+            go.Scatter(
+                **line,
+                name=name,
+                mode="lines",
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
+                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+            )
+        )
+        bottom = row == len(rows)
+        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0]} | (
+            {"title": {"text": "position k"}} if bottom else {"matches": "x3", "showticklabels": False}
+        )
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
+        shapes.append({
+            "type": "line", "x0": curves.ref, "x1": curves.ref, "xref": f"x{suffix}", "y0": 0, "y1": 1,
+            "yref": f"y{suffix} domain", "line": {"dash": "dot", "color": "grey"},
+        })
+    layout |= {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": 720,
+        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "showlegend": False,
+        "hoverlabel": {"namelength": -1},
+        "shapes": shapes,
+    }
+    return go.Figure(data=traces, layout=layout)
+
+
+def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:
+    """Row (k) and column (k′) labels of the blocks of positions between ``edges``."""
+    edges = np.asarray(edges)
+    first, last = edges[:-1], edges[1:] - 1
+    rows = [range_label(int(a), int(b), "k") for a, b in zip(first, last, strict=True)]
+    cols = [range_label(int(a), int(b), "k′") for a, b in zip(first, last, strict=True)]
+    return rows, cols
+
+
+def offset_matrix_figure(block_means: np.ndarray, edges: np.ndarray, *, d: int, title: str) -> go.Figure:
+    """The L x L dot-product matrix G[k, k'] = f(k' - k), drawn as exact block means.
+
+    ``edges`` are the position blocks of both axes (``pe_core.block_edges``); hover names
+    the block of positions each cell stands for.
+    """
+    rows, cols = _offset_matrix_labels(edges)
+    starts = np.asarray(edges)[:-1]
+    return heatmap_figure(
+        block_means,
+        row_labels=rows,
+        col_labels=cols,
+        row_ticks=round_ticks(rows, starts),
+        col_ticks=round_ticks(cols, starts),
+        title=title,
+        x_title="position k′",
+        y_title="position k",
+        value_name="P[k]·P[k′]",
+        zrange=(-d / 2, d / 2),
+    )
+
+
+def closed_form_figure(
+    values_by_offset: np.ndarray,
+    *,
+    measured: np.ndarray | None = None,
+    measured_first_offset: int = 0,
+    title: str,
+) -> go.Figure:
+    r"""The closed form :math:`f(\delta) = \sum_i \cos(\omega_i\delta)` over
+    :math:`\delta = -(L-1) .. L-1`, with the values measured on the matrix (at the
+    consecutive offsets from ``measured_first_offset``) drawn as points on top. Either, when
+    longer than ``figures.LINE_MAX_POINTS``, is drawn as its min/max envelope."""
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    line = line_xy(f, x0=-(L - 1))
+    traces = [
+        go.Scatter(
+            **line,
+            name="closed form Σ cos(ω_i δ)",
+            mode="lines",
+            hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
+            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+        )
+    ]
+    if measured is not None:
+        points = line_xy(measured, x0=measured_first_offset)
+        # Thousands of markers (measured on the whole matrix at a small d) cost the browser
+        # more than the rest of the page: a dotted line over the closed form says the same.
+        as_markers = np.size(measured) <= MAX_MEASURED_MARKERS
+        traces.append(
+            go.Scatter(
+                **points,
+                name="measured P[ref+δ]·P[ref]",
+                mode="markers" if as_markers else "lines",
+                marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
+                line={"color": "#d6604d", "dash": "dot", "width": 2},
+                hovertemplate="offset δ = %{x}<br>measured dot = %{y:.10g}"
+                + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
+            )
+        )
+    return go.Figure(traces, {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": 420,
+        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "xaxis": {"title": {"text": "offset δ (positions)"}},
+        "yaxis": {"title": {"text": "dot product f(δ)"}},
+        "legend": {"orientation": "h", "y": -0.2},
+        "hoverlabel": {"namelength": -1},
+    })
+
+
+def similarity_table(curves: SimilarityCurves) -> pd.DataFrame:
+    """``similarity_figure``'s data: every position k, its dot product, SSE and cosine to ref."""
+    ref = curves.ref
+    return pd.DataFrame({
+        "position k": np.arange(curves.dot.size),
+        f"P[k]·P[{ref}]": curves.dot,
+        f"SSE ‖P[k] − P[{ref}]‖²": curves.sse,
+        f"cos(P[k], P[{ref}])": curves.cosine,
+    })
+
+
+def offset_matrix_table(block_means: np.ndarray, edges: np.ndarray) -> pd.DataFrame:
+    """``offset_matrix_figure``'s data, each cell labelled with the blocks of k and k′ it averages."""
+    rows, cols = _offset_matrix_labels(edges)
+    return heatmap_table(block_means, rows, cols, rows_name="position k", cols_name="position k′")
+
+
+def closed_form_table(
+    values_by_offset: np.ndarray, *, measured: np.ndarray, measured_first_offset: int
+) -> pd.DataFrame:
+    """``closed_form_figure``'s data: f(δ) for every offset, and the measured dot products at
+    the offsets where they were measured (NaN elsewhere)."""
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    measured = np.asarray(measured, dtype=np.float64)
+    at_offsets = np.full(f.size, np.nan)
+    first = measured_first_offset + L - 1
+    at_offsets[first : first + measured.size] = measured
+    return pd.DataFrame(
+        {"offset δ": np.arange(-(L - 1), L), "Σ cos(ω_i δ)": f, "measured P[ref+δ]·P[ref]": at_offsets}
+    )
+
+
+def similarity_code(settings: Settings, ref: int, *, blocks: int, full_cells: int, measured_cells: int) -> str:
+    """Similarity: the curves against ``ref`` (measured on P up to ``full_cells`` cells, else
+    the closed form), the dot-product matrix in ``blocks`` x ``blocks`` block means, and the
+    closed form with the dot products measured as the page measures them."""
+    L, d = settings.L, settings.d
+    edges = pe_core.block_edges(L, blocks)
+    code = reproduce.title("Similarity", settings, f"every position against position {ref}")
+    code += reproduce.encoding_function_code(settings)
+    code += "# f(t) = P[k]·P[k+t] for every k (even d), mirrored to t = -(L-1)..L-1 since cos is even\n"
+    code += reproduce.OFFSET_DOT_LINE + "f = np.r_[half[:0:-1], half]\n"
+    code += f"\nref = {ref}\n"
+    if L * d <= full_cells:
+        code += (
+            "# The curves, measured on P (seed 001's computation)\n"
+            "P = encoding(0, L)\n"
+            "dot = P @ P[ref]\n"
+            'sse = np.einsum("kj,kj->k", P - P[ref], P - P[ref])\n'
+            "cosine = dot / (np.linalg.norm(P, axis=1) * np.linalg.norm(P[ref]))\n"
+            "first, measured = 0, dot\n"
+        )
+    else:
+        first, count = measure_window(L, d, ref, measured_cells)
+        code += (
+            f"# L x d = {L * d:,} cells: the page draws the curves from the closed form (|P[k]|² = d/2)\n"
+            "dot = f[np.arange(L) - ref + L - 1]\n"
+            "sse = d - 2.0 * dot\n"
+            "cosine = dot / (d / 2)\n"
+            "# ... and measures the dot products on a window of positions around the reference\n"
+            f"first, count = {first}, {count}\n"
+            "measured = encoding(first, count) @ encoding(ref, 1)[0]\n"
+        )
+    code += "\n# The L x L dot-product matrix G[k, k′] = f(k′ - k)" + (
+        ", averaged over blocks of positions as drawn\n" if reproduce.is_reduced(edges) else "\n"
+    )
+    size = f"  # {L * L * 8 / 1e9:.1f} GB: block by block if that is too much\n" if L * L * 8 > 5e8 else "\n"
+    code += "t = np.arange(L)\nG = f[t[None, :] - t[:, None] + L - 1]" + size
+    if reproduce.is_reduced(edges):
+        code += reproduce.block_average_code("G", edges, edges)
+    code += (
+        "\n# The closed form at every offset δ, and the measured P[ref+δ]·P[ref] (NaN where not measured)\n"
+        "measured_at = np.full(2 * L - 1, np.nan)\n"
+        "measured_at[first - ref + L - 1 : first - ref + L - 1 + measured.size] = measured\n"
+    )
+    return code + reproduce.result_code({
+        "similarity_lines": "np.column_stack([np.arange(L), dot, sse, cosine])",
+        "similarity_matrix": "G",
+        "similarity_closed_form": "np.column_stack([np.arange(-(L - 1), L), f, measured_at])",
+    })

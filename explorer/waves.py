@@ -1,0 +1,229 @@
+"""Waves: one position across the pairs (seed 000), chosen columns across positions (seed
+002), one pair on the unit circle. Analysis, figure builders and reproduce-this code,
+without Streamlit (pages/waves_page.py lays them out).
+
+Lines are never thinned by skipping points: up to ``figures.LINE_MAX_POINTS`` points they
+are sent whole, y as float32 (7 significant digits, half the bytes) and x as ``x0``/``dx``;
+longer ones show a window of positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+import pe_core
+from explorer import reproduce
+from explorer.figures import (
+    SEQUENTIAL,
+    frame_figure,
+    line_mode,
+)
+from explorer.settings import Settings
+
+#: Panels per row of the per-position profiles (seed 000 draws four side by side).
+PROFILE_PANELS_PER_ROW = 4
+
+
+#: The unit-circle trail shows at most this many positions, the last ones up to k.
+MAX_TRAIL = 2000
+
+
+#: Waves page: positions drawn at once by "chosen columns across positions"; longer
+#: sequences show a window the user moves (16384 points of a fast column are a solid block;
+#: 300 positions show about 50 turns of the fastest pair, each still a visible wave).
+COLUMNS_WINDOW = 300
+
+
+def position_profile_figure(positions: Sequence[int], w: np.ndarray, *, title: str) -> go.Figure:
+    r"""One panel per position k: :math:`\sin(k\,\omega_x)` over pair index x (seed 000).
+
+    Seed 000's ``plotSinusoid(k)`` plots ``sin(k / n**(2*x/d))`` for x = 0..99: the sine of
+    pair x, i.e. column 2x of the interleaved matrix, not column x. ``w`` is
+    :math:`\omega_x` for the pairs to draw.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    count = len(positions)
+    cols = min(count, PROFILE_PANELS_PER_ROW)
+    rows = -(-count // PROFILE_PANELS_PER_ROW)
+    fig = make_subplots(
+        rows=rows, cols=cols, shared_yaxes=True, subplot_titles=[f"k={k}" for k in positions],
+        horizontal_spacing=0.04, vertical_spacing=0.18,
+    )
+    pairs = np.arange(w.size)
+    for index, k in enumerate(positions):
+        fig.add_trace(
+            go.Scatter(
+                x=pairs,
+                y=np.sin(k * w),
+                name=f"k={k}",
+                mode=line_mode(w.size),
+                hovertemplate=f"k = {k}<br>pair x = %{{x}}<br>sin(k·ω_x) = %{{y:.7g}}<extra></extra>",
+                showlegend=False,
+            ),
+            row=index // PROFILE_PANELS_PER_ROW + 1,
+            col=index % PROFILE_PANELS_PER_ROW + 1,
+        )
+    fig.update_xaxes(title_text="pair index x")
+    fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1], col=1)
+    return frame_figure(fig, title, 320 * rows + 60)
+
+
+def encoding_columns(
+    length: int, d: int, n: float, columns: Sequence[int], *, layout: str = "interleaved",
+    convention: str = "paper",
+) -> np.ndarray:
+    """Columns ``columns`` of ``positional_encoding(length, d, ...)``, shape (length, len(columns)).
+
+    Computed column by column from the pair each column belongs to, so a few columns of a
+    16384 x 2048 encoding cost 16384 values each, never the whole matrix.
+    """
+    pair, is_sine = pe_core.column_pairs(d, layout)
+    w = pe_core.frequencies(d, n, convention)
+    k = pe_core.positions(length)
+    columns = np.asarray(columns, dtype=np.int64)
+    if columns.size and (columns.min() < 0 or columns.max() >= d):
+        raise ValueError(f"columns must lie in 0..{d - 1}, got {columns.tolist()}.")
+    theta = np.multiply.outer(k, w[pair[columns]])
+    return np.where(is_sine[columns], np.sin(theta), np.cos(theta))
+
+
+def column_names(columns: Sequence[int], d: int, w: np.ndarray, layout: str = "interleaved") -> list[str]:
+    """Legend text of each column: 'column 1: cos, pair i = 0, λ = 6.283 positions'."""
+    pair, is_sine = pe_core.column_pairs(d, layout)
+    return [
+        f"column {c}: {'sin' if is_sine[c] else 'cos'}, pair i = {pair[c]}, "
+        f"λ = {2 * np.pi / w[pair[c]]:.4g} positions"
+        for c in columns
+    ]
+
+
+def columns_over_positions_figure(
+    values: np.ndarray, names: Sequence[str], *, title: str, first: int = 0
+) -> go.Figure:
+    """One line per chosen column over positions k = first, first + 1, ... (seed 002:
+    dimensions 0 and 1 over positions 0..49): ``values[r, c]`` is column c at position first + r."""
+    values = np.asarray(values)
+    if values.ndim != 2 or values.shape[1] != len(names):
+        raise ValueError(f"values {values.shape} do not match {len(names)} names.")
+    fig = go.Figure()
+    for column, name in enumerate(names):
+        fig.add_trace(
+            go.Scatter(
+                x0=first, dx=1, y=values[:, column].astype(np.float32), name=name,
+                mode=line_mode(values.shape[0]),
+                hovertemplate=f"position k = %{{x}}<br>{name}<br>value = %{{y:.7g}}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(title_text="position k")
+    fig.update_yaxes(title_text="P[k, j]", range=[-1.1, 1.1])
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return frame_figure(fig, title, 440)
+
+
+def trail_positions(k: int, max_trail: int = MAX_TRAIL) -> np.ndarray:
+    """The positions of the unit circle's trail: the last ``max_trail`` of 0 .. k."""
+    return np.arange(max(0, k - max_trail + 1), k + 1)
+
+
+def unit_circle_figure(
+    w_i: float, k: int, *, pair: int, max_trail: int = MAX_TRAIL
+) -> go.Figure:
+    r"""Pair i as the point :math:`(\cos k\omega_i, \sin k\omega_i)` on the unit circle.
+
+    Draws the circle, the trail of the positions up to k (at most the last ``max_trail``:
+    a geometric illustration, not a data series), the current point with its radius, and
+    the angle :math:`k\omega_i` in degrees.
+    """
+    trail = trail_positions(k, max_trail)
+    theta = trail * w_i
+    around = np.linspace(0.0, 2.0 * np.pi, 361)
+    angle = k * w_i
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=np.cos(around), y=np.sin(around), mode="lines", name="unit circle",
+            line={"color": "lightgray"}, hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
+            name=f"positions {trail[0]}..{k}",
+            marker={"color": trail, "colorscale": SEQUENTIAL, "size": 6,
+                    "colorbar": {"title": {"text": "position k"}}},
+            hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name=f"k = {k}",
+            marker={"size": [0, 14], "color": "crimson"}, line={"color": "crimson"},
+            hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>",
+        )
+    )
+    degrees = np.degrees(angle)
+    fig.add_annotation(
+        x=0.0, y=-1.35, showarrow=False,
+        text=f"k·ω_{pair} = {k} × {w_i:.6g} rad = {degrees:,.4f}° ≡ {degrees % 360.0:.4f}° (mod 360)",
+    )
+    fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
+    fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    return frame_figure(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
+
+
+def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:
+    """``position_profile_figure``'s data: the pair index x, then sin(k·ω_x) for each position k."""
+    w = np.asarray(w, dtype=np.float64)
+    return pd.DataFrame({"pair x": np.arange(w.size), **{f"k={k}": np.sin(k * w) for k in positions}})
+
+
+def columns_table(values: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """``columns_over_positions_figure``'s data: the position k, then one column per line."""
+    values = np.asarray(values, dtype=np.float64)
+    return pd.DataFrame({"position k": np.arange(values.shape[0]), **dict(zip(names, values.T, strict=True))})
+
+
+def circle_table(w_i: float, k: int, *, max_trail: int = MAX_TRAIL) -> pd.DataFrame:
+    """``unit_circle_figure``'s trail: each position up to k and its point (cos kω_i, sin kω_i)."""
+    trail = trail_positions(k, max_trail)
+    theta = trail * w_i
+    return pd.DataFrame({"position k": trail, "cos(k·ω_i)": np.cos(theta), "sin(k·ω_i)": np.sin(theta)})
+
+
+def waves_code(
+    settings: Settings,
+    *,
+    positions: Sequence[int],
+    pairs_shown: int,
+    columns: Sequence[int],
+    pair: int,
+    position: int,
+    max_trail: int,
+) -> str:
+    """Waves: sin(k·ω_x) of the first ``pairs_shown`` pairs at ``positions``, the chosen
+    ``columns`` of P over every position, and ``pair``'s trail on the unit circle up to ``position``."""
+    positions, columns = [int(k) for k in positions], [int(j) for j in columns]
+    trail_first = max(0, position - max_trail + 1)
+    return (
+        reproduce.title("Waves", settings, "the three charts' data")
+        + reproduce.encoding_code(settings)
+        + f"\n# (a) sin(k·ω_x) of pairs x = 0..{pairs_shown - 1}: the pair index x, then one column per position k\n"
+        f"positions = {positions}\n"
+        f"profiles = np.column_stack([np.arange({pairs_shown}), "
+        f"np.sin(np.multiply.outer(w[:{pairs_shown}], positions))])\n"
+        "\n# (b) chosen columns of P over every position: the position k, then one column per j\n"
+        f"columns = {columns}\n"
+        "lines = np.column_stack([np.arange(L), P[:, columns]])\n"
+        f"\n# (c) pair {pair} on the unit circle: positions {trail_first}..{position} and their (cos, sin)\n"
+        f"pair, last = {pair}, {position}\n"
+        f"trail = np.arange({trail_first}, last + 1)\n"
+        "theta = trail * w[pair]\n"
+        "circle = np.column_stack([trail, np.cos(theta), np.sin(theta)])\n"
+        + reproduce.result_code({"waves_profiles": "profiles", "waves_columns": "lines", "waves_circle": "circle"})
+    )
