@@ -1006,6 +1006,11 @@ def identify_encoding(M: object) -> dict:
     Example:
         >>> identify_encoding(positional_encoding(50, 128))["convention"]
         'paper'
+        >>> table = positional_encoding(50, 128, layout="concatenated", convention="tensor2tensor")
+        >>> table[1] = 0.0  # fairseq's padding row (padding_idx = 1)
+        >>> result = identify_encoding(table)
+        >>> result["convention"], result["start"], result["zero_rows"], result["zero_columns"]
+        ('tensor2tensor', 0, [1], [])
     """
     matrix = check_matrix("M (the matrix to identify)", M)
     # Huge values (not an encoding) may overflow squares on their way to the verdict.
