@@ -542,8 +542,8 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UploadCheck:
-    """What the checker found: the verdict of identify_encoding and, when it fits, the
-    upload minus the rebuilt variant (positions down), reduced as drawn."""
+    """What the checker found: the verdict of identify_encoding and, when a variant fits or
+    nearly fits, the upload minus the rebuilt variant (positions down), reduced as drawn."""
 
     shape: tuple[int, int]
     result: dict
@@ -553,10 +553,27 @@ class UploadCheck:
 
     @property
     def rebuilt(self) -> Variant | None:
+        """The variant that fits, or the closest one fitted to a near miss; None if none was fitted."""
         r = self.result
-        if r["convention"] is None:
+        if r["closest_convention"] is None:
             return None
-        return Variant(r["layout"], r["convention"], r["n"] if r["n"] is not None else 10000.0, r["start"])
+        return Variant(r["layout"], r["closest_convention"], r["n"] if r["n"] is not None else 10000.0, r["start"])
+
+    @property
+    def set_aside(self) -> tuple[list[int], list[int]]:
+        """The all-zero rows (padding positions) and filler columns identify_encoding set aside,
+        positions down as drawn: those rows are drawn as 0 (the library's table is zero there
+        too) and those columns are left out."""
+        r = self.result
+        return (r["zero_columns"], r["zero_rows"]) if r["transposed"] else (r["zero_rows"], r["zero_columns"])
+
+    @property
+    def set_aside_note(self) -> str | None:
+        """A caption for the difference map when zeros were set aside, else None."""
+        rows, columns = self.set_aside
+        parts = [f"row r = {', '.join(map(str, rows))} drawn as 0"] if rows else []
+        parts += [f"column j = {', '.join(map(str, columns))} left out"] if columns else []
+        return f"Set aside, all zeros in your matrix (see the verdict): {'; '.join(parts)}." if parts else None
 
 
 def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_cells: int) -> UploadCheck:
@@ -568,7 +585,10 @@ def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_ce
     rebuilt = check.rebuilt
     if rebuilt is None:
         return check
-    A = matrix.T if result["transposed"] else matrix
+    zero_rows, filler_columns = check.set_aside
+    positions_down = matrix.T if result["transposed"] else matrix
+    # The filler column is the last one, so the variant's columns keep their indices.
+    A = positions_down[:, : positions_down.shape[1] - len(filler_columns)]
     L, d = A.shape
     columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols)
     rows = max(1, max_cells // d)
@@ -578,6 +598,8 @@ def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_ce
         P = pe_core.positional_encoding(
             count, d, rebuilt.n, layout=rebuilt.layout, convention=rebuilt.convention, start=rebuilt.start + first
         )
+        # The library's table is zero on its padding rows, as the upload is.
+        P[[row - first for row in zero_rows if first <= row < first + count]] = 0.0
         reduced.append(columns.reduce(A[first : first + count] - P))
     row_edges = pe_core.block_edges(L, max_rows)
     reduced = np.concatenate(reduced)

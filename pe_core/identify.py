@@ -51,7 +51,8 @@ The estimation, for each orientation and layout:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import numpy as np
 
@@ -73,6 +74,11 @@ MAX_START_CANDIDATES = 2**12
 WIDE_START_CANDIDATES = 2**17
 #: No tolerance is looser than this: beyond it a "match" would say nothing.
 MAX_TOLERANCE = 1e-2
+#: All-zero rows set aside as padding rows (fairseq zeroes its padding index's row): at most
+#: this many, and at most a quarter of the rows. An encoding's row is never all zero (each
+#: pair has sin^2 + cos^2 = 1), so these cells hold no variant's values; many zero rows would
+#: leave too little to verify, and a table that is mostly zeros is no encoding.
+MAX_ZERO_ROWS = 2
 
 #: Unit round-off of the precision an encoding is computed in (float16/bfloat16 values are
 #: computed in float32 and cast), and the largest error of casting a value of [-1, 1].
@@ -180,6 +186,8 @@ class _Outcome:
     cells: int  # number of values
     mismatches: int  # values beyond the round-off of the stored format (-1: not counted)
     search_bound: float = math.inf  # starts were searched within +-search_bound
+    zero_rows: tuple[int, ...] = ()  # all-zero rows of A set aside (padding rows), not verified
+    filler_column: int | None = None  # A's all-zero last column, set aside: the variant is narrower
 
 
 def _slopes(z: np.ndarray, sigma_floor: float) -> tuple[np.ndarray, float]:
@@ -406,11 +414,13 @@ def _fit_lone_sine(column: np.ndarray, start: int) -> float | None:
 
 
 def _max_error(
-    A: np.ndarray, variant: _Variant, threshold: float = math.inf
+    A: np.ndarray, variant: _Variant, threshold: float = math.inf, skip_rows: tuple[int, ...] = ()
 ) -> tuple[float, tuple[int, int, float, float], int]:
-    """Largest |A - P| over every row (block by block), where it is, and how many exceed ``threshold``."""
+    """Largest |A - P| over every row but ``skip_rows`` (block by block), where it is, and how
+    many values exceed ``threshold``."""
     length, d = A.shape
     block = max(1, VERIFY_CELLS // d)
+    skipped = np.asarray(skip_rows, dtype=np.intp)
     worst, where, over = -1.0, (0, 0, float(A[0, 0]), 0.0), 0
     for first in range(0, length, block):
         rows = A[first : first + block]
@@ -423,6 +433,8 @@ def _max_error(
             start=variant.start + first,
         )
         difference = np.abs(rows - P)
+        in_block = skipped[(skipped >= first) & (skipped < first + rows.shape[0])]
+        difference[in_block - first] = 0.0
         over += int(np.count_nonzero(difference > threshold))
         flat = int(np.argmax(difference))
         row, column = divmod(flat, d)
@@ -471,14 +483,20 @@ def _log_roundness(base: float) -> float:
     return min(abs(v - round(v)) for v in (exponent, exponent - math.log10(2), exponent - math.log10(5)))
 
 
-def _rank_readings(a: float, d: int, budget: float) -> tuple[list[str], dict[str, float]]:
+def _rank_readings(
+    a: float, d: int, budget: float, library_table: bool = False
+) -> tuple[list[str], dict[str, float]]:
     """The readings, roundest snapped base first, and the snapped base of each.
 
     Rounder: fewer digits, then closer to 1/2/5 x 10^k, which only separates round bases
     (1 or 2 digits); other ties go to the paper. The `2*i` bug is a reading only for a
     round root r (paper base r^2), and it wins the tie for r = 10000 (paper n = 1e8).
+    A ``library_table`` (concatenated, with fairseq's zeros set aside) is fairseq's, so
+    there tensor2tensor wins every tie (for d = 4, tensor2tensor 10000 is paper 1e8).
     """
     preference = {"paper": 1, "tensor2tensor": 2, "bug": 3}
+    if library_table:
+        preference["tensor2tensor"] = -1
     ranked = []
     snapped_bases = {}
     for reading, base in _readings(a, d).items():
@@ -498,7 +516,7 @@ def _rank_readings(a: float, d: int, budget: float) -> tuple[list[str], dict[str
 
 
 def _fit_hypothesis(
-    A: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float]
+    A: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], library_table: bool = False
 ) -> _Outcome:
     d = A.shape[1]
     m = (d + 1) // 2
@@ -531,7 +549,7 @@ def _fit_hypothesis(
     best = None
     for max_candidates in (MAX_START_CANDIDATES, WIDE_START_CANDIDATES):
         located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
-        outcome = _verify(A, layout, transposed, storage, rows, *located[:5], problem)
+        outcome = _verify(A, layout, transposed, storage, rows, *located[:5], problem, library_table)
         outcome.search_bound = located[5]
         if best is None or outcome.error < best.error:
             best = outcome
@@ -604,6 +622,7 @@ def _verify(
     start: int,
     ambiguous: bool,
     problem: str | None,
+    library_table: bool,
 ) -> _Outcome:
     """Choose the reading and the digits of n, rebuild, and measure the error on every row."""
     length, d = A.shape
@@ -631,7 +650,7 @@ def _verify(
         budget = 5.0 * rate_error + max(1.5 * storage[2], 64.0 * 2.0**-53) * rate
     else:
         budget = (0.5 * error + floor) / sensitivity if sensitivity > 0 else math.inf
-    ranked, readings = _rank_readings(rate, d, budget)
+    ranked, readings = _rank_readings(rate, d, budget, library_table)
     for reading in ranked:
         base = readings[reading]
         convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
@@ -652,6 +671,78 @@ def _verify(
     return _Outcome(
         variant, error, where, reading, readings, n_spread, ambiguous, problem, length, A.size, over
     )
+
+
+# ----------------------------------------------------------------------------------------
+# Zeros a library writes into its table: set aside, the rest identified and verified.
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SetAside:
+    zero_rows: tuple[int, ...]  # all-zero rows (padding rows)
+    filler_column: int | None  # the all-zero last column of an odd width, if any
+    run: tuple[int, int]  # first and stop of the longest run of rows between the zero rows
+
+
+def _zeros_to_set_aside(A: np.ndarray) -> _SetAside | None:
+    """What fairseq's SinusoidalPositionalEmbedding zeroes in A, if A has it and it may be set aside.
+
+    fairseq zeroes the row of its padding index (1 in its models, sometimes 0) and, when the
+    width d is odd, appends a zero column after the d - 1 sines and cosines. None when A has
+    neither, or more zero rows than MAX_ZERO_ROWS allows, or no two consecutive rows remain.
+    """
+    length, d = A.shape
+    zero_rows = tuple(int(row) for row in np.flatnonzero(~A.any(axis=1)))
+    filler_column = d - 1 if d % 2 == 1 and d > 2 and not A[:, -1].any() else None
+    if not zero_rows and filler_column is None:
+        return None
+    if len(zero_rows) > MAX_ZERO_ROWS or 4 * len(zero_rows) > length:
+        return None
+    edges = [-1, *zero_rows, length]
+    first, stop = max(((a + 1, b) for a, b in pairwise(edges)), key=lambda run: run[1] - run[0])
+    return _SetAside(zero_rows, filler_column, (first, stop)) if stop - first >= 2 else None
+
+
+def _set_aside_outcomes(matrix: np.ndarray, storage: tuple[str, float, float]) -> list[_Outcome]:
+    """Each orientation and layout fitted without its zero rows and filler column (see _fit_set_aside)."""
+    outcomes = []
+    for transposed in (False, True):
+        A = matrix.T if transposed else matrix
+        aside = _zeros_to_set_aside(A)
+        if aside is None:
+            continue
+        kept = A[:, : aside.filler_column] if aside.filler_column is not None else A
+        first, stop = aside.run
+        for layout in LAYOUTS:
+            if _circle_deviation(kept[first:stop], layout) <= CIRCLE_TOLERANCE:
+                outcomes.append(_fit_set_aside(kept, layout, transposed, storage, aside))
+    return outcomes
+
+
+def _fit_set_aside(
+    kept: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], aside: _SetAside
+) -> _Outcome:
+    """Fit on the longest run of rows between the zero rows, then verify every other row.
+
+    Row r of such a table still holds position start + r (the padding row is only
+    overwritten), so the table's start is the run's start minus the run's first row.
+    """
+    first, stop = aside.run
+    outcome = _fit_hypothesis(kept[first:stop], layout, transposed, storage, layout == "concatenated")
+    length = kept.shape[0]
+    start = int(np.clip(outcome.variant.start - first, -MAX_POSITION, MAX_POSITION - length + 1))
+    outcome = replace(
+        outcome,
+        variant=replace(outcome.variant, start=start),
+        length=length,
+        cells=(length - len(aside.zero_rows)) * kept.shape[1],
+        zero_rows=aside.zero_rows,
+        filler_column=aside.filler_column,
+    )
+    tolerance = _tolerance(storage[1], storage[2], _largest_position(outcome))
+    outcome.error, outcome.where, outcome.mismatches = _max_error(kept, outcome.variant, tolerance, aside.zero_rows)
+    return outcome
 
 
 # ----------------------------------------------------------------------------------------
@@ -691,41 +782,90 @@ def _cell(where: tuple[int, int, float, float], transposed: bool) -> str:
     )
 
 
+def _set_aside_of_M(outcome: _Outcome) -> tuple[list[int], list[int]]:
+    """The zero rows and columns set aside, as rows and columns of M (the user's orientation)."""
+    position_rows = list(outcome.zero_rows)
+    filler = [] if outcome.filler_column is None else [outcome.filler_column]
+    return (filler, position_rows) if outcome.variant.transposed else (position_rows, filler)
+
+
+def _set_aside_sentence(outcome: _Outcome, fairseq: bool) -> str:
+    """What was set aside and why a library writes it, in M's rows and columns ('' if nothing)."""
+    row, column = ("column", "row") if outcome.variant.transposed else ("row", "column")
+    library = "fairseq" if fairseq else "libraries such as fairseq"
+    parts = []
+    if outcome.zero_rows:
+        numbers = " and ".join(str(r) for r in outcome.zero_rows)
+        several = len(outcome.zero_rows) > 1
+        # fairseq numbers positions from padding_idx + 1 on, so a row before the padding row is never used.
+        used_from = ""
+        if fairseq and not several:
+            used_from = f", and real positions use {row}s {outcome.zero_rows[0] + 1} onwards"
+        what = f"{row}s {numbers} are all zeros (padding indices' positions" if several else (
+            f"{row} {numbers} is all zeros (a padding index's position"
+        )
+        parts.append(
+            f"{what}: {library} zero{'es' if fairseq else ''} {'them' if several else 'it'} so that padding "
+            f"tokens add nothing to the embeddings{used_from})"
+        )
+    if outcome.filler_column is not None:
+        width = outcome.filler_column + 1
+        parts.append(
+            f"the last {column} ({column} {outcome.filler_column}) is a zero filler (d = {width} is odd: the sines "
+            f"and cosines fill d - 1 = {width - 1} dimensions, and {library} append{'s' if fairseq else ''} one "
+            "zero dimension)"
+        )
+    if not parts:
+        return ""
+    joined = " and ".join(parts)
+    if fairseq:
+        return f"This is the table as fairseq's SinusoidalPositionalEmbedding exports it: {joined}."
+    return f"Set aside: {joined}."
+
+
 def _result(
-    layout: str | None,
-    convention: str | None,
-    n: float | None,
-    start: int | None,
-    error: float,
+    outcome: _Outcome,
+    *,
+    matched: bool,
+    fitted: bool,
     verdict: str,
-    transposed: bool,
     dtype_guess: str | None,
 ) -> dict:
+    """The public dict: the variant's fields when it matched, or those of the fitted closest one."""
+    variant = outcome.variant
+    zero_rows, zero_columns = _set_aside_of_M(outcome)
     return {
-        "layout": layout,
-        "convention": convention,
-        "n": None if n is None else float(n),
-        "start": None if start is None else int(start),
-        "max_abs_error": float(error),
+        "layout": variant.layout if fitted else None,
+        "convention": variant.convention if matched else None,
+        "n": float(variant.n) if fitted and outcome.reading is not None else None,
+        "start": int(variant.start) if fitted else None,
+        "max_abs_error": float(outcome.error),
         "verdict": verdict,
-        "transposed": bool(transposed),
+        "transposed": bool(variant.transposed) if fitted else False,
         "dtype_guess": dtype_guess,
+        "closest_convention": variant.convention if fitted else None,
+        "zero_rows": zero_rows,
+        "zero_columns": zero_columns,
     }
 
 
-def _matched(outcome: _Outcome, shape: tuple[int, int], dtype_guess: str) -> dict:
+def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str) -> dict:
     variant = outcome.variant
-    length, d = shape
-    round_off = "round-off of " + ("a " if "decimals" in dtype_guess else "") + _precision_phrase(dtype_guess)
-    fit = (
-        f"start {variant.start}: it rebuilds these {length} positions x {d} dimensions to "
-        f"{outcome.error:.1e}, within the {round_off}."
+    length, d = matrix_shape[::-1] if variant.transposed else matrix_shape
+    # The variant's own width, and the positions it is verified on, once zeros are set aside.
+    width = d if outcome.filler_column is None else outcome.filler_column
+    verified = (
+        f"these {length} positions x {d} dimensions"
+        if width == d and not outcome.zero_rows
+        else f"{length - len(outcome.zero_rows)} positions x {width} dimensions (all but the zeros set aside)"
     )
+    round_off = "round-off of " + ("a " if "decimals" in dtype_guess else "") + _precision_phrase(dtype_guess)
+    fit = f"start {variant.start}: it rebuilds {verified} to {outcome.error:.1e}, within the {round_off}."
     layout = variant.layout.capitalize()
     sentences = []
-    if outcome.reading is None and d <= 2:
+    if outcome.reading is None and width <= 2:
         sentences.append(
-            f"{layout} layout with a single sine/cosine pair, {fit} With d = {d} the only frequency is "
+            f"{layout} layout with a single sine/cosine pair, {fit} With d = {width} the only frequency is "
             "1 rad per position for every base and convention, so n cannot be told from the matrix."
         )
     elif outcome.reading is None:
@@ -752,6 +892,8 @@ def _matched(outcome: _Outcome, shape: tuple[int, int], dtype_guess: str) -> dic
         )
         if other in outcome.readings:
             sentences.append(f"Equivalently {other} frequencies with n = {_number(outcome.readings[other])}.")
+    fairseq = variant.layout == "concatenated" and variant.convention == "tensor2tensor"
+    sentences.append(_set_aside_sentence(outcome, fairseq))
     if outcome.reading is not None and outcome.n_spread > 1.0:
         sentences.append("These few rows hardly pin n down: bases far from this one fit about as well.")
     elif outcome.reading is not None and outcome.n_spread > 0.01:
@@ -766,16 +908,8 @@ def _matched(outcome: _Outcome, shape: tuple[int, int], dtype_guess: str) -> dic
             f"The matrix is transposed: its rows are the {d} dimensions and its columns the {length} "
             "positions."
         )
-    return _result(
-        variant.layout,
-        variant.convention,
-        variant.n if outcome.reading else None,
-        variant.start,
-        outcome.error,
-        " ".join(sentences),
-        variant.transposed,
-        dtype_guess,
-    )
+    verdict = " ".join(sentence for sentence in sentences if sentence)
+    return _result(outcome, matched=True, fitted=True, verdict=verdict, dtype_guess=dtype_guess)
 
 
 def _rejected(reason: str, outcome: _Outcome) -> dict:
@@ -792,18 +926,26 @@ def _rejected(reason: str, outcome: _Outcome) -> dict:
         f"Not a sinusoidal positional encoding: {reason}. The {closest} ({_describe(variant)}) differs by up "
         f"to {outcome.error:.3g}, most at {_cell(outcome.where, variant.transposed)}."
     )
-    if not fitted:
-        return _result(None, None, None, None, outcome.error, verdict, False, None)
-    return _result(
-        variant.layout, None, variant.n, variant.start, outcome.error, verdict, variant.transposed, None
-    )
+    set_aside = _set_aside_sentence(outcome, fairseq=False)
+    verdict = f"{verdict} {set_aside}" if set_aside else verdict
+    return _result(outcome, matched=False, fitted=fitted, verdict=verdict, dtype_guess=None)
 
 
-def _default_outcome(A: np.ndarray, layout: str, transposed: bool, problem: str | None = None) -> _Outcome:
-    """The paper's own encoding (n = 10000, start 0), to say where a non-encoding differs."""
+def _default_outcome(
+    A: np.ndarray, layout: str, transposed: bool, problem: str | None = None, like: _Outcome | None = None
+) -> _Outcome:
+    """The paper's own encoding (n = 10000, start 0), to say where a non-encoding differs; with
+    ``like``, compared without the zeros that outcome set aside."""
+    zero_rows = like.zero_rows if like is not None else ()
+    filler_column = like.filler_column if like is not None else None
+    kept = A if filler_column is None else A[:, :filler_column]
     variant = _Variant(layout, "paper", 10000.0, 0, transposed)
-    error, where, _ = _max_error(A, variant)
-    return _Outcome(variant, error, where, None, {}, math.inf, False, problem, A.shape[0], A.size, -1)
+    error, where, _ = _max_error(kept, variant, skip_rows=zero_rows)
+    cells = (A.shape[0] - len(zero_rows)) * kept.shape[1]
+    return _Outcome(
+        variant, error, where, None, {}, math.inf, False, problem, A.shape[0], cells, -1,
+        zero_rows=zero_rows, filler_column=filler_column,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -820,6 +962,14 @@ def identify_encoding(M: object) -> dict:
     give the frequencies w_i = exp(-a i), unwrapping from the slowest pair gives the start,
     and a rebuild with ``positional_encoding`` verifies the answer on every row.
 
+    A table as a library exports it is recognised too: when nothing matches M as it is, up
+    to MAX_ZERO_ROWS all-zero rows (a padding token's row, which fairseq's
+    SinusoidalPositionalEmbedding zeroes; at most a quarter of the rows) and an all-zero
+    last column of an odd width (fairseq's filler) are set aside, the variant is fitted on
+    the rest (row r still holds position start + r) and verified on every other value.
+    No encoding has an all-zero row (each pair has sin^2 + cos^2 = 1), so this never
+    hides a wrong value; a zero column elsewhere, or more zero rows, is not set aside.
+
     Args:
         M: a 2-D array of real numbers, at most 2**25 values.
 
@@ -835,7 +985,16 @@ def identify_encoding(M: object) -> dict:
           closest one differs most (row and column of M);
         - ``"transposed"``: True if the positions run along the columns;
         - ``"dtype_guess"``: the precision whose round-off explains the values
-          (``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"6 decimals"``...).
+          (``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"6 decimals"``...);
+        - ``"closest_convention"``: the convention of the variant whose rebuild gave
+          ``"max_abs_error"``: equal to ``"convention"`` for a match, and for a near miss
+          (convention None) the convention of the closest variant fitted to M, beside its
+          layout, n and start, so that a page can draw the difference; None when no
+          variant could be fitted (the verdict then compares with the paper's encoding);
+        - ``"zero_rows"``, ``"zero_columns"``: the all-zero rows and columns of M that were
+          set aside (lists of indices of M, empty when none), e.g. ``[1]`` and ``[d - 1]``
+          for fairseq's table with padding index 1 and an odd d; the variant's width is
+          then d minus the zero columns.
 
         For a paper matrix, the other convention's base that gives the same matrix is named
         in the verdict ("Equivalently tensor2tensor frequencies with n = ..."); a paper base
@@ -847,11 +1006,25 @@ def identify_encoding(M: object) -> dict:
     Example:
         >>> identify_encoding(positional_encoding(50, 128))["convention"]
         'paper'
+        >>> table = positional_encoding(50, 128, layout="concatenated", convention="tensor2tensor")
+        >>> table[1] = 0.0  # fairseq's padding row (padding_idx = 1)
+        >>> result = identify_encoding(table)
+        >>> result["convention"], result["start"], result["zero_rows"], result["zero_columns"]
+        ('tensor2tensor', 0, [1], [])
     """
     matrix = check_matrix("M (the matrix to identify)", M)
     # Huge values (not an encoding) may overflow squares on their way to the verdict.
     with np.errstate(over="ignore", invalid="ignore"):
         return _identify(matrix)
+
+
+def _first_match(outcomes: list[_Outcome], storage: tuple[str, float, float]) -> tuple[_Outcome, str] | None:
+    """The closest outcome whose error round-off explains, and the precision that explains it."""
+    for outcome in sorted(outcomes, key=lambda o: o.error):
+        precision = _precision_of(outcome.error, storage, _largest_position(outcome))
+        if precision is not None and outcome.problem is None:
+            return outcome, precision
+    return None
 
 
 def _identify(matrix: np.ndarray) -> dict:
@@ -890,14 +1063,18 @@ def _identify(matrix: np.ndarray) -> dict:
     for _, transposed, layout in tried:
         A = matrix.T if transposed else matrix
         outcomes.append(_fit_hypothesis(A, layout, transposed, storage))
-
-    for outcome in sorted(outcomes, key=lambda o: o.error):
-        A_shape = matrix.T.shape if outcome.variant.transposed else matrix.shape
-        start = outcome.variant.start
-        max_position = float(max(abs(start), abs(start + A_shape[0] - 1)))
-        precision = _precision_of(outcome.error, storage, max_position)
-        if precision is not None and outcome.problem is None:
-            return _matched(outcome, A_shape, precision)
+    match = _first_match(outcomes, storage)
+    if match is None:
+        # Only then may zero rows or a zero last column be a library's: no encoding has a zero
+        # row, and a genuine encoding that happens to have a zero column has matched above.
+        set_aside = _set_aside_outcomes(matrix, storage)
+        match = _first_match(set_aside, storage)
+        # Failed, such a fit says where the matrix differs only as a near miss (most values fit);
+        # otherwise its zeros were no padding, and the verdict compares the matrix as it is.
+        outcomes += [outcome for outcome in set_aside if 2 * outcome.mismatches <= outcome.cells]
+    if match is not None:
+        outcome, precision = match
+        return _matched(outcome, matrix.shape, precision)
 
     if not outcomes:
         best_deviation, transposed, layout = hypotheses[0]
@@ -917,10 +1094,10 @@ def _identify(matrix: np.ndarray) -> dict:
     if closest.reading is None:
         # Nothing was measured (say, phases running backwards): compare with the paper's own encoding.
         A = matrix.T if closest.variant.transposed else matrix
-        closest = _default_outcome(A, closest.variant.layout, closest.variant.transposed, closest.problem)
-    A_shape = matrix.T.shape if closest.variant.transposed else matrix.shape
-    start = closest.variant.start
-    max_position = float(max(abs(start), abs(start + A_shape[0] - 1)))
+        closest = _default_outcome(
+            A, closest.variant.layout, closest.variant.transposed, closest.problem, like=closest
+        )
+    max_position = _largest_position(closest)
     stored = _tolerance(storage[1], storage[2], max_position)
     in_float32 = _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position)
     allowed = f"at most {stored:.1g} for {_precision_phrase(storage[0])} values at these positions"

@@ -328,3 +328,154 @@ def test_identified_variant_rebuilds_the_matrix(half_d, log10_n, L, start, layou
         L, d, result["n"], layout=result["layout"], convention=result["convention"], start=result["start"]
     )
     assert np.max(np.abs(rebuilt - M)) < 1e-9
+
+
+# --------------------------------------------------------------------------------------
+# Tables as libraries export them: fairseq's SinusoidalPositionalEmbedding.
+# --------------------------------------------------------------------------------------
+
+
+def fairseq_get_embedding(num_embeddings: int, embedding_dim: int, padding_idx: int | None) -> np.ndarray:
+    """fairseq's SinusoidalPositionalEmbedding.get_embedding, re-typed in NumPy (float64)."""
+    half_dim = embedding_dim // 2
+    emb = np.log(10000) / (half_dim - 1)
+    emb = np.exp(np.arange(half_dim, dtype=np.float64) * -emb)
+    emb = np.arange(num_embeddings, dtype=np.float64)[:, None] * emb[None, :]
+    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=1).reshape(num_embeddings, -1)
+    if embedding_dim % 2 == 1:
+        emb = np.concatenate([emb, np.zeros((num_embeddings, 1))], axis=1)
+    if padding_idx is not None:
+        emb[padding_idx, :] = 0
+    return emb
+
+
+def assert_fairseq(result: dict, *, padding_idx: int | None, d: int, transposed: bool = False, rel: float = 1e-9):
+    assert_identified(
+        result, layout="concatenated", convention="tensor2tensor", n=10000.0, start=0, transposed=transposed, rel=rel
+    )
+    assert result["closest_convention"] == "tensor2tensor"
+    padding_rows = [] if padding_idx is None else [padding_idx]
+    filler_columns = [d - 1] if d % 2 else []
+    if transposed:
+        padding_rows, filler_columns = filler_columns, padding_rows
+    assert (result["zero_rows"], result["zero_columns"]) == (padding_rows, filler_columns), result["verdict"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("padding_idx", [1, 0, None])
+@pytest.mark.parametrize(("L", "d"), [(100, 16), (100, 17), (300, 512), (300, 513)])
+def test_fairseq_table_is_named(L, d, padding_idx, dtype):
+    result = pe_core.identify_encoding(fairseq_get_embedding(L, d, padding_idx).astype(dtype))
+    assert_fairseq(result, padding_idx=padding_idx, d=d)
+    assert result["dtype_guess"] == np.dtype(dtype).name
+    if padding_idx is not None or d % 2:
+        assert "fairseq's SinusoidalPositionalEmbedding" in result["verdict"]
+    if padding_idx is not None:
+        assert f"row {padding_idx} is all zeros (a padding index's position" in result["verdict"]
+        assert f"real positions use rows {padding_idx + 1} onwards" in result["verdict"]
+    if d % 2:
+        assert f"the last column (column {d - 1}) is a zero filler (d = {d} is odd" in result["verdict"]
+
+
+def test_transposed_fairseq_table_says_so_in_its_own_rows_and_columns():
+    result = pe_core.identify_encoding(fairseq_get_embedding(200, 65, 1).astype(np.float32).T)
+    assert_fairseq(result, padding_idx=1, d=65, transposed=True)
+    assert "column 1 is all zeros" in result["verdict"] and "the last row (row 64)" in result["verdict"]
+
+
+def test_small_fairseq_table_is_tensor2tensor_although_paper_1e8_is_as_round():
+    # d = 4: tensor2tensor 10000 is paper 10000^2; fairseq's zeros decide the reading.
+    result = pe_core.identify_encoding(fairseq_get_embedding(40, 4, 1))
+    assert_fairseq(result, padding_idx=1, d=4)
+    assert "bug" not in result["verdict"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    d=st.integers(min_value=8, max_value=257),
+    L=st.integers(min_value=32, max_value=300),
+    padding_fraction=st.floats(min_value=0.0, max_value=1.0, exclude_max=True),
+    float32=st.booleans(),
+)
+def test_fairseq_table_with_any_padding_index(d, L, padding_fraction, float32):
+    padding_idx = int(padding_fraction * L)
+    M = fairseq_get_embedding(L, d, padding_idx)
+    result = pe_core.identify_encoding(M.astype(np.float32) if float32 else M)
+    assert_fairseq(result, padding_idx=padding_idx, d=d)
+    # What is not set aside is the encoding of width d minus the filler, to round-off.
+    width = d - d % 2
+    rebuilt = pe_core.positional_encoding(L, width, 10000.0, layout="concatenated", convention="tensor2tensor")
+    rebuilt[padding_idx] = 0.0
+    assert np.max(np.abs(M[:, :width] - rebuilt)) < 1e-12
+
+
+#: Zeros where fairseq writes none (an index into a fairseq-style table of 100 x 64).
+ZEROS_NO_LIBRARY_WRITES = {
+    "three zero rows": np.s_[[1, 5, 9]],
+    "most rows zero": np.s_[3:],
+    "zero column in the middle": np.s_[:, 10],
+    "zero last column of an even width": np.s_[:, -1],
+}
+
+
+@pytest.mark.parametrize("name", list(ZEROS_NO_LIBRARY_WRITES))
+def test_zeros_no_library_writes_are_not_set_aside(name):
+    M = fairseq_get_embedding(100, 64, None)
+    M[ZEROS_NO_LIBRARY_WRITES[name]] = 0.0
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None, result["verdict"]
+    assert result["verdict"].startswith("Not a sinusoidal positional encoding: ")
+    assert result["max_abs_error"] > 0.1
+
+
+def test_random_values_with_a_zero_row_are_rejected():
+    M = np.random.default_rng(0).uniform(-1, 1, (100, 65))
+    M[1] = 0.0
+    M[:, -1] = 0.0
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None and result["closest_convention"] is None
+    assert "unit circle" in result["verdict"]
+
+
+def test_a_wrong_value_beside_fairseqs_zeros_is_located():
+    M = fairseq_get_embedding(100, 65, 1)
+    M[10, 7] += 1e-3
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None and result["closest_convention"] == "tensor2tensor"
+    assert (result["layout"], result["n"], result["start"]) == ("concatenated", 10000.0, 0)
+    assert (result["zero_rows"], result["zero_columns"]) == ([1], [64])
+    assert result["max_abs_error"] == pytest.approx(1e-3)
+    assert "row 10, column 7" in result["verdict"] and "row 1 is all zeros" in result["verdict"]
+
+
+# --------------------------------------------------------------------------------------
+# closest_convention: the convention of the variant the error is measured against.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("L", "d", "n", "start", "layout", "convention"), FLOAT64_CASES)
+def test_closest_convention_of_a_match_is_its_convention(L, d, n, start, layout, convention):
+    result = pe_core.identify_encoding(encoding(L, d, n, start, layout, convention))
+    assert result["closest_convention"] == result["convention"] == convention
+    assert (result["zero_rows"], result["zero_columns"]) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("layout", "convention", "n"),
+    [("interleaved", "paper", 10000.0), ("concatenated", "tensor2tensor", 10000.0), ("concatenated", "paper", 1e6)],
+)
+def test_closest_convention_of_a_near_miss(layout, convention, n):
+    M = encoding(200, 64, n, 3, layout, convention)
+    M[40, 9] -= 1e-3
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None
+    assert result["closest_convention"] == convention, result["verdict"]
+    assert (result["layout"], result["start"]) == (layout, 3) and result["n"] == pytest.approx(n)
+    assert result["max_abs_error"] == pytest.approx(1e-3)
+    rebuilt = pe_core.positional_encoding(200, 64, result["n"], layout=layout, convention=convention, start=3)
+    assert np.max(np.abs(rebuilt - M)) == pytest.approx(result["max_abs_error"])
+
+
+def test_closest_convention_is_none_when_nothing_was_fitted():
+    for M in GARBAGE.values():
+        assert pe_core.identify_encoding(M)["closest_convention"] is None

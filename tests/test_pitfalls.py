@@ -251,6 +251,50 @@ def test_not_an_encoding_has_no_difference_map() -> None:
     assert check.result["convention"] is None and check.difference is None
 
 
+def fairseq_table(num_embeddings: int, embedding_dim: int, padding_idx: int) -> np.ndarray:
+    """fairseq's SinusoidalPositionalEmbedding.get_embedding in NumPy: tensor2tensor frequencies,
+    [sin | cos], a zero column appended for an odd width, the padding index's row zeroed."""
+    half_dim = embedding_dim // 2
+    frequencies = np.exp(np.arange(half_dim) * -(np.log(10000) / (half_dim - 1)))
+    angles = np.arange(num_embeddings)[:, None] * frequencies[None, :]
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    if embedding_dim % 2 == 1:
+        table = np.concatenate([table, np.zeros((num_embeddings, 1))], axis=1)
+    table[padding_idx, :] = 0
+    return table
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_fairseq_upload_is_named_and_its_zeros_are_set_aside(transposed: bool) -> None:
+    table = fairseq_table(300, 65, 1).astype(np.float32)
+    check = pitfalls.check_upload("fairseq.npy", npy_bytes(table.T if transposed else table), max_rows=256,
+                                  max_cols=256, max_cells=1000)
+    result = check.result
+    assert (result["layout"], result["convention"], result["n"], result["start"]) == (
+        "concatenated", "tensor2tensor", 10000.0, 0
+    )
+    assert "fairseq's SinusoidalPositionalEmbedding" in result["verdict"]
+    assert check.set_aside == ([1], [64])
+    assert check.set_aside_note == (
+        "Set aside, all zeros in your matrix (see the verdict): row r = 1 drawn as 0; column j = 64 left out."
+    )
+    # Positions down, the filler column left out, the padding row as zero as the library's table.
+    assert check.difference.shape == (256, 64) and check.columns.order.size == 64
+    assert np.abs(check.difference).max() <= 2.0**-23
+
+
+def test_near_miss_is_drawn_against_its_closest_variant() -> None:
+    P = pe_core.positional_encoding(40, 16, layout="concatenated", convention="tensor2tensor", start=2)
+    P[30, 5] += 1e-3
+    check = pitfalls.check_upload("near.npy", npy_bytes(P), max_rows=256, max_cols=256, max_cells=FULL)
+    assert check.result["convention"] is None and check.result["closest_convention"] == "tensor2tensor"
+    assert check.rebuilt == pitfalls.Variant("concatenated", "tensor2tensor", 10000.0, 2)
+    assert check.set_aside == ([], []) and check.set_aside_note is None
+    expected = np.zeros((40, 16))
+    expected[30, 5] = 1e-3
+    np.testing.assert_allclose(check.difference, expected, atol=1e-12)
+
+
 # --------------------------------------------------------------------------- the page (AppTest uploads)
 
 
@@ -275,6 +319,22 @@ def test_page_identifies_an_uploaded_npy() -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["start"] == "3" and metrics["layout"] == "interleaved"
     assert len(at.get("plotly_chart")) == 4, "A, B, A - B and the upload's difference map"
+
+
+def test_page_names_a_fairseq_table() -> None:
+    at = upload(open_page(), "fairseq.npy", npy_bytes(fairseq_table(64, 33, 1).astype(np.float32)))
+    assert any("fairseq's SinusoidalPositionalEmbedding" in s.value and "row 1 is all zeros" in s.value
+               for s in at.success)
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["layout"], metrics["convention"], metrics["n"]) == ("concatenated", "tensor2tensor", "10000")
+
+
+def test_page_draws_a_near_miss_against_its_closest_variant() -> None:
+    P = pe_core.positional_encoding(64, 32)
+    P[10, 7] += 1e-3
+    at = upload(open_page(), "near.npy", npy_bytes(P))
+    assert any("row 10, column 7" in w.value for w in at.warning) and not at.success
+    assert len(at.get("plotly_chart")) == 4, "A, B, A - B and the difference from the closest variant"
 
 
 def test_uploader_accepts_npy_and_csv_only() -> None:
