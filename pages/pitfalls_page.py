@@ -189,6 +189,8 @@ if upload is not None:
             )
             length = check.shape[1] if result["transposed"] else check.shape[0]
             ui.reduced_note("Difference", check.difference.shape, (length, check.columns.order.size))
+            if check.set_aside_note:
+                st.caption(check.set_aside_note)
             if result["transposed"]:
                 st.caption("Your matrix is transposed (dimensions down); it is drawn with positions down.")
             ui.downloads(

@@ -327,6 +327,8 @@ def test_page_names_a_fairseq_table() -> None:
                for s in at.success)
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["layout"], metrics["convention"], metrics["n"]) == ("concatenated", "tensor2tensor", "10000")
+    # Under its difference map the page says which rows and columns were set aside.
+    assert any(c.value.startswith("Set aside, all zeros in your matrix") and "row r = 1" in c.value for c in at.caption)
 
 
 def test_page_draws_a_near_miss_against_its_closest_variant() -> None:
