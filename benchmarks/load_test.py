@@ -431,11 +431,12 @@ def main() -> int:
             print(f"sessions per replica (by its {sticky_cookie_name()} cookie): " + ", ".join(
                 f"{replica} {r['sessions']}" + (f" ({r['elsewhere']} elsewhere)" if r["elsewhere"] else "")
                 for replica, r in results[name]["replicas"].items()), flush=True)
-    if "trivial" in results:
-        base = cpu_ms_per_run(results["trivial"])
-        print("--- against the trivial app (same run): "
-              + ", ".join(f"{name} p95 first run {r['first_run_s']['p95']} s, CPU {cpu_ms_per_run(r) / base:.1f}x"
-                          for name, r in results.items() if name != "trivial" and base))
+    base = cpu_ms_per_run(results["trivial"]) if "trivial" in results else None
+    if base:
+        print("--- against the trivial app (same run): " + ", ".join(
+            f"{name} p95 first run {r['first_run_s']['p95']} s, CPU {cpu_ms_per_run(r) / base:.1f}x"
+            for name, r in results.items() if name != "trivial" and cpu_ms_per_run(r) is not None
+        ))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"written {args.out}")

@@ -49,6 +49,11 @@ def test_start_up_visits_every_page_and_every_preset() -> None:
     assert {v.query for v in visits if v.query} == {f"preset={key}" for key in PRESETS}
 
 
+def test_start_up_caps_malloc_arenas_on_glibc() -> None:
+    # The CI machine and the image are Debian (glibc): the cap must take there.
+    assert startup.limit_malloc_arenas() is True
+
+
 def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -> None:
     """Start-up has run every page (misses before anyone came); the default page and a
     preset are then served from those caches: no new miss anywhere, and new hits."""
