@@ -6,7 +6,7 @@ Run from the repository root:
     python benchmarks/cold_compute.py --quick    # defaults and the largest settings only
     python benchmarks/cold_compute.py --page precision --page pitfalls
 
-For each page, the computations its ``explorer.compute`` wrappers run (the functions behind
+For each page, the computations its cached wrappers run (the functions behind
 ``st.cache_data``, called directly: no Streamlit server, every cache empty) are timed together
 as one cold step, at the defaults (d=128, n=10000, L=100), at the largest settings (L=16384,
 d=2048) and at their extremes (n = 2 and 1e8, the concatenated layout, the tensor2tensor
@@ -51,13 +51,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
-from explorer import criteria, embeddings, figures, pitfalls, relation_figures, scorecard, wave_figures  # noqa: E402
+from explorer import binary as binary_topic  # noqa: E402 (each page's benchmark function bears the page's name)
+from explorer import criteria, embeddings, figures, pitfalls, scorecard  # noqa: E402
 from explorer import precision as pr  # noqa: E402
+from explorer import relative as relative_topic  # noqa: E402
+from explorer import similarity as similarity_topic  # noqa: E402
+from explorer import waves as waves_topic  # noqa: E402
+from explorer.matrix import matrix_max_rows  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
 BUDGET_S = 0.300
-#: compute.FULL_MATRIX_CELLS (not imported: explorer.compute imports Streamlit).
+#: cached.FULL_MATRIX_CELLS (not imported: explorer.cached imports Streamlit).
 FULL_MATRIX_CELLS = 2_000_000
 
 DEFAULTS = Settings()
@@ -83,7 +88,7 @@ STARTUP_SCANS: dict[tuple, pr.PairScan] = {}
 
 
 def precision_scan(dtype: str, method: str, w0: float, window: int, start: int, limit: int) -> pr.PairScan:
-    """compute.precision_scan without Streamlit: the "cast" and "low" scans are kept from
+    """The Precision page's cached precision_scan without Streamlit: the "cast" and "low" scans are kept from
     start-up; a "relative" scan depends on L (its window), so it is cold like the rest."""
     key = (dtype, method, w0, window, start, limit)
     if method == "relative":
@@ -113,7 +118,7 @@ STARTUP_CACHES = (scorecard._stream_records,)
 
 def clear_module_caches() -> None:
     """Empty the functools caches inside the topic modules, so that every call is cold."""
-    for module in (criteria, scorecard, pitfalls, relation_figures, pr, embeddings, pe_core):
+    for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, pe_core):
         for value in vars(module).values():
             if hasattr(value, "cache_clear") and value not in STARTUP_CACHES:
                 value.cache_clear()
@@ -124,7 +129,7 @@ def home(s: Settings, _: dict) -> None:
 
 
 def matrix(s: Settings, _: dict) -> None:
-    rows, cols = figures.matrix_max_rows(s.d), figures.MATRIX_MAX_COLS
+    rows, cols = matrix_max_rows(s.d), figures.MATRIX_MAX_COLS
     kw = {"layout": s.layout, "convention": s.convention}
     pe_core.encoding_block_average(s.L, s.d, s.n, max_rows=rows, max_cols=cols, **kw)
     pe_core.angle_block_mean(s.L, s.d, s.n, convention=s.convention, max_rows=rows, max_pairs=cols)
@@ -132,27 +137,35 @@ def matrix(s: Settings, _: dict) -> None:
         pe_core.positional_encoding(s.L, s.d, s.n, **kw)
 
 
+def waves(s: Settings, _: dict) -> None:
+    """Seed 000's panels, seed 002's columns over every position, one pair's trail."""
+    w = pe_core.frequencies(s.d, s.n, s.convention)
+    waves_topic.profile_table([0, 4, 8, 12], w[:100])
+    waves_topic.encoding_columns(s.L, s.d, s.n, [0, 1], layout=s.layout, convention=s.convention)
+    waves_topic.circle_table(float(w[0]), s.L - 1)
+
+
 def dot_from_zero(s: Settings) -> np.ndarray:
-    """compute.dot_from_zero: the closed form for every offset up to L_MAX."""
+    """cached.dot_from_zero: the closed form for every offset up to L_MAX."""
     return pe_core.dot_by_offset(np.arange(L_MAX, dtype=np.float64), s.d, s.n, s.convention)
 
 
 def similarity(s: Settings, controls: dict) -> None:
-    by_offset = relation_figures.mirrored_offsets(dot_from_zero(s)[: s.L])
+    by_offset = similarity_topic.mirrored_offsets(dot_from_zero(s)[: s.L])
     ref = min(controls.get("ref", 20), s.L - 1)
     if s.L * s.d <= FULL_MATRIX_CELLS:
         P = pe_core.positional_encoding(s.L, s.d, s.n, layout=s.layout, convention=s.convention)
-        relation_figures.similarity_from_matrix(P, ref)
-    pe_core.offset_matrix_block_average(by_offset, pe_core.block_edges(s.L, relation_figures.SIMILARITY_BLOCKS))
-    relation_figures.measure_around(
-        s.L, s.d, s.n, layout=s.layout, convention=s.convention, ref=ref, max_cells=relation_figures.MEASURED_CELLS
+        similarity_topic.similarity_from_matrix(P, ref)
+    pe_core.offset_matrix_block_average(by_offset, pe_core.block_edges(s.L, similarity_topic.SIMILARITY_BLOCKS))
+    similarity_topic.measure_around(
+        s.L, s.d, s.n, layout=s.layout, convention=s.convention, ref=ref, max_cells=similarity_topic.MEASURED_CELLS
     )
 
 
 def binary(s: Settings, _: dict) -> None:
-    rows = wave_figures.BINARY_MAX_ROWS
+    rows = binary_topic.BINARY_MAX_ROWS
     edges = pe_core.block_edges(s.L, rows)
-    cols = wave_figures.sinusoid_max_cols(len(edges) - 1)
+    cols = binary_topic.sinusoid_max_cols(len(edges) - 1)
     pe_core.encoding_block_average(s.L, s.d, s.n, layout=s.layout, convention=s.convention, max_rows=rows,
                                    max_cols=cols)
     dot_from_zero(s)
@@ -161,11 +174,11 @@ def binary(s: Settings, _: dict) -> None:
 def relative(s: Settings, controls: dict) -> None:
     delta = controls.get("delta", 1)
     kw = {"layout": s.layout, "convention": s.convention}
-    dims = relation_figures.transition_window_dims(s.d, s.layout, 0, relation_figures.TRANSITION_WINDOW)
-    relation_figures.transition_window(delta, s.d, s.n, dims=dims, **kw)
-    relation_figures.compare_shift(
-        s.L, s.d, s.n, delta=delta, max_rows=relation_figures.SHIFT_MAP_ROWS,
-        max_cols=relation_figures.shift_map_max_cols(s.L, s.d), full_cells=FULL_MATRIX_CELLS, **kw,
+    dims = relative_topic.transition_window_dims(s.d, s.layout, 0, relative_topic.TRANSITION_WINDOW)
+    relative_topic.transition_window(delta, s.d, s.n, dims=dims, **kw)
+    relative_topic.compare_shift(
+        s.L, s.d, s.n, delta=delta, max_rows=relative_topic.SHIFT_MAP_ROWS,
+        max_cols=relative_topic.shift_map_max_cols(s.L, s.d), full_cells=FULL_MATRIX_CELLS, **kw,
     )
 
 
@@ -184,7 +197,7 @@ def pitfalls_page(s: Settings, controls: dict) -> None:
 
 
 def precision_page(s: Settings, controls: dict) -> None:
-    """compute.precision_errors, precision_neighbours (scans warmed), precision_column, telling_at."""
+    """The Precision page's precision_errors, precision_neighbours (scans warmed), precision_column, telling_at."""
     fixed = [key for key in pr.SERIES if key[1] != "relative"]
     moving = [key for key in pr.SERIES if key[1] == "relative"]
     pr.errors(replace(s, L=1), series=fixed)
@@ -218,6 +231,7 @@ class Page:
 PAGES: tuple[Page, ...] = (
     Page("home", home, {}),
     Page("matrix", matrix, {}),
+    Page("waves", waves, {}),
     Page("similarity", similarity, {"ref=L-1": {"ref": L_MAX - 1}}),
     Page("binary", binary, {}),
     Page("relative", relative, {"delta=-(L-1)": {"delta": -(L_MAX - 1)}, "delta=L-1": {"delta": L_MAX - 1}}),

@@ -142,8 +142,9 @@ def run_snippet(code: str) -> dict[str, object]:
 
 
 # --------------------------------------------------------------------------------------
-# One snippet per page. Each binds ``result`` to a dict: the key of each of the page's
-# downloads -> the array that download holds (same rows, same columns, same numbers).
+# Pieces of the pages' snippets (each in its topic module). A snippet binds ``result`` to a
+# dict: the key of each of the page's downloads -> the array that download holds (same rows,
+# same columns, same numbers).
 # --------------------------------------------------------------------------------------
 
 #: f(t) = sum_i cos(w_i t) for t = 0 .. L-1: the dot product of any two positions t apart (even d).

@@ -11,6 +11,7 @@ from pathlib import Path
 from angle_rounding import angle_rounding_tolerance
 
 import pe_core
+from explorer import page_list
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,3 +62,21 @@ def test_bench_core_quick_times_both_layouts_and_each_ratio_compares_the_same_nu
         ours = "shift(out=)" if reading["arrays"] != "new" else "shift"
         assert reading["ratio"] == dense_ratios[(reading["layout"], ours)]
         assert reading["met"] is None
+
+
+def test_cold_compute_quick_runs_every_page_at_the_defaults_and_the_largest_settings(tmp_path: Path) -> None:
+    """The cold-computation benchmark still calls what each topic computes (its exit status,
+    1 when a row is over the budget, is the benchmark's verdict, not this test's)."""
+    output = tmp_path / "cold.json"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "cold_compute.py"), "--quick", "--repeats", "1",
+         "--output", str(output)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode in (0, 1), completed.stderr[-3000:]
+    rows = json.loads(output.read_text())["rows"]
+    measured = {(row["page"], row["settings"]) for row in rows}
+    for page in page_list.PAGES:
+        name = page.url_path
+        assert {(name, "defaults"), (name, "largest")} <= measured, name
+    assert all(row["median_s"] > 0 for row in rows)
