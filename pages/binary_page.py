@@ -9,9 +9,6 @@ import pe_core
 from explorer import binary, cached, controls, figures, ui
 from explorer.settings import Settings, format_n
 
-# --- this page's cached computations (st.cache_data: shared by every session) ---
-
-
 MAX_ROWS = binary.BINARY_MAX_ROWS
 MAX_BITS = 16
 NEIGHBOURS_SHOWN = 8
