@@ -408,8 +408,8 @@ def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool) ->
     """
     pe = reproduce.encoding_code(replace(settings, L=len(tokens)))
     combine = (
-        "result = X * np.sqrt(d) + P  # the paper's embedding layer: embeddings times sqrt(d), plus PE"
-        if scale else "result = X + P  # embeddings plus PE"
+        "summed = X * np.sqrt(d) + P  # the paper's embedding layer: embeddings times sqrt(d), plus PE"
+        if scale else "summed = X + P  # embeddings plus PE"
     )
     return (
         "import hashlib\n"
@@ -423,5 +423,5 @@ def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool) ->
         + "assert len(tokens) == L\n"
         + "X = np.stack([token_embedding(token, d) for token in tokens])\n"
         + combine
-        + "\n"
+        + '\nresult = {"embeddings_sum": summed}  # the download of the sum\n'
     )

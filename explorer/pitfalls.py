@@ -379,7 +379,7 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
             code += "shown = np.empty((S.shape[0], 2 * S.shape[1]))\nshown[:, 0::2], shown[:, 1::2] = S, C\n"
         else:
             code += "shown = np.concatenate([S, C], axis=1)\n"
-    return code + "result = shown\n"
+    return code + 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
 
 
 # ----------------------------------------------------------------------------------------

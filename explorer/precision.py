@@ -583,8 +583,9 @@ with np.errstate(over="ignore", invalid="ignore"):
     k = np.unique(np.round(np.geomspace(1, {last}, {points})).astype(np.int64))
     P64 = exact(k)
     series = [(dtype, method) for dtype in ("float32", "float16", "bfloat16") for method in ("cast", "low", "relative")]
-    # result[:, s]: largest |error| over the d columns at each position k (NaN: not a finite number)
-    result = np.column_stack([np.abs(encode(k, *s) - P64).max(axis=1) for s in series])
+    # errors[:, s]: largest |error| over the d columns at each position k (NaN: not a finite number)
+    errors = np.column_stack([np.abs(encode(k, *s) - P64).max(axis=1) for s in series])
+    result = {{"precision_errors": errors}}  # the download of the errors by position
     neighbours = {{s: first_equal(*s) for s in series}} if {scan} else None
 '''
 

@@ -563,12 +563,12 @@ for row, (f, p) in enumerate(zip((sinusoid, integer, scaled, binary, learned), p
     values[row], passed[row] = [c[0] for c in checks], [bool(c[1]) for c in checks]
 # Rows: sinusoid, integer, scaled, binary, learned. Columns: unique, bounded, same distance, deterministic,
 # first position without a code, shift error; then whether each of the six passes (1) or not (0).
-result = np.column_stack([values, passed.astype(np.float64)])  # the downloaded table
+result = {{"scorecard_table": np.column_stack([values, passed.astype(np.float64)])}}  # the downloaded table
 '''
 
 
 def snippet(settings: Settings, offset: int = 1) -> str:
-    """Standalone NumPy code whose ``result`` is ``numbers_table(evaluate(settings, offset))``."""
+    """Standalone NumPy code whose ``result["scorecard_table"]`` is ``numbers_table(evaluate(settings, offset))``."""
     offset = clamp_offset(offset, settings.L)
     if settings.convention == "paper":
         rate = "w = n ** (-2 * i / d)  # paper: w_i = n^(-2i/d)"

@@ -313,7 +313,7 @@ SNIPPET_CASES = [
 def test_reproduce_snippet_gives_the_apps_numbers(sentence: str, settings: Settings, scale: bool) -> None:
     tokens = emb.tokenize(emb.clean_sentence(sentence, key="s", default="x")[0])
     code = emb.reproduce_code(tokens, settings, scale=scale)
-    result = run_snippet(code)["result"]
+    result = run_snippet(code)["result"]["embeddings_sum"]
     expected = emb.sentence_matrices(tokens, settings, scale=scale).summed
     assert result.shape == (len(tokens), settings.d)
     # The snippet's P rounds the angles k w (w_0 = 1, so at most len - 1 rad); the sum adds an ulp per side.

@@ -214,7 +214,7 @@ def test_snippet_reproduces_the_difference_map(key_a: str, key_b: str, s: Settin
     comparison = pitfalls.compare(a, b, s.L, s.d, max_rows=256, max_cols=256, max_cells=FULL)
     code = pitfalls.difference_code(a, b, s.L, s.d, comparison, (key_a, key_b))
     assert "pe_core" not in code and "explorer" not in code
-    result = reproduce.run_snippet(code)["result"]
+    result = reproduce.run_snippet(code)["result"]["pitfalls_difference"]
     largest_angle = max(abs(a.start), abs(b.start)) + s.L
     # Each variant's textbook angles round differently from pe_core's: twice the tolerance.
     np.testing.assert_allclose(

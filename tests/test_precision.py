@@ -259,7 +259,7 @@ def test_snippet_reproduces_the_errors_and_the_search(settings: Settings) -> Non
     P64 = namespace["P64"]
     np.testing.assert_allclose(P64, reference, rtol=0, atol=angle_rounding_tolerance(pr.LAST_POSITION))
     gap = np.abs(P64 - reference).max(axis=1)[:, None]
-    result, expected = namespace["result"], pr.errors_table(pr.errors(settings)).to_numpy()
+    result, expected = namespace["result"]["precision_errors"], pr.errors_table(pr.errors(settings)).to_numpy()
     np.testing.assert_array_equal(np.isfinite(result), np.isfinite(expected))
     finite = np.isfinite(expected)
     np.testing.assert_array_less(np.abs(result - expected)[finite],

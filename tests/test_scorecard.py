@@ -206,7 +206,7 @@ def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
 ) -> None:
     code = sc.snippet(settings, offset)
     assert "pe_core" not in code and "explorer" not in code
-    result = run_snippet(code)["result"]
+    result = run_snippet(code)["result"]["scorecard_table"]
     app = sc.numbers_table(sc.evaluate(settings, offset)).to_numpy()
     # Every check's logic, bit for bit: the app run with the snippet's textbook angles fl(k w).
     monkeypatch.setattr(pe_core.encoding, "sin_cos_outer", textbook_sin_cos_outer)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 from deep_link import open_url
 from test_app import assert_page_ran
@@ -85,8 +86,9 @@ def test_a_page_is_a_page_file_and_its_topic_module(page: PageInfo) -> None:
 @pytest.mark.parametrize("page", page_list.PAGES, ids=page_id)
 def test_the_page_runs_and_its_code_runs_and_covers_its_downloads(page: PageInfo) -> None:
     """AppTest smoke run at the defaults with the code shown and the downloads offered; the
-    first snippet shown (NumPy) runs in a fresh namespace and binds ``result``. Where it is a
-    dict, its keys are the page's downloads, one array each."""
+    first snippet shown (NumPy) runs in a fresh namespace and binds ``result``: a dict from
+    the key of one or more of the page's downloads to the array that download holds (every
+    download, except the Scorecard's distances and Precision's summary and one column)."""
     at = open_url("" if page is page_list.HOME else page.url_path, {"code": "true"})
     assert_page_ran(at, page)
     at.sidebar.toggle(key=OFFER_DOWNLOADS).set_value(True).run()
@@ -96,5 +98,6 @@ def test_the_page_runs_and_its_code_runs_and_covers_its_downloads(page: PageInfo
     codes = at.get("code")
     assert codes, "the page shows no reproduce-this code"
     result = reproduce.run_snippet(codes[0].value)["result"]
-    if isinstance(result, dict):
-        assert set(result) == downloads
+    assert isinstance(result, dict) and result, "the snippet's result is not a dict of downloads"
+    assert set(result) <= downloads, f"not a download of the page: {sorted(set(result) - downloads)}"
+    assert all(np.asarray(value).size for value in result.values())
