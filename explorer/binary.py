@@ -36,6 +36,13 @@ from explorer.settings import Settings
 BINARY_MAX_ROWS, BINARY_MAX_COLS, BINARY_MAX_CELLS = HEATMAP_MAX_ROWS, 1024, HEATMAP_MAX_CELLS_DRAWN
 
 
+def code_blocks(length: int, bits: int, max_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The binary codes of positions 0 .. length-1 as drawn: the row blocks' edges and, per
+    block and bit, the fraction of ones (each position exactly, when length <= max_rows)."""
+    edges = pe_core.block_edges(length, max_rows)
+    return edges, pe_core.block_average(pe_core.binary_encoding(length, bits), edges, np.arange(bits + 1))
+
+
 def sinusoid_max_cols(row_blocks: int) -> int:
     """Columns of the sinusoid map beside ``row_blocks`` rows of binary codes: a power of two
     within the cell budget, so that for d a power of two the runs of pairs are equal and the

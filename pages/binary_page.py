@@ -38,9 +38,7 @@ transpose = controls.bool_control(
 
 def maps() -> None:
     # Both maps share the same blocks of positions, so a column of one faces the same column of the other.
-    row_edges = pe_core.block_edges(L, MAX_ROWS)
-    B = pe_core.binary_encoding(L, bits)
-    binary_blocks = pe_core.block_average(B, row_edges, np.arange(bits + 1))
+    row_edges, binary_blocks = binary.code_blocks(L, bits, MAX_ROWS)
     ui.chart(
         binary.binary_figure(
             binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
@@ -48,7 +46,7 @@ def maps() -> None:
         ),
         key="binary_codes",
     )
-    ui.reduced_note("Binary codes", binary_blocks.shape, B.shape)
+    ui.reduced_note("Binary codes", binary_blocks.shape, (L, bits))
     reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
@@ -71,8 +69,7 @@ def maps() -> None:
 
 def maps_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The two maps as drawn, as tables."""
-    row_edges = pe_core.block_edges(L, MAX_ROWS)
-    binary_blocks = pe_core.block_average(pe_core.binary_encoding(L, bits), row_edges, np.arange(bits + 1))
+    row_edges, binary_blocks = binary.code_blocks(L, bits, MAX_ROWS)
     reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
     labels, _ = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
@@ -125,8 +122,7 @@ def hamming_and_sse(ref: int) -> tuple[np.ndarray, np.ndarray]:
 
 def distances(ref: int) -> None:
     B = pe_core.binary_encoding(L, bits)
-    hamming = pe_core.hamming_distance(B, ref)
-    sse = cached.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
+    hamming, sse = hamming_and_sse(ref)
     ui.chart(binary.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
     if figures.envelope_note(L):
         st.caption(figures.envelope_note(L, "position"))

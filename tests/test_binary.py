@@ -121,3 +121,14 @@ def test_sse_by_abs_offset_is_the_closed_form():
     picks = np.array([0, 1, 8191, 8192, 16383])
     expected = [256 - 2 * sum(math.cos(t * 10000.0 ** (-2 * i / 256)) for i in range(128)) for t in picks]
     np.testing.assert_allclose(values[picks], expected, rtol=0, atol=1e-9)
+
+
+def test_code_blocks_are_seed003s_codes_and_their_exact_block_fractions():
+    edges, blocks = binary.code_blocks(100, 10, binary.BINARY_MAX_ROWS)
+    assert edges.tolist() == list(range(101))  # one position per row: seed 003's map itself
+    np.testing.assert_array_equal(blocks, seed003_binary_representation(range(100)).astype(float))
+    L = 5000
+    edges, blocks = binary.code_blocks(L, 13, binary.BINARY_MAX_ROWS)
+    bits = (np.arange(L)[:, None] >> np.arange(13)) & 1  # bit j of k, least significant first
+    for row in (0, len(edges) // 2, len(edges) - 2):
+        np.testing.assert_allclose(blocks[row], bits[edges[row]:edges[row + 1]].mean(axis=0), rtol=0, atol=1e-15)
