@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import time
@@ -121,6 +122,10 @@ def first_chart_sent() -> None:
     time.sleep(FIRST_CHART_LEAD_S)
 
 
+#: URL key of the toggle that shows the "reproduce this" code.
+CODE_KEY = "code"
+
+
 def in_fragment_rerun() -> bool:
     """True while only a fragment reruns (a control inside it moved), not the whole page."""
     ctx = get_script_run_ctx()
@@ -131,6 +136,7 @@ def fragment(body: Callable[[], None]) -> None:
     """Run ``body`` as an st.fragment, now: a control inside it reruns only ``body``, not
     the page, and the URL still follows (the page's other controls keep their keys)."""
 
+    @functools.wraps(body)  # st.fragment tells fragments apart by their function's name
     def run() -> None:
         body()
         if in_fragment_rerun():
@@ -139,12 +145,7 @@ def fragment(body: Callable[[], None]) -> None:
                 # The page's "reproduce this" code, outside the fragment, holds its controls' values.
                 st.rerun(scope="app")
 
-    run.__qualname__ = f"fragment.{body.__qualname__}"  # st.fragment tells fragments apart by name
     st.fragment(run)()
-
-
-#: URL key of the toggle that shows the "reproduce this" code.
-CODE_KEY = "code"
 
 
 def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
