@@ -26,6 +26,21 @@ def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first:
     return similarity.window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def reference_curves(settings: Settings, ref: int) -> tuple[similarity.SimilarityCurves, str]:
+    """Dot product, SSE and cosine of every position against ``ref``, and how they were measured:
+    computed once for the three sections and the download that show them."""
+    L, d = settings.L, settings.d
+    if L * d <= cached.FULL_MATRIX_CELLS:
+        curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
+        return curves, f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
+    return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), (
+        f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the curves "
+        "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
+        "(every row has squared norm d/2). They are checked against the matrix around the reference below."
+    )
+
+
 #: Rows of the table of exact values around the reference position.
 TABLE_RADIUS = 5
 
@@ -46,18 +61,6 @@ shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settin
 by_offset = cached.dot_by_offset(settings)
 
 
-def curves_against(ref: int) -> tuple[similarity.SimilarityCurves, str]:
-    """Dot product, SSE and cosine of every position against ``ref``, and how they were measured."""
-    if L * d <= cached.FULL_MATRIX_CELLS:
-        curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
-        return curves, f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
-    return similarity.similarity_from_offsets(by_offset, ref, d), (
-        f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the curves "
-        "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
-        "(every row has squared norm d/2). They are checked against the matrix around the reference below."
-    )
-
-
 def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int, np.ndarray, str]:
     """The dot products measured on the encoding against ``ref``: first position, values, and where."""
     if curves.from_matrix:
@@ -68,7 +71,7 @@ def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int
 
 
 def against_reference(ref: int) -> None:
-    curves, method = curves_against(ref)
+    curves, method = reference_curves(settings, ref)
     st.subheader(f"Every position against position {ref}")
     ui.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
              key="similarity_lines")
@@ -78,7 +81,7 @@ def against_reference(ref: int) -> None:
 
 
 def reference_numbers(ref: int) -> None:
-    curves, _ = curves_against(ref)
+    curves, _ = reference_curves(settings, ref)
     near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
     cols = st.columns(3)
     cols[0].metric(f"P[{ref}]·P[{ref}] = d/2", f"{curves.dot[ref]:.10g}")
@@ -96,7 +99,7 @@ def reference_numbers(ref: int) -> None:
 
 
 def closed_form(ref: int) -> None:
-    curves, _ = curves_against(ref)
+    curves, _ = reference_curves(settings, ref)
     first, measured, where = measured_against(ref, curves)
     closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
     difference = float(np.abs(measured - closed).max())
@@ -122,7 +125,7 @@ def closed_form(ref: int) -> None:
 
 
 def closed_form_table(ref: int) -> pd.DataFrame:
-    first, measured, _ = measured_against(ref, curves_against(ref)[0])
+    first, measured, _ = measured_against(ref, reference_curves(settings, ref)[0])
     return similarity.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref)
 
 
@@ -134,7 +137,7 @@ def reference_sections() -> None:
     )
     ui.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
     ui.first_chart_sent()
-    ui.downloads("these curves", lambda: similarity.similarity_table(curves_against(ref)[0]),
+    ui.downloads("these curves", lambda: similarity.similarity_table(reference_curves(settings, ref)[0]),
                  key="similarity_lines")
     ui.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
     ui.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
