@@ -377,10 +377,9 @@ def sessions_per_replica(outcomes: list[SessionOutcome]) -> dict[str, dict]:
 
 def behind_proxy(args: argparse.Namespace) -> dict:
     """The scenario's class through HAProxy to ``args.replicas`` replicas (each warmed by its own start-up)."""
-    after, args.after = args.after, []  # no single server's memory to read through the proxy
+    through_proxy = argparse.Namespace(**{**vars(args), "after": []})  # no single server's memory to read
     with ReplicasBehindProxy(args.replicas) as cluster:
-        result = asyncio.run(load(args, cluster.url, None))
-    args.after = after
+        result = asyncio.run(load(through_proxy, cluster.url, None))
     p95 = result["first_run_s"]["p95"]
     result["targets"] = {
         "all_sessions_succeed": result["targets"]["all_sessions_succeed"],
