@@ -194,8 +194,9 @@ async def sample_memory(pid: int | None, samples: list[tuple[float, int]], stop:
 
 
 async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict:
-    # Warm-up: a fresh server's first run of each page imports its modules (NumPy, Plotly,
-    # pandas...); a class meets a server that has already shown every page once.
+    # Warm-up: a class meets a server that has already shown every page once. The app does it
+    # itself at start-up (explorer.startup); this covers a server given by --url as well, and
+    # reports a page that fails at its defaults.
     warm_up_failures = []
     for path in [""] if args.scenario == "trivial" else ["" if page is HOME else page.url_path for page in PAGES]:
         async with StreamlitSession(base_url) as warm:

@@ -22,7 +22,7 @@ def shift_comparison(
     )
 
 
-#: Rows and columns of M drawn at once, and row blocks of each shifted map (see relation_figures).
+#: Rows and columns of M drawn at once, and row blocks of each shifted map (see explorer.relative).
 WINDOW, MAP_ROWS = relative.TRANSITION_WINDOW, relative.SHIFT_MAP_ROWS
 
 settings = ui.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
