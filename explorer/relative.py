@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
-from explorer import reproduce
+from explorer import animation, reproduce
 from explorer.figures import (
     HEATMAP_MAX_CELLS_DRAWN,
     HEATMAP_MAX_ROWS,
@@ -42,6 +42,12 @@ _EPS = float(np.finfo(np.float64).eps)
 TRANSITION_WINDOW = 128
 SHIFT_MAP_ROWS = HEATMAP_MAX_ROWS
 SHIFT_MAP_CELLS = HEATMAP_MAX_CELLS_DRAWN // 2
+#: Play on the shifted map: a window of the first positions and the fastest dimensions, every
+#: cell exact (no block means), small enough that a frame per offset fits animation's budget
+#: (24 x 32 cells: ~4 KB a frame) and that Chromium redraws a frame well within its time.
+SHIFT_PLAY_ROWS, SHIFT_PLAY_COLS = 24, 32
+#: Play on one pair's rotation: frames of the angle growing from 0 to δ·ω_i (every ~5° of a half turn).
+ROTATION_PLAY_FRAMES = 37
 
 
 # ----------------------------------------------------------------- transition matrix
@@ -260,7 +266,67 @@ def compare_shift(
     )
 
 
+def shift_play_deltas(delta: int, max_frames: int) -> np.ndarray:
+    """The offsets Play sweeps, from 0 to ``delta`` in order: every whole offset when there are
+    at most ``max_frames``, else ``max_frames`` whole offsets evenly spread (0 and delta included)."""
+    delta = int(delta)
+    count = min(abs(delta) + 1, max(2, max_frames))
+    swept = np.unique(np.round(np.linspace(0, delta, count)).astype(np.int64))
+    return swept[::-1] if delta < 0 else swept
+
+
+def shift_play_figure(
+    L: int, d: int, n: float, *, layout: str, convention: str, delta: int
+) -> go.Figure:
+    r"""P @ M(δ') on a window (the first ``SHIFT_PLAY_ROWS`` positions, the dimensions of the
+    first ``SHIFT_PLAY_COLS`` of ``transition_window_dims``: the fastest pairs, sines with their
+    cosines), one heatmap frame per offset δ' from 0 to ``delta`` (``shift_play_deltas``).
+
+    Row k of frame δ' is :math:`P[k]\,M(\delta') = PE(k + \delta')`: Play slides the map by
+    one offset after another. The figure first shows δ' = ``delta``, as the maps above it.
+    """
+    rows = min(L, SHIFT_PLAY_ROWS)
+    dims = transition_window_dims(d, layout, 0, SHIFT_PLAY_COLS)
+    kw = {"layout": layout, "convention": convention}
+    P = pe_core.positional_encoding(rows, d, n, **kw)
+    deltas = shift_play_deltas(delta, animation.frame_count(rows * dims.size))
+    hover = "position %{y}<br>%{x}<br>(P M(δ))[k, j] = %{z:.7g}<extra></extra>"
+
+    def shifted(offset: int) -> go.Heatmap:
+        return go.Heatmap(z=pe_core.shift(P, int(offset), n, **kw)[:, dims].astype(np.float32), hovertemplate=hover)
+
+    pair, is_sine = pe_core.column_pairs(d, layout)
+    col_labels = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "dimension") for j in dims]
+    row_labels = [f"k = {k}" for k in range(rows)]
+    fig = heatmap_figure(
+        pe_core.shift(P, delta, n, **kw)[:, dims],
+        row_labels=row_labels,
+        col_labels=col_labels,
+        row_ticks=tick_subset(row_labels, [str(k) for k in range(rows)], count=6),
+        col_ticks=tick_subset(col_labels, [str(int(j)) for j in dims], count=9),
+        title=f"Play: P @ M(δ) on positions 0..{rows - 1}, {window_text(dims, d)}, δ from 0 to {delta}",
+        x_title="dimension j (column)",
+        y_title="position k",
+        value_name="(P M(δ))[k, j]",
+        height=440,
+    )
+    fig.data[0].hovertemplate = hover
+    frames = [go.Frame(data=[shifted(int(offset))], traces=[0], name=str(int(offset))) for offset in deltas]
+    return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
+                              active=len(frames) - 1)
+
+
 # ------------------------------------------------------------------ one pair's rotation
+
+
+def rotation_play_angles(phi: float, frames: int = ROTATION_PLAY_FRAMES) -> np.ndarray:
+    r"""The angles Play turns the pair through: ``frames`` angles from 0 to :math:`\phi` wrapped
+    to (-π, π] (the shorter way round, as the arc is drawn), the last one :math:`\phi` itself
+    (the same rotation: W is 2π-periodic)."""
+    turn = float(np.angle(np.exp(1j * phi)))  # phi wrapped to (-pi, pi]
+    angles = np.linspace(0.0, 1.0, max(2, frames)) * turn
+    angles[-1] = phi
+    return angles
 
 
 def rotation_figure(
@@ -269,49 +335,55 @@ def rotation_figure(
     r"""One pair in the plane: the row vector :math:`v = [\sin\theta, \cos\theta]` with
     :math:`\theta = k\omega_i`, and its image :math:`v\,W(\phi)` with :math:`\phi = \delta\omega_i`,
     which is :math:`[\sin(\theta+\phi), \cos(\theta+\phi)]`; the arc between them is
-    :math:`\phi` wrapped to (-180°, 180°]."""
+    :math:`\phi` wrapped to (-180°, 180°].
+
+    Play turns the image from v to :math:`v\,W(\phi)` through ``rotation_play_angles(phi)``:
+    each frame is :math:`v\,W(\alpha)` and the arc up to α. The figure first shows α = φ.
+    """
     v = np.array([np.sin(theta), np.cos(theta)])
-    image = v @ pe_core.rotation(phi)
     circle = np.linspace(0.0, 2 * np.pi, 181)
-    turn = float(np.angle(np.exp(1j * phi)))  # phi wrapped to (-pi, pi]
-    arc = theta + np.linspace(0.0, 1.0, 61) * turn
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(x=np.sin(circle), y=np.cos(circle), mode="lines", name="unit circle",
-                   line={"color": "lightgrey"}, hoverinfo="skip")
-    )
-    fig.add_trace(
-        go.Scatter(x=0.35 * np.sin(arc), y=0.35 * np.cos(arc), mode="lines", name=f"φ = δ·ω_{pair}",
-                   line={"color": "grey", "dash": "dot"}, hoverinfo="skip")
-    )
     coordinates = f"({axis_names[0]}, {axis_names[1]}) = (%{{x:.10g}}, %{{y:.10g}})"
-    for name, point, colour in (
-        (f"P[{k}], pair {pair}", v, "#2166ac"),
-        (f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", image, "#b2182b"),
-    ):
-        fig.add_trace(
-            go.Scatter(
-                x=[0.0, point[0]],
-                y=[0.0, point[1]],
-                mode="lines+markers",
-                name=name,
-                line={"color": colour, "width": 3},
-                marker={"size": [0, 10], "color": colour},
-                hovertemplate=f"{name}<br>{coordinates}<extra></extra>",
-            )
+
+    def arrow(name: str, point: np.ndarray, colour: str) -> go.Scatter:
+        return go.Scatter(
+            x=[0.0, point[0]], y=[0.0, point[1]], mode="lines+markers", name=name,
+            line={"color": colour, "width": 3}, marker={"size": [0, 10], "color": colour},
+            hovertemplate=f"{name}<br>{coordinates}<extra></extra>",
         )
+
+    def turning(alpha: float, final: bool) -> list[go.Scatter]:
+        """The arc from θ to θ + α and the image v W(α): what moves while playing."""
+        arc = theta + np.linspace(0.0, 1.0, 61) * float(np.angle(np.exp(1j * alpha)))
+        name = (f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}" if final
+                else f"P[{k}] W(α), α = {np.degrees(alpha):.4g}°, pair {pair}")
+        return [
+            go.Scatter(x=0.35 * np.sin(arc), y=0.35 * np.cos(arc), mode="lines", name=f"φ = δ·ω_{pair}",
+                       line={"color": "grey", "dash": "dot"}, hoverinfo="skip"),
+            arrow(name, v @ pe_core.rotation(alpha), "#b2182b"),
+        ]
+
+    angles = rotation_play_angles(phi)
+    unit_circle = go.Scatter(x=np.sin(circle), y=np.cos(circle), mode="lines", name="unit circle",
+                             line={"color": "lightgrey"}, hoverinfo="skip")
+    arc, image = turning(phi, final=True)
+    fig = go.Figure([unit_circle, arc, arrow(f"P[{k}], pair {pair}", v, "#2166ac"), image])
     fig.update_layout(
         title={"text": f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°", "x": 0.0, "xanchor": "left"},
         height=520,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
         xaxis_title=f"first component: {axis_names[0]}",
         yaxis_title=f"second component: {axis_names[1]}",
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "v", "x": 1.02, "y": 1.0},
         hoverlabel={"namelength": -1},
     )
     fig.update_xaxes(range=[-1.25, 1.25], zeroline=True)
     fig.update_yaxes(range=[-1.25, 1.25], zeroline=True, scaleanchor="x", scaleratio=1)
-    return fig
+    frames = [
+        go.Frame(data=turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
+        for index, alpha in enumerate(angles)
+    ]
+    return animation.add_play(fig, frames, label="turned by α", redraw=True, active=angles.size - 1,
+                              labels=[f"{np.degrees(alpha):.1f}°" for alpha in angles])
 
 
 # ------------------------------------------------------------------- download tables

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import pe_core
-from explorer import reproduce
+from explorer import animation, reproduce
 from explorer.figures import (
     SEQUENTIAL,
     frame_figure,
@@ -71,6 +71,32 @@ def position_profile_figure(positions: Sequence[int], w: np.ndarray, *, title: s
     fig.update_xaxes(title_text="pair index x")
     fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1], col=1)
     return frame_figure(fig, title, 320 * rows + 60)
+
+
+def profile_play_positions(pairs: int) -> np.ndarray:
+    """The positions k = 0, 1, 2 ... that Play sweeps over ``pairs`` pairs: one frame per
+    position (as many as ``animation.frame_count`` allows), so every frame is a whole k."""
+    return np.arange(animation.frame_count(pairs))
+
+
+def profile_play_figure(w: np.ndarray, *, title: str) -> go.Figure:
+    r"""Seed 000's profile :math:`\sin(k\,\omega_x)` over pair index x, one frame per position
+    k = 0, 1, 2 ... (``profile_play_positions``): Play sweeps k in the browser."""
+    w = np.asarray(w, dtype=np.float64)
+    pairs = np.arange(w.size)
+    positions = profile_play_positions(w.size)
+    hover = "k = %{meta}<br>pair x = %{x}<br>sin(k·ω_x) = %{y:.7g}<extra></extra>"
+
+    def profile(k: int) -> go.Scatter:
+        return go.Scatter(x0=0, dx=1, y=np.sin(k * w).astype(np.float32), meta=int(k), mode=line_mode(w.size),
+                          name="sin(k·ω_x)", hovertemplate=hover, showlegend=False)
+
+    fig = go.Figure(profile(int(positions[0])))
+    frames = [go.Frame(data=[profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
+    fig.update_xaxes(title_text="pair index x", range=[-0.5, max(pairs[-1], 1) + 0.5])
+    fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1])
+    frame_figure(fig, title, 380)
+    return animation.add_play(fig, frames, label="position k", redraw=False)
 
 
 def encoding_columns(
@@ -175,6 +201,66 @@ def unit_circle_figure(
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     return frame_figure(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
+
+
+def circle_play_positions(k: int, length: int) -> np.ndarray:
+    """The positions Play turns a pair through: consecutive positions from k on, as many as
+    fit ``animation.frame_count`` (a frame holds the trail so far), within 0 .. length-1
+    (starting before k when k is near the end)."""
+    if not 0 <= k < length:
+        raise ValueError(f"k must be a position 0..{length - 1}, got {k}.")
+    count = min(length, animation.PLAY_MAX_FRAMES)
+    while count > 1 and animation.frame_count(2 * count + 4) < count:
+        count -= 1
+    first = max(0, min(k, length - count))
+    return np.arange(first, first + count)
+
+
+def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, shown: int) -> go.Figure:
+    r"""Pair i turning on the unit circle, one frame per position of ``positions`` (consecutive):
+    each frame shows the point :math:`(\cos k\omega_i, \sin k\omega_i)`, its radius, and the
+    trail of the positions from ``positions[0]`` up to that k. Before Play the figure shows
+    the frame of position ``shown``."""
+    positions = np.asarray(positions, dtype=np.int64)
+    if positions.size == 0 or np.any(np.diff(positions) != 1):
+        raise ValueError("positions must be consecutive whole numbers, at least one.")
+    if not positions[0] <= shown <= positions[-1]:
+        raise ValueError(f"shown must be one of the positions {positions[0]}..{positions[-1]}, got {shown}.")
+    first, last = int(positions[0]), int(positions[-1])
+    around = np.linspace(0.0, 2.0 * np.pi, 361)
+    circle = go.Scatter(x=np.cos(around), y=np.sin(around), mode="lines", name="unit circle",
+                        line={"color": "lightgray"}, hoverinfo="skip")
+
+    def moving(k: int) -> list[go.Scatter]:
+        trail = np.arange(first, k + 1)
+        theta, angle = trail * w_i, k * w_i
+        degrees = np.degrees(angle)
+        return [
+            go.Scatter(
+                x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
+                name=f"positions {first}..{last}",
+                marker={"color": trail, "colorscale": SEQUENTIAL, "cmin": first, "cmax": max(last, first + 1),
+                        "size": 6, "colorbar": {"title": {"text": "position k"}}},
+                hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
+            ),
+            go.Scatter(
+                x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name="the point at k",
+                marker={"size": [0, 14], "color": "crimson"}, line={"color": "crimson"},
+                hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>",
+            ),
+            go.Scatter(
+                x=[0.0], y=[-1.35], mode="text", showlegend=False, hoverinfo="skip",
+                text=[f"k = {k}: k·ω_{pair} = {degrees:,.2f}° ≡ {degrees % 360.0:.2f}° (mod 360)"],
+            ),
+        ]
+
+    fig = go.Figure([circle, *moving(shown)])
+    frames = [go.Frame(data=moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
+    fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
+    fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"})
+    frame_figure(fig, f"Play: pair i = {pair} turning through positions {first}..{last}", 560)
+    return animation.add_play(fig, frames, label="position k", redraw=True, active=shown - first)
 
 
 def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:

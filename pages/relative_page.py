@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import cached, controls, figures, relative, ui
+from explorer import animation, cached, controls, figures, relative, ui
 from explorer.settings import Settings, format_n
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
@@ -156,6 +156,21 @@ def shifted_maps() -> None:
         st.error(f"Not within numerical precision: {verdict}.")
 
 
+def shift_play() -> None:
+    ui.chart(
+        relative.shift_play_figure(L, d, settings.n, layout=settings.layout, convention=settings.convention,
+                                   delta=delta),
+        key="relative_shift_play",
+    )
+    st.caption(
+        "Press Play: the offset δ goes from 0 to the δ above, a frame per offset (evenly spread whole offsets "
+        "when there are more than fit), drawn by your browser (no server run per frame). Row k of each frame is "
+        "P[k]·M(δ) = PE(k + δ): every row slides up (δ > 0) or down (δ < 0) the encoding. Exact values of the "
+        "first positions and the fastest pairs, no block means. "
+        + animation.KEYBOARD_NOTE.format(control="“Offset δ” above (arrow keys, one rerun per step)")
+    )
+
+
 def shifted_table(which: str):
     comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
     labels, _ = figures.encoding_axis_labels(
@@ -204,6 +219,11 @@ def rotation(pair: int, k: int) -> None:
         rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
         rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
     )
+    st.caption(
+        "Press Play: the red arrow turns from P[k] by angles α growing to δ·ω (the shorter way round), "
+        "v·W(α) for each, drawn by your browser (no server run per frame). "
+        + animation.KEYBOARD_NOTE.format(control="“Offset δ” above (arrow keys, one rerun per step)")
+    )
     st.markdown(
         "Seeds 003 and 004 write the same rotation as "
         r"$\begin{bmatrix}\cos\theta & \sin\theta\\ -\sin\theta & \cos\theta\end{bmatrix}$ "
@@ -220,6 +240,7 @@ ui.fragment(transition_section)
 ui.cached_section("relative_shifted", shifted_maps, settings, delta)
 ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
 ui.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
+ui.cached_section("relative_shift_play", shift_play, settings, delta)
 ui.fragment(pair_section)
 ui.reproduce(
     relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")

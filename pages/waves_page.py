@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import cached, controls, ui, waves
+from explorer import animation, cached, controls, ui, waves
 from explorer.settings import Settings, format_n, parse_int_list
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
@@ -46,6 +46,7 @@ def profile_section() -> None:
     ui.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
     ui.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
                  key="waves_profiles")
+    ui.cached_section("waves_profile_play", lambda: profile_play(wave_dims), settings, wave_dims)
     snippet.update(positions=positions, pairs_shown=wave_dims)
 
 
@@ -64,6 +65,21 @@ def profiles(positions: list[int], wave_dims: int) -> None:
     )
     with st.expander("Values of these panels"):
         st.dataframe(waves.profile_table(positions, w[:wave_dims]), hide_index=True)
+
+
+def profile_play(wave_dims: int) -> None:
+    swept = waves.profile_play_positions(wave_dims)
+    ui.chart(
+        waves.profile_play_figure(
+            w[:wave_dims], title=f"Play: sin(k·ω_x) for pairs x = 0..{wave_dims - 1} as k goes {swept[0]}..{swept[-1]}"
+        ),
+        key="waves_profile_play",
+    )
+    st.caption(
+        f"Press Play: k steps through {swept[0]}..{swept[-1]}, one frame per position, drawn by your browser "
+        "(no server run per frame). "
+        + animation.KEYBOARD_NOTE.format(control="“Positions k” above (one rerun per value)")
+    )
 
 
 def columns_section() -> None:
@@ -136,6 +152,7 @@ def circle_section() -> None:
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
     ui.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
     ui.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
+    ui.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
     snippet.update(pair=pair, position=k)
 
 
@@ -160,6 +177,16 @@ def circle(pair: int, k: int) -> None:
         st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
         st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
         st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
+
+
+def circle_play(pair: int, k: int) -> None:
+    swept = waves.circle_play_positions(k, L)
+    ui.chart(waves.unit_circle_play_figure(float(w[pair]), swept, pair=pair, shown=k), key="waves_circle_play")
+    st.caption(
+        f"Press Play: pair {pair} turns by ω_{pair} = {w[pair]:.6g} rad per position through positions "
+        f"{swept[0]:,}..{swept[-1]:,}, one frame each, drawn by your browser (no server run per frame). "
+        + animation.KEYBOARD_NOTE.format(control="“Position k” above (arrow keys, one rerun per step)")
+    )
 
 
 #: The reproduce-this code's arguments, set by the sections' controls.

@@ -1,0 +1,102 @@
+"""Play buttons: a figure's frames animated by Plotly in the browser, with no Streamlit rerun
+per frame (a rerun per step would cost every student in the room a server run).
+
+A figure gets Plotly ``frames`` (one per value of the swept quantity), a Play/Pause pair of
+``layout.updatemenus`` buttons and a ``layout.sliders`` slider with one step per frame.
+Frame data is sent once with the chart, so the frame count is chosen from the data size:
+``frame_count`` keeps one chart's frames within ``PLAY_MAX_BYTES``. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+#: Bytes of frame data one animated chart may carry: a fifth of the 1.5 MB chart budget, so
+#: that a page with two animated charts and its heatmaps stays far inside 3 MB per rerun.
+PLAY_MAX_BYTES = 300_000
+#: At most this many frames: 60 frames at PLAY_FRAME_MS are a 6-second sweep.
+PLAY_MAX_FRAMES = 60
+#: Time each frame stays on screen while playing (10 frames a second for lines).
+PLAY_FRAME_MS = 100
+#: Heatmap frames are redrawn whole (Plotly cannot tween a heatmap): a slower pace.
+PLAY_HEATMAP_FRAME_MS = 250
+#: JSON of one frame besides its arrays (name, trace indices, keys): a generous bound.
+FRAME_OVERHEAD_BYTES = 400
+#: A float32 value in Plotly's JSON: 4 bytes, base64-encoded (4/3).
+FLOAT32_JSON_BYTES = 4 * 4 / 3
+#: What the pages say about the keyboard: Plotly draws Play, Pause and the frame slider in SVG,
+#: out of the tab order, so keyboard users step the same quantity with the page's own control.
+KEYBOARD_NOTE = "Play's buttons cannot take keyboard focus: from the keyboard, set {control} instead."
+#: Room below the plot for the Play/Pause buttons and the frame slider.
+CONTROLS_HEIGHT = 110
+
+
+def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max_bytes: int = PLAY_MAX_BYTES) -> int:
+    """How many frames of ``values_per_frame`` float32 values fit ``max_bytes`` (at least 1,
+    at most ``max_frames``)."""
+    if values_per_frame < 0:
+        raise ValueError(f"values_per_frame must be 0 or more, got {values_per_frame}.")
+    per_frame = values_per_frame * FLOAT32_JSON_BYTES + FRAME_OVERHEAD_BYTES
+    return max(1, min(max_frames, int(max_bytes // per_frame)))
+
+
+def add_play(
+    fig: go.Figure,
+    frames: Sequence[go.Frame],
+    *,
+    label: str,
+    redraw: bool,
+    frame_ms: int = PLAY_FRAME_MS,
+    active: int = 0,
+    labels: Sequence[str] | None = None,
+) -> go.Figure:
+    """Give ``fig`` its ``frames``, Play/Pause buttons and a slider of the frames below the plot.
+
+    ``label`` names the swept quantity (the slider shows "label = " and the frame's name, or
+    its entry of ``labels``, which may repeat where names cannot); ``redraw``
+    must be True when a frame changes a heatmap or the layout (Plotly only tweens scatter
+    data); ``active`` is the frame the figure's own data shows, where the slider starts.
+    Buttons and slider are SVG drawn by Plotly: the page says how keyboard users step instead.
+    """
+    if not frames:
+        raise ValueError("an animated figure needs at least one frame.")
+    names = [str(frame.name) for frame in frames]
+    if len(set(names)) != len(names):
+        raise ValueError(f"frame names must differ, got {names}.")
+    labels = names if labels is None else [str(text) for text in labels]
+    if len(labels) != len(names):
+        raise ValueError(f"{len(labels)} labels for {len(names)} frames.")
+    if not 0 <= active < len(frames):
+        raise ValueError(f"active must be a frame index 0..{len(frames) - 1}, got {active}.")
+    still = {"duration": 0, "redraw": redraw}
+    play = {"frame": {"duration": frame_ms, "redraw": redraw}, "transition": {"duration": 0},
+            "fromcurrent": True, "mode": "immediate"}
+    pause = {"frame": still, "transition": {"duration": 0}, "mode": "immediate"}
+    height = (fig.layout.height or 450) + CONTROLS_HEIGHT
+    margin_bottom = (fig.layout.margin.b or 60) + CONTROLS_HEIGHT
+    fig.frames = list(frames)
+    fig.update_layout(
+        height=height,
+        margin={"b": margin_bottom},
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "showactive": False,
+            "x": 0.0, "xanchor": "left", "y": 0.0, "yanchor": "top", "pad": {"t": margin_bottom - 50, "r": 10},
+            "buttons": [
+                {"label": "▶ Play", "method": "animate", "args": [None, play]},
+                {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
+            ],
+        }],
+        sliders=[{
+            "active": active, "x": 0.2, "len": 0.8, "xanchor": "left", "y": 0.0, "yanchor": "top",
+            "pad": {"t": margin_bottom - 70},
+            "currentvalue": {"prefix": f"{label} = ", "xanchor": "left"},
+            "steps": [
+                {"label": text, "method": "animate",
+                 "args": [[name], {"frame": still, "transition": {"duration": 0}, "mode": "immediate"}]}
+                for name, text in zip(names, labels, strict=True)
+            ],
+        }],
+    )
+    return fig
