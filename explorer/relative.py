@@ -324,7 +324,7 @@ def rotation_play_angles(phi: float, frames: int = ROTATION_PLAY_FRAMES) -> np.n
     to (-π, π] (the shorter way round, as the arc is drawn), the last one :math:`\phi` itself
     (the same rotation: W is 2π-periodic)."""
     turn = float(np.angle(np.exp(1j * phi)))  # phi wrapped to (-pi, pi]
-    angles = np.linspace(0.0, 1.0, max(2, frames)) * turn
+    angles = np.linspace(0.0, 1.0, max(2, frames)) * turn + 0.0  # + 0.0: no "-0.0°" first frame
     angles[-1] = phi
     return angles
 
@@ -383,7 +383,7 @@ def rotation_figure(
         for index, alpha in enumerate(angles)
     ]
     return animation.add_play(fig, frames, label="turned by α", redraw=True, active=angles.size - 1,
-                              labels=[f"{np.degrees(alpha):.1f}°" for alpha in angles])
+                              labels=[f"{np.degrees(np.angle(np.exp(1j * alpha))) + 0.0:.1f}°" for alpha in angles])
 
 
 # ------------------------------------------------------------------- download tables
