@@ -293,7 +293,9 @@ def shift_play_figure(
     hover = "position %{y}<br>%{x}<br>(P M(δ))[k, j] = %{z:.7g}<extra></extra>"
 
     def shifted(offset: int) -> go.Heatmap:
-        return go.Heatmap(z=pe_core.shift(P, int(offset), n, **kw)[:, dims].astype(np.float32), hovertemplate=hover)
+        """Frame δ' (``meta``: the browser can tell which frame it shows)."""
+        return go.Heatmap(z=pe_core.shift(P, int(offset), n, **kw)[:, dims].astype(np.float32), hovertemplate=hover,
+                          meta=int(offset))
 
     pair, is_sine = pe_core.column_pairs(d, layout)
     col_labels = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "dimension") for j in dims]
@@ -310,7 +312,7 @@ def shift_play_figure(
         value_name="(P M(δ))[k, j]",
         height=440,
     )
-    fig.data[0].hovertemplate = hover
+    fig.data[0].update(hovertemplate=hover, meta=int(delta))
     frames = [go.Frame(data=[shifted(int(offset))], traces=[0], name=str(int(offset))) for offset in deltas]
     return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
                               active=len(frames) - 1)
@@ -344,9 +346,10 @@ def rotation_figure(
     circle = np.linspace(0.0, 2 * np.pi, 181)
     coordinates = f"({axis_names[0]}, {axis_names[1]}) = (%{{x:.10g}}, %{{y:.10g}})"
 
-    def arrow(name: str, point: np.ndarray, colour: str) -> go.Scatter:
+    def arrow(name: str, point: np.ndarray, colour: str, angle: float = 0.0) -> go.Scatter:
+        """An arrow from 0 to ``point`` (``meta``: the angle it is turned by, for the browser test)."""
         return go.Scatter(
-            x=[0.0, point[0]], y=[0.0, point[1]], mode="lines+markers", name=name,
+            x=[0.0, point[0]], y=[0.0, point[1]], mode="lines+markers", name=name, meta=angle,
             line={"color": colour, "width": 3}, marker={"size": [0, 10], "color": colour},
             hovertemplate=f"{name}<br>{coordinates}<extra></extra>",
         )
@@ -359,7 +362,7 @@ def rotation_figure(
         return [
             go.Scatter(x=0.35 * np.sin(arc), y=0.35 * np.cos(arc), mode="lines", name=f"φ = δ·ω_{pair}",
                        line={"color": "grey", "dash": "dot"}, hoverinfo="skip"),
-            arrow(name, v @ pe_core.rotation(alpha), "#b2182b"),
+            arrow(name, v @ pe_core.rotation(alpha), "#b2182b", alpha),
         ]
 
     angles = rotation_play_angles(phi)

@@ -244,7 +244,7 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
                 hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
             ),
             go.Scatter(
-                x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name="the point at k",
+                x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name="the point at k", meta=k,
                 marker={"size": [0, 14], "color": "crimson"}, line={"color": "crimson"},
                 hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>",
             ),

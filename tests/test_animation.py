@@ -173,7 +173,7 @@ def test_shift_frames_are_the_encoding_of_k_plus_delta(
     assert len(deltas) <= animation.frame_count(rows * dims.size)
     for frame in fig.frames:
         expected = encoding(rows, d, n, layout, convention, start=int(frame.name))[:, dims]
-        assert frame.data[0].type == "heatmap" and frame.traces == (0,)
+        assert frame.data[0].type == "heatmap" and frame.traces == (0,) and frame.data[0].meta == int(frame.name)
         np.testing.assert_allclose(np.asarray(frame.data[0].z, dtype=float), expected, atol=1e-6)
     np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float),
                                encoding(rows, d, n, layout, convention, start=delta)[:, dims], atol=1e-6)

@@ -1,0 +1,138 @@
+"""Play buttons in a real browser: pressing Play changes the chart over time, and no frame
+costs a Streamlit run.
+
+The page's WebSocket is wrapped before the app's scripts run (as benchmarks/latency.py
+does) to count the messages the browser sends (a rerun request is one) and receives, and a
+MutationObserver counts the app's switches to a running script. The drawn plot's data is
+read twice while playing; each trace carries the value it was drawn for (``meta``: k, δ or
+the angle α), so every reading is checked against a formula computed here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from browser_harness import APP_IDLE_JS, REPO_ROOT
+from independent import encoding, rates
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = REPO_ROOT / "tests" / "screenshots"
+FIRST_LOAD_MS = 60_000
+
+#: Before the app's scripts: count WebSocket messages each way, and the runs the app starts.
+COUNT_RUNS_JS = """(() => {
+    const log = {sent: 0, received: 0, runs: 0};
+    window.__pePlay = log;
+    const Native = window.WebSocket;
+    class Counted extends Native {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener('message', () => { log.received += 1; });
+        }
+        send(data) {
+            log.sent += 1;
+            return super.send(data);
+        }
+    }
+    window.WebSocket = Counted;
+    const watch = () => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        if (app === null) { requestAnimationFrame(watch); return; }
+        new MutationObserver(() => {
+            if (app.getAttribute('data-test-script-state') === 'running') log.runs += 1;
+        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    };
+    watch();
+})();"""
+
+#: The Plotly chart whose title starts with the argument: which frame it is in and the drawn
+#: data of its traces (``meta`` and x, y, z), or null while it is not drawn.
+PLAY_STATE_JS = """(title) => {
+    const plot = [...document.querySelectorAll('.js-plotly-plot')]
+        .find((p) => (p.querySelector('.gtitle')?.textContent ?? '').startsWith(title));
+    if (!plot || !plot._fullData) return null;
+    const list = (a) => (a === undefined || a === null) ? null
+        : Array.from(a, (v) => (v !== null && typeof v === 'object') ? Array.from(v) : v);
+    return {
+        frame: plot._fullLayout._currentFrame ?? null,
+        traces: plot._fullData.map((t) => ({meta: t.meta ?? null, x: list(t.x), y: list(t.y), z: list(t.z)})),
+    };
+}"""
+
+
+def check_profile(trace: dict) -> None:
+    """Waves at the defaults (d=128, n=10^4, the 64 pairs): the drawn line is sin(k·ω_x)."""
+    k = trace["meta"]
+    np.testing.assert_allclose(trace["y"], np.sin(k * rates(128)), atol=1e-6)
+
+
+def check_circle(trace: dict) -> None:
+    """Pair 0 at d=128: the point is (cos k·ω_0, sin k·ω_0), ω_0 = 1."""
+    k = trace["meta"]
+    np.testing.assert_allclose([trace["x"][1], trace["y"][1]], [np.cos(k), np.sin(k)], atol=1e-9)
+
+
+def check_shift(trace: dict) -> None:
+    """Seed 001 (L=50, d=512, concatenated, tensor2tensor): row k of frame δ is PE(k + δ) on
+    positions 0..23 and dimensions 0..15 with their cosines 256..271."""
+    delta = trace["meta"]
+    dims = np.r_[0:16, 256:272]
+    expected = encoding(24, 512, 10000.0, "concatenated", "tensor2tensor", start=delta)[:, dims]
+    np.testing.assert_allclose(np.array(trace["z"], dtype=float), expected, atol=1e-6)
+
+
+def check_rotation(trace: dict) -> None:
+    """Seed 001, pair 0 (ω_0 = 1) at k = 1 (the page's default): v W(α) = (sin(1 + α), cos(1 + α))."""
+    alpha = trace["meta"]
+    np.testing.assert_allclose([trace["x"][1], trace["y"][1]], [np.sin(1 + alpha), np.cos(1 + alpha)], atol=1e-9)
+
+
+#: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
+CASES = {
+    "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
+    "waves-circle": ("/waves", "Play: pair i = 0", 2, check_circle, "play-waves-circle"),
+    "relative-shift": ("/relative?preset=seed001-shift", "Play: P @ M(δ)", 0, check_shift, "play-relative"),
+    "relative-rotation": ("/relative?preset=seed001-shift", "Pair 0: rotation", 3, check_rotation,
+                          "play-relative-rotation"),
+}
+
+
+def wait_for_other_frame(page, title: str, moving: int, seen: dict) -> dict:
+    """The chart's state once its moving trace is drawn for another value than in ``seen``."""
+    page.wait_for_function(
+        "([title, moving, meta]) => { const s = (" + PLAY_STATE_JS + ")(title);"
+        " return s !== null && s.traces[moving].meta !== meta; }",
+        arg=[title, moving, seen["traces"][moving]["meta"]],
+    )
+    return page.evaluate(PLAY_STATE_JS, title)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, case: str) -> None:
+    path, title, moving, check, shot = CASES[case]
+    page.add_init_script(COUNT_RUNS_JS)
+    page.goto(app_server + path, timeout=FIRST_LOAD_MS)
+    page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
+    page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
+    plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function(APP_IDLE_JS)
+    before = page.evaluate(PLAY_STATE_JS, title)
+    check(before["traces"][moving])
+    counts = page.evaluate("() => ({...window.__pePlay})")
+
+    plot.locator(".updatemenu-button", has_text="Play").click()
+    # Two readings while playing, each of a frame other than the one drawn before.
+    first = wait_for_other_frame(page, title, moving, before)
+    plot.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
+    second = wait_for_other_frame(page, title, moving, first)
+    after = page.evaluate("() => ({...window.__pePlay})")
+
+    for reading in (first, second):
+        check(reading["traces"][moving])
+    assert first["traces"][moving]["meta"] != second["traces"][moving]["meta"], "the chart did not move"
+    assert first["traces"][moving] != second["traces"][moving]
+    # No rerun: the browser sent nothing, the server sent nothing, no script ran.
+    assert after == counts, f"messages or runs while playing: {counts} -> {after}"
+
