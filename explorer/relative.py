@@ -354,22 +354,32 @@ def rotation_figure(
             hovertemplate=f"{name}<br>{coordinates}<extra></extra>",
         )
 
+    def arc(alpha: float) -> np.ndarray:
+        """The arc from θ to θ + α (α wrapped to (-π, π]), at radius 0.35."""
+        return theta + np.linspace(0.0, 1.0, 61) * float(np.angle(np.exp(1j * alpha)))
+
     def turning(alpha: float, final: bool) -> list[go.Scatter]:
-        """The arc from θ to θ + α and the image v W(α): what moves while playing."""
-        arc = theta + np.linspace(0.0, 1.0, 61) * float(np.angle(np.exp(1j * alpha)))
+        """A frame: the arc up to α (float32: a drawing) and the image v W(α), with no looks (Plotly
+        merges a frame into the traces, which keep theirs)."""
         name = (f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}" if final
                 else f"P[{k}] W(α), α = {np.degrees(alpha):.4g}°, pair {pair}")
+        image = v @ pe_core.rotation(alpha)
         return [
-            go.Scatter(x=0.35 * np.sin(arc), y=0.35 * np.cos(arc), mode="lines", name=f"φ = δ·ω_{pair}",
-                       line={"color": "grey", "dash": "dot"}, hoverinfo="skip"),
-            arrow(name, v @ pe_core.rotation(alpha), "#b2182b", alpha),
+            go.Scatter(x=(0.35 * np.sin(arc(alpha))).astype(np.float32),
+                       y=(0.35 * np.cos(arc(alpha))).astype(np.float32)),
+            go.Scatter(x=[0.0, image[0]], y=[0.0, image[1]], name=name, meta=alpha,
+                       hovertemplate=f"{name}<br>{coordinates}<extra></extra>"),
         ]
 
     angles = rotation_play_angles(phi)
-    unit_circle = go.Scatter(x=np.sin(circle), y=np.cos(circle), mode="lines", name="unit circle",
-                             line={"color": "lightgrey"}, hoverinfo="skip")
-    arc, image = turning(phi, final=True)
-    fig = go.Figure([unit_circle, arc, arrow(f"P[{k}], pair {pair}", v, "#2166ac"), image])
+    fig = go.Figure([
+        go.Scatter(x=np.sin(circle), y=np.cos(circle), mode="lines", name="unit circle",
+                   line={"color": "lightgrey"}, hoverinfo="skip"),
+        go.Scatter(x=0.35 * np.sin(arc(phi)), y=0.35 * np.cos(arc(phi)), mode="lines", name=f"φ = δ·ω_{pair}",
+                   line={"color": "grey", "dash": "dot"}, hoverinfo="skip"),
+        arrow(f"P[{k}], pair {pair}", v, "#2166ac"),
+        arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
+    ])
     fig.update_layout(
         title={"text": f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°", "x": 0.0, "xanchor": "left"},
         height=520,

@@ -232,29 +232,29 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
                         line={"color": "lightgray"}, hoverinfo="skip")
 
     def moving(k: int) -> list[go.Scatter]:
+        """What changes from one position to the next: the trail so far, the point, the angle's text."""
         trail = np.arange(first, k + 1)
         theta, angle = trail * w_i, k * w_i
         degrees = np.degrees(angle)
         return [
-            go.Scatter(
-                x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
-                name=f"positions {first}..{last}",
-                marker={"color": trail, "colorscale": SEQUENTIAL, "cmin": first, "cmax": max(last, first + 1),
-                        "size": 6, "colorbar": {"title": {"text": "position k"}}},
-                hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
-            ),
-            go.Scatter(
-                x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name="the point at k", meta=k,
-                marker={"size": [0, 14], "color": "crimson"}, line={"color": "crimson"},
-                hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>",
-            ),
-            go.Scatter(
-                x=[0.0], y=[-1.35], mode="text", showlegend=False, hoverinfo="skip",
-                text=[f"k = {k}: k·ω_{pair} = {degrees:,.2f}° ≡ {degrees % 360.0:.2f}° (mod 360)"],
-            ),
+            go.Scatter(x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32),
+                       marker={"color": trail.astype(np.int32)}),
+            go.Scatter(x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], meta=k,
+                       hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>"),
+            go.Scatter(text=[f"k = {k}: k·ω_{pair} = {degrees:,.2f}° ≡ {degrees % 360.0:.2f}° (mod 360)"]),
         ]
 
-    fig = go.Figure([circle, *moving(shown)])
+    # The traces' looks are set once; a frame sends only what moves (Plotly merges it into the trace).
+    looks = [
+        go.Scatter(mode="markers", name=f"positions {first}..{last}",
+                   marker={"colorscale": SEQUENTIAL, "cmin": first, "cmax": max(last, first + 1), "size": 6,
+                           "colorbar": {"title": {"text": "position k"}}},
+                   hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>"),
+        go.Scatter(mode="lines+markers", name="the point at k", marker={"size": [0, 14], "color": "crimson"},
+                   line={"color": "crimson"}),
+        go.Scatter(x=[0.0], y=[-1.35], mode="text", showlegend=False, hoverinfo="skip"),
+    ]
+    fig = go.Figure([circle, *(look.update(now) for look, now in zip(looks, moving(shown), strict=True))])
     frames = [go.Frame(data=moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
     fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
