@@ -16,10 +16,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
-from explorer import reproduce
+from explorer import animation, reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     HEATMAP_MAX_ROWS,
+    LINE_MAX_POINTS,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -158,6 +159,54 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
         "shapes": shapes,
     }
     return go.Figure(data=traces, layout=layout)
+
+
+def reference_play_positions(L: int, max_frames: int) -> np.ndarray:
+    """The reference positions Play sweeps: every position when there are at most
+    ``max_frames``, else ``max_frames`` whole positions evenly spread over 0 .. L-1."""
+    return np.unique(np.round(np.linspace(0, L - 1, max(1, min(L, max_frames)))).astype(np.int64))
+
+
+def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Figure:
+    r"""The dot product :math:`P[k]\cdot P[r] = f(k - r)` over every position k, one frame per
+    reference position r (``reference_play_positions``), with ``values_by_offset[t + L - 1] = f(t)``
+    (the closed form, as ``similarity_from_offsets``): Play slides the reference along and the
+    curve moves with it unchanged, since it depends only on the offset k - r.
+
+    Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope (x and y
+    as float32: positions below 2^24 are exact).
+    """
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    if f.size % 2 == 0:
+        raise ValueError(f"need f(t) for t = -(L-1)..L-1: an odd count of values, got {f.size}.")
+    points = min(L, LINE_MAX_POINTS)
+    refs = reference_play_positions(L, animation.frame_count(points * (1 if L <= LINE_MAX_POINTS else 2) + 4))
+    low, high = float(f.min()), float(f.max())
+    pad = 0.05 * max(high - low, 1.0)
+
+    def curve(ref: int) -> list[go.Scatter]:
+        """Frame r: the dot products against r (``meta``: r), and a vertical line at r."""
+        line = line_xy(f[L - 1 - ref : 2 * L - 1 - ref], dtype=np.float32)
+        if "x" in line:
+            line["x"] = np.asarray(line["x"], dtype=np.float32)
+        return [go.Scatter(**line, meta=int(ref)), go.Scatter(x=[ref, ref], y=[low - pad, high + pad])]
+
+    looks = [
+        go.Scatter(mode="lines", name="P[k]·P[r]",
+                   hovertemplate="position k = %{x}<br>P[k]·P[r] = %{y:.7g}, r = %{meta}<extra></extra>"),
+        go.Scatter(mode="lines", name="reference r", line={"dash": "dot", "color": "grey"}, hoverinfo="skip"),
+    ]
+    first = curve(int(refs[0]))
+    fig = go.Figure([look.update(now) for look, now in zip(looks, first, strict=True)])
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left"}, height=380, showlegend=False,
+        margin={"l": 80, "r": 20, "t": 60, "b": 60}, hoverlabel={"namelength": -1},
+        xaxis={"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
+        yaxis={"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
+    )
+    frames = [go.Frame(data=curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
+    return animation.add_play(fig, frames, label="reference position r", redraw=False)
 
 
 def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:

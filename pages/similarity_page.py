@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import cached, controls, figures, similarity, ui
+from explorer import animation, cached, controls, figures, similarity, ui
 from explorer.settings import Settings, format_n
 from explorer.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
 
@@ -146,6 +146,22 @@ def reference_sections() -> None:
     snippet["ref"] = ref
 
 
+def reference_play() -> None:
+    figure = similarity.reference_play_figure(
+        by_offset, title="Play: P[k]·P[r] as the reference position r moves along"
+    )
+    swept = [int(frame.name) for frame in figure.frames]
+    st.subheader("The reference position, moving")
+    ui.chart(figure, key="similarity_reference_play")
+    st.caption(
+        f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in {len(swept)} frames"
+        + (f" (evenly spread positions of 0..{L - 1:,})" if len(swept) < L else "")
+        + ", drawn by your browser (no server run per frame). The curve slides with r without changing shape "
+        "(cut off at the ends): P[k]·P[r] = Σ cos(ω_i (k − r)) depends only on the offset k − r. "
+        + animation.KEYBOARD_NOTE.format(control="“Reference position” above (arrow keys, one rerun per step)")
+    )
+
+
 def offset_matrix() -> None:
     st.subheader("Every pair of positions")
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
@@ -170,6 +186,7 @@ def offset_matrix_table() -> pd.DataFrame:
 #: The reproduce-this code's reference position (set by its control's fragment).
 snippet: dict[str, int] = {}
 ui.fragment(reference_sections)
+ui.cached_section("similarity_reference_play", reference_play, settings)
 ui.cached_section("similarity_matrix", offset_matrix, settings)
 ui.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 ui.reproduce(

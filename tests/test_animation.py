@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 import pytest
 from independent import encoding, payload, rates
 
-from explorer import animation, relative, waves
+from explorer import animation, relative, similarity, waves
+from explorer.figures import LINE_MAX_POINTS
 from explorer.settings import D_MAX, L_MAX, N_MAX
 
 #: PRODUCT.md: no chart sends more than 1.5 MB.
@@ -207,3 +208,46 @@ def test_rotation_frames_turn_v_by_growing_angles(theta: float, phi: float) -> N
     assert fig.layout.sliders[0].active == len(fig.frames) - 1
     assert_play_controls(fig, redraw=True)
     assert payload(fig) <= CHART_BUDGET
+
+
+# --- Similarity: the reference position sweeping ----------------------------------------------
+
+
+def closed_form_dot(d: int, n: float, L: int) -> np.ndarray:
+    """f(t) = Σ_i cos(ω_i t) for t = -(L-1)..L-1."""
+    t = np.arange(-(L - 1), L)
+    return np.cos(np.multiply.outer(t, rates(d, n))).sum(axis=1)
+
+
+@pytest.mark.parametrize(("d", "n", "L"), [(512, 10000.0, 50), (128, 10000.0, 100), (D_MAX, N_MAX, L_MAX)])
+def test_reference_frames_are_the_dot_products_against_r(d: int, n: float, L: int) -> None:
+    f = closed_form_dot(d, n, L)
+    fig = similarity.reference_play_figure(f, title="t")
+    refs = [int(frame.name) for frame in fig.frames]
+    assert refs[0] == 0 and refs[-1] == L - 1 and refs == sorted(set(refs))
+    if L <= animation.PLAY_MAX_FRAMES:  # every position (seed 001's 50)
+        assert refs == list(range(L))
+    else:  # evenly spread whole positions
+        assert len(refs) >= 10 and np.ptp(np.diff(refs)) <= 1
+    P_small = encoding(min(L, 200), d, n) if L <= 200 else None
+    for frame in fig.frames:
+        r = int(frame.name)
+        line, marker = frame.data
+        assert line.meta == r and list(marker.x) == [r, r]
+        against_r = f[L - 1 - r : 2 * L - 1 - r]  # P[k]·P[r] = f(k - r) for k = 0..L-1
+        if line.x is None:  # drawn whole: x = 0, 1, ...
+            assert (line.x0, line.dx) == (0, 1)
+            np.testing.assert_allclose(np.asarray(line.y, dtype=float), against_r, rtol=1e-6, atol=1e-4)
+            if P_small is not None:  # and the same as measured on the encoding itself
+                np.testing.assert_allclose(np.asarray(line.y, dtype=float), P_small @ P_small[r], rtol=1e-6, atol=1e-4)
+        else:  # min/max envelope: exact values at the drawn positions, every bin's extremes
+            x = np.asarray(line.x).astype(np.int64)
+            np.testing.assert_allclose(np.asarray(line.y, dtype=float), against_r[x], rtol=1e-6, atol=1e-3)
+            assert x.size <= LINE_MAX_POINTS and against_r.max() == pytest.approx(np.max(line.y), rel=1e-6)
+    assert_play_controls(fig, redraw=False)
+    assert payload(fig) <= CHART_BUDGET and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
+
+
+def test_reference_play_rejects_an_even_count_of_offsets() -> None:
+    with pytest.raises(ValueError, match="odd count"):
+        similarity.reference_play_figure(np.ones(4), title="t")

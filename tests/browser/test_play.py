@@ -88,6 +88,12 @@ def check_rotation(trace: dict) -> None:
     np.testing.assert_allclose([trace["x"][1], trace["y"][1]], [np.sin(1 + alpha), np.cos(1 + alpha)], atol=1e-9)
 
 
+def check_reference(trace: dict) -> None:
+    """Seed 001 (L=50, d=512, tensor2tensor): the line is P[k]·P[r] over k = 0..49, measured here."""
+    P = encoding(50, 512, 10000.0, "concatenated", "tensor2tensor")
+    np.testing.assert_allclose(trace["y"], P @ P[trace["meta"]], rtol=1e-6, atol=1e-4)
+
+
 #: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
 CASES = {
     "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
@@ -95,6 +101,8 @@ CASES = {
     "relative-shift": ("/relative?preset=seed001-shift", "Play: P @ M(δ)", 0, check_shift, "play-relative"),
     "relative-rotation": ("/relative?preset=seed001-shift", "Pair 0: rotation", 3, check_rotation,
                           "play-relative-rotation"),
+    "similarity-reference": ("/similarity?preset=seed001-similarity", "Play: P[k]·P[r]", 0, check_reference,
+                             "play-similarity"),
 }
 
 
