@@ -29,8 +29,10 @@ FLOAT32_JSON_BYTES = 4 * 4 / 3
 #: What the pages say about the keyboard: Plotly draws Play, Pause and the frame slider in SVG,
 #: out of the tab order, so keyboard users step the same quantity with the page's own control.
 KEYBOARD_NOTE = "Play's buttons cannot take keyboard focus: from the keyboard, set {control} instead."
-#: Room below the plot for the Play/Pause buttons and the frame slider.
-CONTROLS_HEIGHT = 110
+#: Room above the plot for the Play/Pause buttons and, under them, the frame slider.
+CONTROLS_HEIGHT, SLIDER_HEIGHT = 130, 85
+#: The title hangs from the chart's top, below Plotly's mode bar (2 to ~28 px from the top).
+TITLE_TOP_PX = 32
 
 
 def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max_bytes: int = PLAY_MAX_BYTES) -> int:
@@ -74,23 +76,27 @@ def add_play(
     play = {"frame": {"duration": frame_ms, "redraw": redraw}, "transition": {"duration": 0},
             "fromcurrent": True, "mode": "immediate"}
     pause = {"frame": still, "transition": {"duration": 0}, "mode": "immediate"}
-    height = (fig.layout.height or 450) + CONTROLS_HEIGHT
-    margin_bottom = (fig.layout.margin.b or 60) + CONTROLS_HEIGHT
+    # Between the title and the plot: the buttons, then the slider on a row of its own, full
+    # width (beside the buttons it would run into them on a phone). Below the plot, legends
+    # keep their place.
+    above_plot = fig.layout.margin.t or 60
+    if fig.layout.title.yref is None:  # a title centred in the taller margin would sit on the buttons
+        fig.update_layout(title={"yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": TITLE_TOP_PX}})
     fig.frames = list(frames)
     fig.update_layout(
-        height=height,
-        margin={"b": margin_bottom},
+        height=(fig.layout.height or 450) + CONTROLS_HEIGHT,
+        margin={"t": above_plot + CONTROLS_HEIGHT},
         updatemenus=[{
             "type": "buttons", "direction": "left", "showactive": False,
-            "x": 0.0, "xanchor": "left", "y": 0.0, "yanchor": "top", "pad": {"t": margin_bottom - 50, "r": 10},
+            "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"b": SLIDER_HEIGHT, "r": 10},
             "buttons": [
                 {"label": "▶ Play", "method": "animate", "args": [None, play]},
                 {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
             ],
         }],
         sliders=[{
-            "active": active, "x": 0.2, "len": 0.8, "xanchor": "left", "y": 0.0, "yanchor": "top",
-            "pad": {"t": margin_bottom - 70},
+            "active": active, "x": 0.0, "len": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
+            "pad": {"t": 0, "b": 10},
             "currentvalue": {"prefix": f"{label} = ", "xanchor": "left"},
             "steps": [
                 {"label": text, "method": "animate",

@@ -275,6 +275,12 @@ def shift_play_deltas(delta: int, max_frames: int) -> np.ndarray:
     return swept[::-1] if delta < 0 else swept
 
 
+def shift_play_window(L: int, d: int, layout: str) -> tuple[int, np.ndarray]:
+    """The window Play draws of the shifted map: its rows (the first positions) and its dimensions
+    (the first of ``transition_window_dims``: the fastest pairs, sines with their cosines)."""
+    return min(L, SHIFT_PLAY_ROWS), transition_window_dims(d, layout, 0, SHIFT_PLAY_COLS)
+
+
 def shift_play_figure(
     L: int, d: int, n: float, *, layout: str, convention: str, delta: int
 ) -> go.Figure:
@@ -285,8 +291,7 @@ def shift_play_figure(
     Row k of frame δ' is :math:`P[k]\,M(\delta') = PE(k + \delta')`: Play slides the map by
     one offset after another. The figure first shows δ' = ``delta``, as the maps above it.
     """
-    rows = min(L, SHIFT_PLAY_ROWS)
-    dims = transition_window_dims(d, layout, 0, SHIFT_PLAY_COLS)
+    rows, dims = shift_play_window(L, d, layout)
     kw = {"layout": layout, "convention": convention}
     P = pe_core.positional_encoding(rows, d, n, **kw)
     deltas = shift_play_deltas(delta, animation.frame_count(rows * dims.size))
@@ -306,7 +311,7 @@ def shift_play_figure(
         col_labels=col_labels,
         row_ticks=tick_subset(row_labels, [str(k) for k in range(rows)], count=6),
         col_ticks=tick_subset(col_labels, [str(int(j)) for j in dims], count=9),
-        title=f"Play: P @ M(δ) on positions 0..{rows - 1}, {window_text(dims, d)}, δ from 0 to {delta}",
+        title=f"Play: P @ M(δ), δ = 0..{delta}",
         x_title="dimension j (column)",
         y_title="position k",
         value_name="(P M(δ))[k, j]",
@@ -386,7 +391,7 @@ def rotation_figure(
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
         xaxis_title=f"first component: {axis_names[0]}",
         yaxis_title=f"second component: {axis_names[1]}",
-        legend={"orientation": "v", "x": 1.02, "y": 1.0},
+        legend={"orientation": "h", "y": -0.2},
         hoverlabel={"namelength": -1},
     )
     fig.update_xaxes(range=[-1.25, 1.25], zeroline=True)

@@ -258,8 +258,8 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
     frames = [go.Frame(data=moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
     fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
-    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"})
-    frame_figure(fig, f"Play: pair i = {pair} turning through positions {first}..{last}", 560)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    frame_figure(fig, f"Play: pair {pair} turning, k = {first}..{last}", 560)
     return animation.add_play(fig, frames, label="position k", redraw=True, active=shown - first)
 
 

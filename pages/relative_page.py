@@ -162,7 +162,9 @@ def shift_play() -> None:
                                    delta=delta),
         key="relative_shift_play",
     )
+    rows, dims = relative.shift_play_window(L, d, settings.layout)
     st.caption(
+        f"Positions 0..{rows - 1}, {relative.window_text(dims, d)}. "
         "Press Play: the offset δ goes from 0 to the δ above, a frame per offset (evenly spread whole offsets "
         "when there are more than fit), drawn by your browser (no server run per frame). Row k of each frame is "
         "P[k]·M(δ) = PE(k + δ): every row slides up (δ > 0) or down (δ < 0) the encoding. Exact values of the "

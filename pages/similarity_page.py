@@ -148,7 +148,7 @@ def reference_sections() -> None:
 
 def reference_play() -> None:
     figure = similarity.reference_play_figure(
-        by_offset, title="Play: P[k]·P[r] as the reference position r moves along"
+        by_offset, title="Play: P[k]·P[r] as r moves"
     )
     swept = [int(frame.name) for frame in figure.frames]
     st.subheader("The reference position, moving")

@@ -97,7 +97,7 @@ def check_reference(trace: dict) -> None:
 #: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
 CASES = {
     "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
-    "waves-circle": ("/waves", "Play: pair i = 0", 2, check_circle, "play-waves-circle"),
+    "waves-circle": ("/waves", "Play: pair 0", 2, check_circle, "play-waves-circle"),
     "relative-shift": ("/relative?preset=seed001-shift", "Play: P @ M(δ)", 0, check_shift, "play-relative"),
     "relative-rotation": ("/relative?preset=seed001-shift", "Pair 0: rotation", 3, check_rotation,
                           "play-relative-rotation"),
