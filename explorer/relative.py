@@ -281,6 +281,33 @@ def shift_play_window(L: int, d: int, layout: str) -> tuple[int, np.ndarray]:
     return min(L, SHIFT_PLAY_ROWS), transition_window_dims(d, layout, 0, SHIFT_PLAY_COLS)
 
 
+def shift_play_frames(
+    L: int, d: int, n: float, *, layout: str, convention: str, delta: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What ``shift_play_figure`` animates: the offsets δ' (``shift_play_deltas``, as many as fit
+    ``animation.frame_count``), P @ M(δ') on the window for each (shape: offsets x rows x
+    dimensions, by ``pe_core.shift``) and the window's dimensions."""
+    rows, dims = shift_play_window(L, d, layout)
+    kw = {"layout": layout, "convention": convention}
+    P = pe_core.positional_encoding(rows, d, n, **kw)
+    deltas = shift_play_deltas(delta, animation.frame_count(rows * dims.size))
+    return deltas, np.stack([pe_core.shift(P, int(offset), n, **kw)[:, dims] for offset in deltas]), dims
+
+
+def _play_dimension_labels(dims: np.ndarray, d: int, layout: str) -> list[str]:
+    pair, is_sine = pe_core.column_pairs(d, layout)
+    return [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "dimension") for j in dims]
+
+
+def shift_play_table(L: int, d: int, n: float, *, layout: str, convention: str, delta: int) -> pd.DataFrame:
+    """``shift_play_figure``'s frames: a row per (offset δ', position k), a column per dimension."""
+    deltas, values, dims = shift_play_frames(L, d, n, layout=layout, convention=convention, delta=delta)
+    frames, rows, _ = values.shape
+    index = pd.MultiIndex.from_arrays([np.repeat(deltas, rows), np.tile(np.arange(rows), frames)],
+                                      names=["offset δ", "position k"])
+    return pd.DataFrame(values.reshape(frames * rows, -1), index=index, columns=_play_dimension_labels(dims, d, layout))
+
+
 def shift_play_figure(
     L: int, d: int, n: float, *, layout: str, convention: str, delta: int
 ) -> go.Figure:
@@ -291,22 +318,18 @@ def shift_play_figure(
     Row k of frame δ' is :math:`P[k]\,M(\delta') = PE(k + \delta')`: Play slides the map by
     one offset after another. The figure first shows δ' = ``delta``, as the maps above it.
     """
-    rows, dims = shift_play_window(L, d, layout)
-    kw = {"layout": layout, "convention": convention}
-    P = pe_core.positional_encoding(rows, d, n, **kw)
-    deltas = shift_play_deltas(delta, animation.frame_count(rows * dims.size))
+    deltas, values, dims = shift_play_frames(L, d, n, layout=layout, convention=convention, delta=delta)
+    rows = values.shape[1]
     hover = "position %{y}<br>%{x}<br>(P M(δ))[k, j] = %{z:.7g}<extra></extra>"
 
-    def shifted(offset: int) -> go.Heatmap:
-        """Frame δ' (``meta``: the browser can tell which frame it shows)."""
-        return go.Heatmap(z=pe_core.shift(P, int(offset), n, **kw)[:, dims].astype(np.float32), hovertemplate=hover,
-                          meta=int(offset))
+    def shifted(index: int) -> go.Heatmap:
+        """Frame δ' = deltas[index] (``meta``: the browser can tell which frame it shows)."""
+        return go.Heatmap(z=values[index].astype(np.float32), hovertemplate=hover, meta=int(deltas[index]))
 
-    pair, is_sine = pe_core.column_pairs(d, layout)
-    col_labels = [_dimension_label(int(j), int(pair[j]), bool(is_sine[j]), "dimension") for j in dims]
+    col_labels = _play_dimension_labels(dims, d, layout)
     row_labels = [f"k = {k}" for k in range(rows)]
     fig = heatmap_figure(
-        pe_core.shift(P, delta, n, **kw)[:, dims],
+        values[-1],
         row_labels=row_labels,
         col_labels=col_labels,
         row_ticks=tick_subset(row_labels, [str(k) for k in range(rows)], count=6),
@@ -318,7 +341,7 @@ def shift_play_figure(
         height=440,
     )
     fig.data[0].update(hovertemplate=hover, meta=int(delta))
-    frames = [go.Frame(data=[shifted(int(offset))], traces=[0], name=str(int(offset))) for offset in deltas]
+    frames = [go.Frame(data=[shifted(index)], traces=[0], name=str(int(offset))) for index, offset in enumerate(deltas)]
     return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
                               active=len(frames) - 1)
 
@@ -421,6 +444,16 @@ def rotation_table(theta: float, phi: float) -> pd.DataFrame:
         index=pd.Index(["v = P[k] (this pair)", "v W(δω) = P[k+δ] (this pair)"], name="point"),
         columns=["sine component", "cosine component"],
     )
+
+
+def rotation_play_table(theta: float, phi: float) -> pd.DataFrame:
+    """``rotation_figure``'s Play frames: each angle α of ``rotation_play_angles(phi)`` and
+    v W(α) = [sin(θ+α), cos(θ+α)] for v = [sin θ, cos θ]."""
+    v = np.array([np.sin(theta), np.cos(theta)])
+    angles = rotation_play_angles(phi)
+    images = np.array([v @ pe_core.rotation(alpha) for alpha in angles])
+    return pd.DataFrame({"α (rad)": angles, "α (degrees)": np.degrees(angles),
+                         "sine component": images[:, 0], "cosine component": images[:, 1]})
 
 
 def _index_runs(dims: np.ndarray) -> str:

@@ -161,10 +161,13 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def reference_play_positions(L: int, max_frames: int) -> np.ndarray:
-    """The reference positions Play sweeps: every position when there are at most
-    ``max_frames``, else ``max_frames`` whole positions evenly spread over 0 .. L-1."""
-    return np.unique(np.round(np.linspace(0, L - 1, max(1, min(L, max_frames)))).astype(np.int64))
+def reference_play_positions(L: int) -> np.ndarray:
+    """The reference positions Play sweeps over L positions: every position when they fit
+    ``animation.frame_count`` (a frame is a line of L points, or its min/max envelope with x
+    and y), else as many whole positions as fit, evenly spread over 0 .. L-1."""
+    values = L if L <= LINE_MAX_POINTS else 2 * LINE_MAX_POINTS
+    count = min(L, animation.frame_count(values + 4))
+    return np.unique(np.round(np.linspace(0, L - 1, max(1, count))).astype(np.int64))
 
 
 def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Figure:
@@ -180,8 +183,7 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
     L = (f.size + 1) // 2
     if f.size % 2 == 0:
         raise ValueError(f"need f(t) for t = -(L-1)..L-1: an odd count of values, got {f.size}.")
-    points = min(L, LINE_MAX_POINTS)
-    refs = reference_play_positions(L, animation.frame_count(points * (1 if L <= LINE_MAX_POINTS else 2) + 4))
+    refs = reference_play_positions(L)
     low, high = float(f.min()), float(f.max())
     pad = 0.05 * max(high - low, 1.0)
 
@@ -207,6 +209,15 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
     )
     frames = [go.Frame(data=curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
     return animation.add_play(fig, frames, label="reference position r", redraw=False)
+
+
+def reference_play_table(values_by_offset: np.ndarray) -> pd.DataFrame:
+    """``reference_play_figure``'s frames: every position k, then P[k]·P[r] = f(k − r) for each
+    reference r it sweeps (every value, also where the chart draws an envelope)."""
+    f = np.asarray(values_by_offset, dtype=np.float64)
+    L = (f.size + 1) // 2
+    refs = reference_play_positions(L)
+    return pd.DataFrame({"position k": np.arange(L), **{f"P[k]·P[{r}]": f[L - 1 - r : 2 * L - 1 - r] for r in refs}})
 
 
 def _offset_matrix_labels(edges: np.ndarray) -> tuple[list[str], list[str]]:

@@ -190,6 +190,8 @@ def pair_section() -> None:
     ui.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
     ui.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
                  key="relative_rotation")
+    ui.downloads("the Play frames' points", lambda: relative.rotation_play_table(k * w[pair], delta * w[pair]),
+                 key="relative_rotation_play")
     snippet.update(pair=pair, position=k)
 
 
@@ -243,6 +245,8 @@ ui.cached_section("relative_shifted", shifted_maps, settings, delta)
 ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
 ui.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
 ui.cached_section("relative_shift_play", shift_play, settings, delta)
+ui.downloads("the Play frames", lambda: relative.shift_play_table(
+    L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta), key="relative_shift_play")
 ui.fragment(pair_section)
 ui.reproduce(
     relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")

@@ -187,6 +187,8 @@ def offset_matrix_table() -> pd.DataFrame:
 snippet: dict[str, int] = {}
 ui.fragment(reference_sections)
 ui.cached_section("similarity_reference_play", reference_play, settings)
+ui.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
+             key="similarity_reference_play")
 ui.cached_section("similarity_matrix", offset_matrix, settings)
 ui.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 ui.reproduce(

@@ -47,6 +47,9 @@ def profile_section() -> None:
     ui.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
                  key="waves_profiles")
     ui.cached_section("waves_profile_play", lambda: profile_play(wave_dims), settings, wave_dims)
+    ui.downloads("the Play frames' values",
+                 lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(), w[:wave_dims]),
+                 key="waves_profile_play")
     snippet.update(positions=positions, pairs_shown=wave_dims)
 
 
@@ -154,6 +157,10 @@ def circle_section() -> None:
     ui.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
     ui.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
     ui.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
+    swept = waves.circle_play_positions(k, L)
+    ui.downloads("the Play frames' points",
+                 lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
+                 key="waves_circle_play")
     snippet.update(pair=pair, position=k)
 
 

@@ -251,3 +251,34 @@ def test_reference_frames_are_the_dot_products_against_r(d: int, n: float, L: in
 def test_reference_play_rejects_an_even_count_of_offsets() -> None:
     with pytest.raises(ValueError, match="odd count"):
         similarity.reference_play_figure(np.ones(4), title="t")
+
+
+# --- the Play frames' downloads hold what the frames draw ---------------------------------------
+
+
+def test_shift_play_table_holds_every_frame() -> None:
+    kw = {"layout": "concatenated", "convention": "tensor2tensor", "delta": -10}
+    fig = relative.shift_play_figure(50, 512, 10000.0, **kw)
+    table = relative.shift_play_table(50, 512, 10000.0, **kw)
+    for frame in fig.frames:
+        rows = table.xs(int(frame.name), level="offset δ")
+        assert rows.index.tolist() == list(range(relative.SHIFT_PLAY_ROWS))
+        np.testing.assert_allclose(rows.to_numpy(), np.asarray(frame.data[0].z, dtype=float), atol=1e-6)
+    assert table.columns[16] == "dimension 256: cos of pair 0"
+
+
+def test_rotation_play_table_holds_every_frame() -> None:
+    fig = relative.rotation_figure(1.0, -10.0, pair=0, k=1, delta=-10, axis_names=("s", "c"))
+    table = relative.rotation_play_table(1.0, -10.0)
+    images = np.array([[frame.data[1].x[1], frame.data[1].y[1]] for frame in fig.frames])
+    np.testing.assert_allclose(table[["sine component", "cosine component"]].to_numpy(), images, atol=1e-15)
+    np.testing.assert_allclose(table["α (rad)"], [frame.data[1].meta for frame in fig.frames])
+
+
+def test_reference_play_table_holds_every_frame() -> None:
+    f = closed_form_dot(128, 10000.0, 100)
+    fig = similarity.reference_play_figure(f, title="t")
+    table = similarity.reference_play_table(f)
+    assert table.columns.tolist() == ["position k", *[f"P[k]·P[{frame.name}]" for frame in fig.frames]]
+    for frame in fig.frames:
+        np.testing.assert_allclose(table[f"P[k]·P[{frame.name}]"], np.asarray(frame.data[0].y, dtype=float), rtol=1e-6)
