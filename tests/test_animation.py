@@ -8,14 +8,14 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from deep_link import open_url
 from independent import encoding, payload, rates
+from test_app import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes
 
 from explorer import animation, relative, similarity, waves
 from explorer.figures import LINE_MAX_POINTS
 from explorer.settings import D_MAX, L_MAX, N_MAX
 
-#: PRODUCT.md: no chart sends more than 1.5 MB.
-CHART_BUDGET = 1_500_000
 #: float32 data: 7 significant digits.
 F32 = 1e-6
 
@@ -87,7 +87,7 @@ def test_profile_frames_are_sin_k_w_for_each_k(d: int, n: float, pairs: int) -> 
     # Before Play the chart shows the first frame, k = 0: flat at sin(0) = 0.
     np.testing.assert_array_equal(np.asarray(fig.data[0].y), np.zeros(pairs))
     assert_play_controls(fig, redraw=False)
-    assert payload(fig) <= CHART_BUDGET and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
+    assert payload(fig) <= MAX_CHART_BYTES and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
 
 
 # --- Waves: a pair turning on the unit circle -------------------------------------------------
@@ -128,7 +128,7 @@ def test_circle_frames_turn_the_point_by_w_per_position(pair: int, k: int, L: in
     assert fig.data[2].x[1] == pytest.approx(np.cos(k * w_i))
     assert fig.layout.sliders[0].active == k - swept[0]
     assert_play_controls(fig, redraw=True)
-    assert payload(fig) <= CHART_BUDGET and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
+    assert payload(fig) <= MAX_CHART_BYTES and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
 
 
 def test_circle_play_rejects_bad_positions() -> None:
@@ -180,7 +180,7 @@ def test_shift_frames_are_the_encoding_of_k_plus_delta(
                                encoding(rows, d, n, layout, convention, start=delta)[:, dims], atol=1e-6)
     assert fig.layout.sliders[0].active == len(deltas) - 1
     assert_play_controls(fig, redraw=True)
-    assert payload(fig) <= CHART_BUDGET and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
+    assert payload(fig) <= MAX_CHART_BYTES and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
 
 
 # --- Relative positions: one pair's rotation ----------------------------------------------------
@@ -207,7 +207,7 @@ def test_rotation_frames_turn_v_by_growing_angles(theta: float, phi: float) -> N
                                atol=1e-12)
     assert fig.layout.sliders[0].active == len(fig.frames) - 1
     assert_play_controls(fig, redraw=True)
-    assert payload(fig) <= CHART_BUDGET
+    assert payload(fig) <= MAX_CHART_BYTES
 
 
 # --- Similarity: the reference position sweeping ----------------------------------------------
@@ -245,7 +245,7 @@ def test_reference_frames_are_the_dot_products_against_r(d: int, n: float, L: in
             np.testing.assert_allclose(np.asarray(line.y, dtype=float), against_r[x], rtol=1e-6, atol=1e-3)
             assert x.size <= LINE_MAX_POINTS and against_r.max() == pytest.approx(np.max(line.y), rel=1e-6)
     assert_play_controls(fig, redraw=False)
-    assert payload(fig) <= CHART_BUDGET and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
+    assert payload(fig) <= MAX_CHART_BYTES and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
 
 
 def test_reference_play_rejects_an_even_count_of_offsets() -> None:
@@ -282,3 +282,24 @@ def test_reference_play_table_holds_every_frame() -> None:
     assert table.columns.tolist() == ["position k", *[f"P[k]·P[{frame.name}]" for frame in fig.frames]]
     for frame in fig.frames:
         np.testing.assert_allclose(table[f"P[k]·P[{frame.name}]"], np.asarray(frame.data[0].y, dtype=float), rtol=1e-6)
+
+
+# --- whole pages: the largest settings and the longest sweeps ------------------------------------
+
+#: Each page with Play charts at L=16384, d=2048 and the page controls that make its frames largest.
+LARGEST_PLAY = {
+    "waves": {"wave_dims": "1024", "wave_positions": "0,1,2,3,4,5,6,10000000", "k": "16383"},
+    "relative": {"delta": "-16383"},
+    "similarity": {"ref": "16383"},
+}
+
+
+@pytest.mark.parametrize("path", list(LARGEST_PLAY))
+def test_pages_with_play_charts_stay_in_budget_at_the_largest_settings(path: str) -> None:
+    at = open_url(path, {"d": str(D_MAX), "L": str(L_MAX), "n": "2", **LARGEST_PLAY[path]})
+    assert not at.exception, [e.value for e in at.exception]
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    animated = [spec for spec in specs if spec.get("frames")]
+    assert len(animated) == {"waves": 2, "relative": 2, "similarity": 1}[path]
+    sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
+    assert max(sizes) <= MAX_CHART_BYTES and element_bytes(at) <= MAX_PAGE_BYTES, sizes
