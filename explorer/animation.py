@@ -54,7 +54,7 @@ def add_play(
     active: int = 0,
     labels: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Give ``fig`` its ``frames``, Play/Pause buttons and a slider of the frames below the plot.
+    """Give ``fig`` its ``frames``, and above the plot Play/Pause buttons and a slider of the frames.
 
     ``label`` names the swept quantity (the slider shows "label = " and the frame's name, or
     its entry of ``labels``, which may repeat where names cannot); ``redraw``

@@ -88,10 +88,11 @@ def profile_play_figure(w: np.ndarray, *, title: str) -> go.Figure:
     hover = "k = %{meta}<br>pair x = %{x}<br>sin(k·ω_x) = %{y:.7g}<extra></extra>"
 
     def profile(k: int) -> go.Scatter:
-        return go.Scatter(x0=0, dx=1, y=np.sin(k * w).astype(np.float32), meta=int(k), mode=line_mode(w.size),
-                          name="sin(k·ω_x)", hovertemplate=hover, showlegend=False)
+        """Frame k: only the values (``meta``: k); Plotly merges a frame into the trace's looks."""
+        return go.Scatter(y=np.sin(k * w).astype(np.float32), meta=int(k))
 
-    fig = go.Figure(profile(int(positions[0])))
+    fig = go.Figure(profile(int(positions[0])).update(x0=0, dx=1, mode=line_mode(w.size), name="sin(k·ω_x)",
+                                                      hovertemplate=hover, showlegend=False))
     frames = [go.Frame(data=[profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
     fig.update_xaxes(title_text="pair index x", range=[-0.5, max(pairs[-1], 1) + 0.5])
     fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1])
@@ -210,7 +211,8 @@ def circle_play_positions(k: int, length: int) -> np.ndarray:
     if not 0 <= k < length:
         raise ValueError(f"k must be a position 0..{length - 1}, got {k}.")
     count = min(length, animation.PLAY_MAX_FRAMES)
-    while count > 1 and animation.frame_count(2 * count + 4) < count:
+    # The longest frame: the whole trail (cos, sin and its colour per position) and the point.
+    while count > 1 and animation.frame_count(3 * count + 4) < count:
         count -= 1
     first = max(0, min(k, length - count))
     return np.arange(first, first + count)

@@ -73,15 +73,12 @@ def profiles(positions: list[int], wave_dims: int) -> None:
 def profile_play(wave_dims: int) -> None:
     swept = waves.profile_play_positions(wave_dims)
     ui.chart(
-        waves.profile_play_figure(
-            w[:wave_dims], title=f"Play: sin(k·ω_x), k = {swept[0]}..{swept[-1]}"
-        ),
+        waves.profile_play_figure(w[:wave_dims], title=f"Play: sin(k·ω_x), k = {swept[0]}..{swept[-1]}"),
         key="waves_profile_play",
     )
     st.caption(
         f"Pairs x = 0..{wave_dims - 1}. Press Play: k steps through {swept[0]}..{swept[-1]}, one frame per "
-        "position, drawn by your browser "
-        "(no server run per frame). "
+        "position, drawn by your browser (no server run per frame). "
         + animation.KEYBOARD_NOTE.format(control="“Positions k” above (one rerun per value)")
     )
 
