@@ -9,6 +9,7 @@ the offset), and large views are block means of the closed form.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ import pe_core
 from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
-    HEATMAP_MAX_ROWS,
+    HEATMAP_CELLS,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -28,10 +29,10 @@ from explorer.figures import (
 )
 from explorer.settings import Settings
 
-#: Similarity page: blocks of positions per axis of the dot-product matrix (192 x 192
-#: cells, ~0.2 MB), and cells of the encoding built to measure dot products when P is too
-#: large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
-SIMILARITY_BLOCKS = HEATMAP_MAX_ROWS
+#: Similarity page: blocks of positions per axis of the dot-product matrix (square blocks,
+#: 226 x 226 cells within figures.HEATMAP_CELLS, ~0.27 MB), and cells of the encoding built
+#: to measure dot products when P is too large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
+SIMILARITY_BLOCKS = math.isqrt(HEATMAP_CELLS)
 
 
 MEASURED_CELLS = 2**18
