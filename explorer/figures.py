@@ -27,6 +27,11 @@ HEATMAP_CELLS = 100 * 512
 #: Pixel rows of a HEATMAP_HEIGHT chart's plot, and pixel columns of a full-width plot and of
 #: one of two plots side by side, in a 1400-pixel window: block averages are sized to these.
 PLOT_ROWS, PLOT_COLS, HALF_PLOT_COLS = 400, 850, 400
+#: Chart margins (pixels) as wide as Streamlit's chart theme needs for axis titles, tick labels
+#: and colour bars. Plotly widens a margin that is too narrow by drawing the whole chart a second
+#: time as it appears (measured: nearly every chart was drawn three times on mount, not two).
+MARGIN = {"l": 85, "r": 20, "t": 60, "b": 70}
+HEATMAP_MARGIN = {"l": 95, "r": 120, "t": 60, "b": 80}
 HEATMAP_HEIGHT, MAX_HEATMAP_HEIGHT = 520, 1200
 #: Height of a chart beyond its plot (title, axis labels and ticks).
 _CHART_FRAME = HEATMAP_HEIGHT - PLOT_ROWS
@@ -117,7 +122,7 @@ def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
     return {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": height,
-        "margin": {"l": 70, "r": 20, "t": 60, "b": 60},
+        "margin": dict(MARGIN),
         "xaxis": {"title": {"text": x_title}},
         "yaxis": {"title": {"text": y_title}},
         "hoverlabel": {"namelength": -1},
@@ -175,7 +180,7 @@ def heatmap_figure(
     )
     if height is None:
         height = heatmap_height(z.shape[0], transpose=transpose)
-    layout = _layout(title, x_title, y_title, height)
+    layout = _layout(title, x_title, y_title, height) | {"margin": dict(HEATMAP_MARGIN)}
     for axis, ticks in (("xaxis", x_ticks), ("yaxis", y_ticks)):
         layout[axis] |= {"type": "category", "showgrid": False}
         if ticks is not None:
@@ -455,7 +460,7 @@ def frame_figure(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left"},
         height=height,
-        margin={"l": 70, "r": 20, "t": 70, "b": 60},
+        margin=MARGIN | {"t": 70},
         hoverlabel={"namelength": -1},
     )
     return fig

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import heatmap_grid, log_axis, pair_text
+from explorer.figures import MARGIN, heatmap_grid, log_axis, pair_text
 from explorer.settings import Settings
 
 
@@ -36,7 +36,7 @@ def rates_figure(w: np.ndarray) -> go.Figure:
                    "font": {"size": 14}}
     layout = {
         "height": 420,
-        "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
+        "margin": MARGIN | {"t": 50},
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "xaxis": {"domain": [0.0, 0.44], "anchor": "y", "title": {"text": "pair i"}} | pair_ticks,

@@ -21,6 +21,7 @@ from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     HEATMAP_CELLS,
+    MARGIN,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -153,7 +154,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     layout |= {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": 720,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "margin": dict(MARGIN),
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "shapes": shapes,
@@ -234,7 +235,7 @@ def closed_form_figure(
     return go.Figure(traces, {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": 420,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "margin": MARGIN | {"b": 100},  # the legend below the axis
         "xaxis": {"title": {"text": "offset δ (positions)"}},
         "yaxis": {"title": {"text": "dot product f(δ)"}},
         "legend": {"orientation": "h", "y": -0.2},
