@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from angle_rounding import HALF_ULP, angle_rounding_tolerance
+from deep_link import open_url
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -366,6 +367,15 @@ def test_snippet_reproduces_the_errors_and_the_search(settings: Settings) -> Non
     assert namespace["neighbours"] == expected
 
 
+def test_snippet_brute_force_agrees_with_the_bounded_search_at_full_limits() -> None:
+    # The snippet computes every position to each series' limit (10^7, or 10^5 for the 8-bit relative
+    # offsets at L = 9): the app's shortcuts (cast never equal, low stopping where k is unholdable, the
+    # screened relative scans) must find the same first k.
+    settings = Settings(d=64, n=10000.0, L=9)
+    namespace = run_snippet(pr.snippet(settings))
+    assert namespace["neighbours"] == {key: pr.neighbours(settings, *key).first_equal for key in pr.SERIES}
+
+
 def test_page_snippet_searches_to_ten_million() -> None:
     assert "limits = dict.fromkeys(series, 10000000)\n" in pr.snippet(SMALL)
     # Where the app's search of the 8-bit relative offsets stops early, the snippet's does too.
@@ -479,3 +489,28 @@ def test_reference_rows_are_pe_core_rows() -> None:
             for position in k
         ]
         np.testing.assert_array_equal(pr.reference(k, settings), np.array(rows))
+
+
+# --- the page, through streamlit.testing ---------------------------------------------------
+
+
+@pytest.mark.parametrize("query", [{}, {"L": "9"}], ids=["defaults", "L=9"])
+def test_the_page_shows_every_format(query: dict[str, str]) -> None:
+    at = open_url("precision", query)
+    assert not at.exception, [e.value for e in at.exception]
+    metrics = {metric.label: metric.value for metric in at.metric}
+    # Computed in each format, neighbours collapse where k + 1 rounds to k: 2^bits, never in float32.
+    assert metrics == {
+        "float32, computed in it": "none below 10⁷", "float16, computed in it": "k = 2,048",
+        "bfloat16, computed in it": "k = 256", "float8_e4m3fn, computed in it": "k = 16",
+        "float8_e5m2, computed in it": "k = 8",
+    }
+    summary = next(frame.value for frame in at.dataframe if "dtype · method" in frame.value.index.names)
+    assert list(summary.index) == [f"{dtype} · {words}" for dtype in FORMATS for words in pr.METHODS.values()]
+    relative_e5m2 = summary.loc["float8_e5m2 · in the dtype, from a relative offset", "first k: P[k] = P[k+1]"]
+    assert relative_e5m2 == ("none below 10⁵" if query else "8")  # L = 100 > 9: offsets 8 and 9 share 8
+    helps = "\n".join(markdown.value for markdown in at.markdown)
+    for dtype in FORMATS:
+        assert f"- **{dtype}.** " in helps
+    captions = "\n".join(caption.value for caption in at.caption)
+    assert "float8_e4m3fn" in captions and "no infinity" in captions and "largest 448" in captions
