@@ -597,8 +597,8 @@ def what_helps(summary: pd.DataFrame, L: int) -> dict[str, str]:
                 f"Never compute positions in it: k + 1 rounds to k from k = {int(low[FIRST_EQUAL]):,}"
                 + (f", and k is not finite from k = {int(nonfinite):,}" if math.isfinite(nonfinite) else "")
                 + f". Compute in float64 (or float32) and cast: largest error {cast[worst]:.2g}, and no two "
-                f"neighbours ever round alike. A relative offset keeps r exact only while L ≤ {exact:,}: with "
-                f"L = {L:,}, "
+                f"neighbours ever round alike. A relative offset keeps every offset r < L exact only while "
+                f"L ≤ {exact + 1:,}: with L = {L:,}, "
                 + (f"neighbours are equal from k = {int(relative[FIRST_EQUAL]):,}."
                    if math.isfinite(relative[FIRST_EQUAL])
                    else f"no two neighbours are equal below {power_text(int(relative[SEARCHED]))}.")

@@ -133,7 +133,7 @@ def errors() -> None:
 
     found = precision_neighbours(settings)
     summary = pr.summary_table(result, found)
-    st.dataframe(pr.display_summary(summary))
+    st.dataframe(pr.display_summary(summary), height="content")  # all fifteen rows, no inner scroll
 
     st.subheader("From which position are two neighbours the same?")
     st.markdown(
@@ -144,12 +144,13 @@ def errors() -> None:
         f"while L ≤ 2^bits + 1 (17 and 9): below {pr.power_text(pr.SHORT_SCAN_LIMIT)} there, where every offset is "
         "exact and no early collapse is certain."
     )
+    st.markdown("Computed in each format, neighbours are equal from:")
     for column, dtype in zip(st.columns(len(pr.DTYPES)), pr.DTYPES, strict=True):
         low = found[pr.NAMES[(dtype, "low")]]
         cast = found[pr.NAMES[(dtype, "cast")]]
         column.metric(
-            f"{dtype}, computed in it",
-            f"none below {pr.power_text(low.limit)}" if low.first_equal is None else f"k = {low.first_equal:,}",
+            dtype,
+            f"none < {pr.power_text(low.limit)}" if low.first_equal is None else f"k = {low.first_equal:,}",
             help=f"2^{pr.MANTISSA_BITS[dtype]} = {2 ** pr.MANTISSA_BITS[dtype]:,} is the last whole number with exact "
             "neighbours in this format.",
         )

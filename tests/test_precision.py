@@ -476,8 +476,8 @@ def test_what_helps_reads_the_summary() -> None:
     assert advice["float32"].startswith("Computed in it, neighbours stay apart below 10⁷")
     assert "k + 1 rounds to k from k = 16, and k is not finite from k = 465" in advice["float8_e4m3fn"]
     assert "k + 1 rounds to k from k = 8, and k is not finite from k = 61,440" in advice["float8_e5m2"]
-    assert "only while L ≤ 256: with L = 300, neighbours are equal from k = 256" in advice["bfloat16"]
-    assert "only while L ≤ 2,048: with L = 300, no two neighbours are equal below 10⁷" in advice["float16"]
+    assert "only while L ≤ 257: with L = 300, neighbours are equal from k = 256" in advice["bfloat16"]
+    assert "only while L ≤ 2,049: with L = 300, no two neighbours are equal below 10⁷" in advice["float16"]
 
 
 def test_reference_rows_are_pe_core_rows() -> None:
@@ -501,9 +501,8 @@ def test_the_page_shows_every_format(query: dict[str, str]) -> None:
     metrics = {metric.label: metric.value for metric in at.metric}
     # Computed in each format, neighbours collapse where k + 1 rounds to k: 2^bits, never in float32.
     assert metrics == {
-        "float32, computed in it": "none below 10⁷", "float16, computed in it": "k = 2,048",
-        "bfloat16, computed in it": "k = 256", "float8_e4m3fn, computed in it": "k = 16",
-        "float8_e5m2, computed in it": "k = 8",
+        "float32": "none < 10⁷", "float16": "k = 2,048", "bfloat16": "k = 256", "float8_e4m3fn": "k = 16",
+        "float8_e5m2": "k = 8",
     }
     summary = next(frame.value for frame in at.dataframe if "dtype · method" in frame.value.index.names)
     assert list(summary.index) == [f"{dtype} · {words}" for dtype in FORMATS for words in pr.METHODS.values()]
