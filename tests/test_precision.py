@@ -125,6 +125,15 @@ def test_round_to_each_format() -> None:
         pr.round_to(x, "int8")
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+def test_positional_encoding_casts_to_the_low_precision_types(dtype: str) -> None:
+    float64 = pe_core.positional_encoding(50, 16, n=100.0)
+    for requested in (dtype, FORMATS[dtype][0]):  # by name and by type
+        low = pe_core.positional_encoding(50, 16, n=100.0, dtype=requested)
+        assert low.dtype == np.dtype(FORMATS[dtype][0])
+        np.testing.assert_array_equal(low.astype(np.float64), cast_by_ml_dtypes(float64, dtype))
+
+
 finite_values = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
