@@ -11,11 +11,13 @@ exactly that address. Presentation mode must close the sidebar, stay on after a 
 from __future__ import annotations
 
 import io
+import os
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_harness import APP_IDLE_JS
+from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from PIL import Image
+from proxy_harness import ReplicasBehindProxy, haproxy_binary
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,
@@ -107,6 +109,36 @@ def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: 
     reshared, _ = open_share_panel(page)
     again = urlsplit(reshared)
     assert (again.path, parse_qs(again.query)) == (parts.path, parse_qs(parts.query))
+
+
+#: A public-looking name for the proxy's address (Chromium resolves it to 127.0.0.1 here).
+PUBLIC_HOST = "explorer.classroom.test"
+
+
+def test_behind_the_proxy_the_shared_address_is_the_public_one(browser) -> None:
+    """Through HAProxy (deploy/haproxy.cfg), opened by a host name: the Share panel gives
+    that name and the proxy's port, never the replica's own 127.0.0.1 address."""
+    if haproxy_binary() is None:
+        if os.environ.get("PE_REQUIRE_BROWSER") == "1":
+            pytest.fail("PE_REQUIRE_BROWSER=1 but haproxy is not installed", pytrace=False)
+        pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    with ReplicasBehindProxy(1) as cluster:
+        port = urlsplit(cluster.url).port
+        named = browser.browser_type.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=[*LAUNCH_ARGS, f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1"],
+        )
+        try:
+            page = named.new_page(viewport=VIEWPORT)
+            page.goto(f"http://{PUBLIC_HOST}:{port}/{VIEW}", timeout=FIRST_LOAD_MS)
+            wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+            url, drawn = open_share_panel(page)
+            assert url == f"http://{PUBLIC_HOST}:{port}/{VIEW}", url
+            assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
+            # A public address: no "this computer only" warning.
+            expect(page.get_by_role("dialog").get_by_text("this computer only")).to_have_count(0)
+        finally:
+            named.close()
 
 
 def expect_sidebar_open(page, is_open: bool) -> None:
