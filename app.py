@@ -38,7 +38,9 @@ else:
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
+    share_pressed = ui.classroom_bar()
     notice_area = st.container()
     ui.run_page(page)
     controls.show_notices(notice_area)
     controls.write_url()
+    ui.share_panel(share_pressed, page)

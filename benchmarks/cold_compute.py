@@ -51,13 +51,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
-from explorer import binary as binary_topic  # noqa: E402 (each page's benchmark function bears the page's name)
 from explorer import criteria, embeddings, figures, pitfalls, scorecard  # noqa: E402
 from explorer import precision as pr  # noqa: E402
 from explorer import relative as relative_topic  # noqa: E402
 from explorer import similarity as similarity_topic  # noqa: E402
 from explorer import waves as waves_topic  # noqa: E402
-from explorer.matrix import matrix_max_rows  # noqa: E402
+from explorer.matrix import matrix_grid  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
@@ -129,10 +128,11 @@ def home(s: Settings, _: dict) -> None:
 
 
 def matrix(s: Settings, _: dict) -> None:
-    rows, cols = matrix_max_rows(s.d), figures.MATRIX_MAX_COLS
     kw = {"layout": s.layout, "convention": s.convention}
+    rows, cols = matrix_grid(s.L, s.d, "values")
     pe_core.encoding_block_average(s.L, s.d, s.n, max_rows=rows, max_cols=cols, **kw)
-    pe_core.angle_block_mean(s.L, s.d, s.n, convention=s.convention, max_rows=rows, max_pairs=cols)
+    rows, pairs = matrix_grid(s.L, s.d, "angles")
+    pe_core.angle_block_mean(s.L, s.d, s.n, convention=s.convention, max_rows=rows, max_pairs=pairs)
     if s.L * s.d <= FULL_MATRIX_CELLS:
         pe_core.positional_encoding(s.L, s.d, s.n, **kw)
 
@@ -163,9 +163,7 @@ def similarity(s: Settings, controls: dict) -> None:
 
 
 def binary(s: Settings, _: dict) -> None:
-    rows = binary_topic.BINARY_MAX_ROWS
-    edges = pe_core.block_edges(s.L, rows)
-    cols = binary_topic.sinusoid_max_cols(len(edges) - 1)
+    rows, cols = figures.heatmap_grid(s.L, s.d, power_of_two_columns=True)
     pe_core.encoding_block_average(s.L, s.d, s.n, layout=s.layout, convention=s.convention, max_rows=rows,
                                    max_cols=cols)
     dot_from_zero(s)
@@ -176,9 +174,9 @@ def relative(s: Settings, controls: dict) -> None:
     kw = {"layout": s.layout, "convention": s.convention}
     dims = relative_topic.transition_window_dims(s.d, s.layout, 0, relative_topic.TRANSITION_WINDOW)
     relative_topic.transition_window(delta, s.d, s.n, dims=dims, **kw)
+    map_rows, map_cols = figures.heatmap_grid(s.L, s.d, power_of_two_columns=True)
     relative_topic.compare_shift(
-        s.L, s.d, s.n, delta=delta, max_rows=relative_topic.SHIFT_MAP_ROWS,
-        max_cols=relative_topic.shift_map_max_cols(s.L, s.d), full_cells=FULL_MATRIX_CELLS, **kw,
+        s.L, s.d, s.n, delta=delta, max_rows=map_rows, max_cols=map_cols, full_cells=FULL_MATRIX_CELLS, **kw,
     )
 
 
@@ -192,8 +190,8 @@ def pitfalls_page(s: Settings, controls: dict) -> None:
                          offset=controls.get("offset", 1))
     b = pitfalls.variant(controls.get("b", "concatenated"), s, other_n=controls.get("other_n", 1e6),
                          offset=controls.get("offset", 1))
-    pitfalls.compare(a, b, s.L, s.d, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS,
-                     max_cells=FULL_MATRIX_CELLS)
+    rows, cols = figures.heatmap_grid(s.L, s.d, across=figures.HALF_PLOT_COLS)
+    pitfalls.compare(a, b, s.L, s.d, max_rows=rows, max_cols=cols, max_cells=FULL_MATRIX_CELLS)
 
 
 def precision_page(s: Settings, controls: dict) -> None:
@@ -207,8 +205,7 @@ def precision_page(s: Settings, controls: dict) -> None:
             pr.neighbours(s if method == "relative" else replace(s, L=1), dtype, method, scan=precision_scan)
     pr.column_errors(s, controls.get("column", 0))
     wider = replace(s, d=min(2 * s.d, pe_core.MAX_D))
-    for dtype in pr.DTYPES:
-        pr.telling_at(s, dtype), pr.telling_at(wider, dtype)
+    pr.telling_at(s, "bfloat16"), pr.telling_at(wider, "bfloat16")
 
 
 def embeddings_page(s: Settings, controls: dict) -> None:
@@ -241,9 +238,11 @@ PAGES: tuple[Page, ...] = (
         "other_n=1e8 vs offset=16384": {"a": "other_base", "b": "offset", "other_n": 1e8, "offset": 16384},
         "sidebar vs offset=-1000": {"a": "sidebar", "b": "offset", "offset": -1000},
     }),
-    # The relative scan computes offsets r >= 1016 of each window in float16: most work near L = 2000.
+    # The relative scan computes offsets r >= 1016 of each window in float16: most work near L = 2000; the
+    # 8-bit formats scan every offset to 10^5 where no early match is certain (L = 17 in e4m3, 9 in e5m2).
     Page("precision", precision_page, {"column=d-1": {"column": 2047}},
-         {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200)}),
+         {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200),
+          "d=2048, L=17": replace(LARGEST, L=17), "d=2048, L=9": replace(LARGEST, L=9)}),
     Page("embeddings", embeddings_page, {"scale": {"scale": True}}),
 )
 

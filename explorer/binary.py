@@ -17,8 +17,6 @@ import pe_core
 from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
-    HEATMAP_MAX_CELLS_DRAWN,
-    HEATMAP_MAX_ROWS,
     SEQUENTIAL,
     frame_figure,
     heatmap_figure,
@@ -31,24 +29,12 @@ from explorer.figures import (
 )
 from explorer.settings import Settings
 
-#: Positions drawn (blocks when L is larger); dimensions of the sinusoid map up to a cell
-#: budget of 256 x 256 (~0.3 MB), so seed 003's 100 x 512 matrix is still drawn exactly.
-BINARY_MAX_ROWS, BINARY_MAX_COLS, BINARY_MAX_CELLS = HEATMAP_MAX_ROWS, 1024, HEATMAP_MAX_CELLS_DRAWN
-
 
 def code_blocks(length: int, bits: int, max_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """The binary codes of positions 0 .. length-1 as drawn: the row blocks' edges and, per
     block and bit, the fraction of ones (each position exactly, when length <= max_rows)."""
     edges = pe_core.block_edges(length, max_rows)
     return edges, pe_core.block_average(pe_core.binary_encoding(length, bits), edges, np.arange(bits + 1))
-
-
-def sinusoid_max_cols(row_blocks: int) -> int:
-    """Columns of the sinusoid map beside ``row_blocks`` rows of binary codes: a power of two
-    within the cell budget, so that for d a power of two the runs of pairs are equal and the
-    axis ticks land on round columns (0, 256, 512, ...)."""
-    cols = min(BINARY_MAX_COLS, BINARY_MAX_CELLS // row_blocks)
-    return 1 << (cols.bit_length() - 1)
 
 
 def binary_figure(

@@ -8,6 +8,7 @@ halves the payload and still shows 7 significant digits.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,21 +20,99 @@ import pe_core
 DIVERGING = "RdBu"
 CYCLIC = "Twilight"
 SEQUENTIAL = "Viridis"
-#: At most this many cells in one heatmap: 0.9 MB of float32, inside the 1.5 MB budget.
-MAX_HEATMAP_CELLS = 160_000
-#: What the pages draw per heatmap: at most this many rows (about 2 pixels each in the
-#: 400-pixel-high plot of a HEATMAP_HEIGHT chart) and columns (about 4 pixels each), a cell
-#: per few pixels, so every drawn cell can be hovered. Chromium draws a heatmap in time
-#: proportional to its cells (400 x 400: ~270 ms as a new plot; 192 x 192: ~25 ms), and
-#: Streamlit draws every changed chart anew on a slider step. Pages that need more columns
-#: (seed 003's 512 dimensions beside its binary codes) stay within HEATMAP_MAX_CELLS_DRAWN.
-HEATMAP_MAX_ROWS, HEATMAP_MAX_COLS = 192, 192
-HEATMAP_MAX_CELLS_DRAWN = 256 * 256
-HEATMAP_HEIGHT = 520
+#: The total cells one heatmap draws. Seed 003's 100 x 512 matrix, the largest seed figure,
+#: is drawn whole (0.27 MB of float32); a larger matrix is drawn as exact block averages with at
+#: most this many cells, however they are split between rows and columns (heatmap_grid).
+HEATMAP_CELLS = 100 * 512
+#: Pixel rows of a HEATMAP_HEIGHT chart's plot, and pixel columns of a full-width plot and of
+#: one of two plots side by side, in a 1400-pixel window: block averages are sized to these.
+PLOT_ROWS, PLOT_COLS, HALF_PLOT_COLS = 400, 850, 400
+#: Chart margins (pixels) as wide as Streamlit's chart theme needs for axis titles, tick labels
+#: and colour bars. Plotly widens a margin that is too narrow by drawing the whole chart a second
+#: time as it appears (measured: nearly every chart was drawn three times on mount, not two).
+MARGIN = {"l": 85, "r": 20, "t": 60, "b": 70}
+HEATMAP_MARGIN = {"l": 95, "r": 120, "t": 60, "b": 80}
+HEATMAP_HEIGHT, MAX_HEATMAP_HEIGHT = 520, 1200
+#: Height of a chart beyond its plot (title, axis labels and ticks).
+_CHART_FRAME = HEATMAP_HEIGHT - PLOT_ROWS
 #: Lines longer than this are drawn as their min/max envelope (pe_core.line_envelope): 999
 #: bins, more than the ~850 pixel columns of a full-width chart's plot in a 1400-pixel window
 #: (and the browser draws 3000-point lines ~15% slower than 2000-point ones).
 LINE_MAX_POINTS = 2000
+
+
+def heatmap_grid(
+    rows: int,
+    cols: int,
+    *,
+    transpose: bool = False,
+    across: int = PLOT_COLS,
+    cells: int = HEATMAP_CELLS,
+    power_of_two_columns: bool = False,
+) -> tuple[int, int]:
+    """How many rows and columns a heatmap of a ``rows`` x ``cols`` matrix draws.
+
+    All of them when they fit in ``cells`` and on the screen (a pixel or more per row of a chart
+    at most MAX_HEATMAP_HEIGHT tall, see heatmap_height; a pixel or more per column of ``across``
+    pixels): every seed figure is drawn whole. A larger matrix is drawn as block averages within
+    ``cells``, sized to a HEATMAP_HEIGHT plot ``across`` pixels wide: cells about as tall as they
+    are wide and at least a pixel, and an axis with few values keeps them all and leaves its
+    share of the budget to the other; rows in blocks of equal size when a few fewer make them
+    so (_equal_blocks). With ``transpose`` the matrix's rows go across.
+    ``power_of_two_columns`` rounds reduced columns down to a power of two: for d a power of
+    two the runs of pairs are then equal and the axis ticks land on round columns.
+
+    Example:
+        >>> heatmap_grid(100, 512)      # seed 003: whole
+        (100, 512)
+        >>> heatmap_grid(16384, 2048)   # blocks of 128 positions x 5 or 6 columns
+        (128, 400)
+    """
+    rows, cols = int(rows), int(cols)
+    if rows < 1 or cols < 1:
+        raise ValueError(f"a heatmap needs at least one row and one column, got {rows} x {cols}.")
+    down, wide = (cols, rows) if transpose else (rows, cols)
+    most_down = (MAX_HEATMAP_HEIGHT - _CHART_FRAME) // _pixels_per_row(transpose)
+    if down * wide <= cells and down <= most_down and wide <= across:
+        return rows, cols
+    side = math.sqrt(PLOT_ROWS * across / cells)  # pixels per cell side when the budget fills the plot
+    down_limit, wide_limit = (across, PLOT_ROWS) if transpose else (PLOT_ROWS, across)  # matrix rows, columns
+    if transpose:
+        grid_cols = min(cols, PLOT_ROWS, max(1, int(PLOT_ROWS / side)))
+        grid_rows = min(rows, across, cells // grid_cols)
+    else:
+        grid_rows = min(rows, PLOT_ROWS, max(1, int(PLOT_ROWS / side)))
+    grid_rows = _equal_blocks(rows, grid_rows)
+    grid_cols = min(cols, wide_limit, cells // grid_rows)
+    grid_rows = _equal_blocks(rows, min(rows, down_limit, cells // grid_cols))
+    if power_of_two_columns and grid_cols < cols:
+        grid_cols = 1 << (grid_cols.bit_length() - 1)
+    return grid_rows, grid_cols
+
+
+def _equal_blocks(size: int, count: int) -> int:
+    """``count`` blocks of ``size`` positions, or a few fewer if that makes them all equal: a
+    divisor of ``size`` down to 80 % of ``count`` (16384 positions: 128 blocks of 128, not 155
+    of 105 or 106), so that block starts, and the axis ticks on them, are round numbers."""
+    if count >= size:
+        return size
+    for blocks in range(count, max(1, math.ceil(0.8 * count)) - 1, -1):
+        if size % blocks == 0:
+            return blocks
+    return count
+
+
+def _pixels_per_row(transpose: bool) -> int:
+    # Dimensions drawn down alternate sine and cosine rows, which alias into bands below two pixels.
+    return 2 if transpose else 1
+
+
+def heatmap_height(rows_down: int, *, transpose: bool = False) -> int:
+    """Chart height for a heatmap with ``rows_down`` rows on screen: HEATMAP_HEIGHT, taller when
+    the rows need a pixel each (two for dimensions drawn down, ``transpose``), at most
+    MAX_HEATMAP_HEIGHT."""
+    needed = _pixels_per_row(transpose) * int(rows_down) + _CHART_FRAME
+    return int(np.clip(needed, HEATMAP_HEIGHT, MAX_HEATMAP_HEIGHT))
 
 
 def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
@@ -43,7 +122,7 @@ def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
     return {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": height,
-        "margin": {"l": 70, "r": 20, "t": 60, "b": 60},
+        "margin": dict(MARGIN),
         "xaxis": {"title": {"text": x_title}},
         "yaxis": {"title": {"text": y_title}},
         "hoverlabel": {"namelength": -1},
@@ -64,18 +143,21 @@ def heatmap_figure(
     colorscale: str = DIVERGING,
     zrange: tuple[float, float] | None = (-1.0, 1.0),
     transpose: bool = False,
-    height: int = HEATMAP_HEIGHT,
+    height: int | None = None,
     reversed_rows: bool = True,
 ) -> go.Figure:
-    """A heatmap of ``values`` (rows x columns) with a label per row and column for hover.
+    """A heatmap of ``values`` (rows x columns) with a label per row and column for hover,
+    ``height`` pixels tall (by default as its rows on screen need: heatmap_height).
 
     Rows and columns are categories whose labels say exactly what a drawn cell stands
     for (a position or a block of positions, a column or a run of pairs); ``*_ticks``
     are (labels to tick, text to show) so the axes stay readable.
     """
     values = np.asarray(values)
-    if values.size > MAX_HEATMAP_CELLS:
-        raise ValueError(f"{values.shape} is more than {MAX_HEATMAP_CELLS:,} cells; reduce it before drawing.")
+    if values.size > HEATMAP_CELLS:
+        raise ValueError(
+            f"{values.shape} is more than {HEATMAP_CELLS:,} cells; reduce it with heatmap_grid before drawing."
+        )
     if values.shape != (len(row_labels), len(col_labels)):
         raise ValueError(f"values {values.shape} do not match {len(row_labels)} x {len(col_labels)} labels.")
     z, x, y = values.astype(np.float32), list(col_labels), list(row_labels)
@@ -96,7 +178,9 @@ def heatmap_figure(
         hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name} = %{{z:.7g}}<extra></extra>",
         hoverongaps=False,
     )
-    layout = _layout(title, x_title, y_title, height)
+    if height is None:
+        height = heatmap_height(z.shape[0], transpose=transpose)
+    layout = _layout(title, x_title, y_title, height) | {"margin": dict(HEATMAP_MARGIN)}
     for axis, ticks in (("xaxis", x_ticks), ("yaxis", y_ticks)):
         layout[axis] |= {"type": "category", "showgrid": False}
         if ticks is not None:
@@ -303,13 +387,11 @@ def encoding_figure(
     value_name: str = "P[k, j]",
     colorscale: str = DIVERGING,
     zrange: tuple[float, float] | None = (-1.0, 1.0),
-    column_tick_count: int = 10,
 ) -> go.Figure:
-    """Heatmap of an encoding (or its angles): positions down, dimensions across
-    (``column_tick_count``: about how many column ticks; fewer for a half-width chart)."""
+    """Heatmap of an encoding (or its angles): positions down, dimensions across."""
     row_labels = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
     row_ticks = round_ticks(row_labels, row_first)
-    col_ticks = round_ticks(column_labels, [int(c) for c in column_ticks], count=column_tick_count)
+    col_ticks = round_ticks(column_labels, [int(c) for c in column_ticks], count=10)
     return heatmap_figure(
         values,
         row_labels=row_labels,
@@ -329,15 +411,6 @@ def encoding_figure(
 # --------------------------------------------------------------------------------------
 # Download tables: the numbers a chart draws, labelled as its hover labels them
 # --------------------------------------------------------------------------------------
-
-#: The Encoding matrix page draws at most MATRIX_MAX_COLS columns and MATRIX_MAX_CELLS cells:
-#: MATRIX_MAX_ROWS rows (blocks of positions) at the largest d, more for a small d, up to one
-#: per pixel row of the plot (MATRIX_PIXEL_ROWS), so that L=300, d=64 is drawn exactly.
-MATRIX_MAX_ROWS, MATRIX_MAX_COLS = HEATMAP_MAX_ROWS, HEATMAP_MAX_COLS
-MATRIX_MAX_CELLS, MATRIX_PIXEL_ROWS = HEATMAP_MAX_ROWS * HEATMAP_MAX_COLS, 400
-
-
-
 
 def heatmap_table(
     values: np.ndarray,
@@ -387,7 +460,7 @@ def frame_figure(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left"},
         height=height,
-        margin={"l": 70, "r": 20, "t": 70, "b": 60},
+        margin=MARGIN | {"t": 70},
         hoverlabel={"namelength": -1},
     )
     return fig

@@ -14,13 +14,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import (
-    MATRIX_MAX_CELLS,
-    MATRIX_MAX_COLS,
-    MATRIX_PIXEL_ROWS,
-    log_axis,
-    pair_text,
-)
+from explorer.figures import MARGIN, heatmap_grid, log_axis, pair_text
 from explorer.settings import Settings
 
 
@@ -42,7 +36,7 @@ def rates_figure(w: np.ndarray) -> go.Figure:
                    "font": {"size": 14}}
     layout = {
         "height": 420,
-        "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
+        "margin": MARGIN | {"t": 50},
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "xaxis": {"domain": [0.0, 0.44], "anchor": "y", "title": {"text": "pair i"}} | pair_ticks,
@@ -73,9 +67,12 @@ def window_note(first: int, count: int, length: int, columns: tuple[int, int], w
     return note
 
 
-def matrix_max_rows(d: int) -> int:
-    """Rows of the Encoding matrix heatmap for d dimensions (see MATRIX_MAX_CELLS)."""
-    return min(MATRIX_PIXEL_ROWS, MATRIX_MAX_CELLS // max(1, min(int(d), MATRIX_MAX_COLS)))
+def matrix_grid(L: int, d: int, view: str, *, transpose: bool = False) -> tuple[int, int]:
+    """Rows and columns the Encoding matrix heatmap draws (figures.heatmap_grid): rows of the L
+    positions (or the length of a window of single positions), columns of the d values, or of
+    the pairs for the angle map (``view`` "angles")."""
+    columns = d if view == "values" else (d + 1) // 2
+    return heatmap_grid(L, columns, transpose=transpose)
 
 
 def angle_axis_labels(pair_edges: np.ndarray, w: np.ndarray) -> list[str]:
@@ -102,7 +99,8 @@ def matrix_code(
     library: str = "numpy",
 ) -> str:
     """Encoding matrix: the heatmap of P (view "values") or of its angles in degrees ("angles"),
-    averaged as drawn with at most ``max_rows`` x ``max_cols`` cells, and the rates chart.
+    averaged as drawn with at most ``max_rows`` x ``max_cols`` cells (``max_cols`` counts pairs
+    for the angles), and the rates chart.
 
     Rows are blocks of all L positions, or with ``row_start`` the window of ``max_rows``
     single positions row_start .. row_start + max_rows - 1 that the page then draws.

@@ -55,7 +55,7 @@ PAGES: tuple[PageInfo, ...] = (
              "Two variants side by side, their difference, and a checker for your own matrix.",
              "explorer.pitfalls"),
     PageInfo("precision", "Precision", ":material/precision_manufacturing:",
-             "float32, float16 and bfloat16 against float64 as the position grows.",
+             "float32, float16, bfloat16 and the 8-bit floats against float64 as the position grows.",
              "explorer.precision"),
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
              "Type a sentence: word order is invisible without PE and visible with it.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import PurePath
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import pe_core
+from explorer.figures import heatmap_grid
 from explorer.settings import Settings, format_n
 
 # ----------------------------------------------------------------------------------------
@@ -576,9 +578,12 @@ class UploadCheck:
         return f"Set aside, all zeros in your matrix (see the verdict): {'; '.join(parts)}." if parts else None
 
 
-def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_cells: int) -> UploadCheck:
+def check_upload(
+    name: str, data: bytes, *, max_cells: int, grid: Callable[[int, int], tuple[int, int]] = heatmap_grid
+) -> UploadCheck:
     """Load, identify and, when a variant fits, compare the upload with it (row blocks of at
-    most ``max_cells`` rebuilt cells at once). Raises ValueError as ``load_matrix``."""
+    most ``max_cells`` rebuilt cells at once), drawn on ``grid(L, d)`` = (rows, columns) for
+    its L positions and d columns. Raises ValueError as ``load_matrix``."""
     matrix = load_matrix(name, data)
     result = pe_core.identify_encoding(matrix)
     check = UploadCheck(matrix.shape, result)
@@ -590,6 +595,7 @@ def check_upload(name: str, data: bytes, *, max_rows: int, max_cols: int, max_ce
     # The filler column is the last one, so the variant's columns keep their indices.
     A = positions_down[:, : positions_down.shape[1] - len(filler_columns)]
     L, d = A.shape
+    max_rows, max_cols = grid(L, d)
     columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols)
     rows = max(1, max_cells // d)
     reduced = []

@@ -1,4 +1,4 @@
-r"""Precision: the encoding in float32, float16 and bfloat16 against float64, as k grows.
+r"""Precision: the encoding in float32, float16, bfloat16 and two 8-bit floats against float64, as k grows.
 
 Three ways to get P[k] in a low-precision format ``dtype``:
 
@@ -13,10 +13,15 @@ Three ways to get P[k] in a low-precision format ``dtype``:
   is computed once per window in float64, and only :math:`r\omega_i` and the sum are in the
   dtype.
 
-bfloat16 has no NumPy type: it is emulated by rounding the float32 bit pattern to its top
-16 bits (round to nearest, ties to even) with integer operations. A float64 goes to
-bfloat16 through float32, as PyTorch converts it. Every low-precision value is held in a
-float32 (which holds float16 and bfloat16 numbers exactly), so errors are plain differences.
+The low-precision formats are real NumPy dtypes from ``ml_dtypes`` (the package JAX uses):
+bfloat16, float8_e4m3fn and float8_e5m2 beside NumPy's own float32 and float16. Rounding to
+a format is a cast (float64 -> dtype); ``ml_dtypes`` converts a float64 through float32, as
+PyTorch converts a float64 to bfloat16, so a value within a float32 unit of a tie between two
+format numbers can round the other way (a double rounding). Of the two e4m3 variants this is
+``float8_e4m3fn`` ("finite": no infinity, one NaN, largest 448, what NVIDIA's Hopper and the
+OCP 8-bit float specification use); a value beyond 464 becomes NaN, where e5m2 (largest
+57344) goes to infinity. Every low-precision value is held in a float32 (which holds all of
+them exactly), so errors are plain differences.
 
 Two neighbours k and k+1 are indistinguishable in a dtype when all d values of P[k] and
 P[k+1] round to the same numbers. The search is exact up to 10**7 and cheap: rows can only
@@ -32,6 +37,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -40,26 +46,42 @@ import pe_core
 from explorer.figures import line_figure
 from explorer.settings import Settings
 
-DTYPES: tuple[str, ...] = ("float32", "float16", "bfloat16")
+#: The low-precision formats, by their NumPy names, widest first.
+DTYPES: tuple[str, ...] = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+#: Each format's NumPy dtype (the last three from ml_dtypes).
+NUMPY_DTYPES: dict[str, np.dtype] = {
+    "float32": np.dtype(np.float32),
+    "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
+}
 METHODS: dict[str, str] = {
     "cast": "float64, then cast",
     "low": "computed in the dtype",
     "relative": "in the dtype, from a relative offset",
 }
-#: Mantissa bits (with the implicit one) and largest finite value of each format.
-MANTISSA_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
-LARGEST = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+#: Significant bits (the stored mantissa bits plus the implicit one) and largest finite value of each format.
+MANTISSA_BITS: dict[str, int] = {"float64": 53} | {
+    name: int(ml_dtypes.finfo(dtype).nmant) + 1 for name, dtype in NUMPY_DTYPES.items()
+}
+LARGEST: dict[str, float] = {name: float(ml_dtypes.finfo(dtype).max) for name, dtype in NUMPY_DTYPES.items()}
 #: The chart's positions: about 200 log-spaced whole numbers from 1 to 10**7.
 GRID_POINTS = 200
 LAST_POSITION = 10**7
-#: Neighbours are searched exactly for k = 0 .. SCAN_LIMIT - 1.
+#: Neighbours are searched exactly for k = 0 .. SCAN_LIMIT - 1 (``search_limit`` says where less).
 SCAN_LIMIT = 10**7
+#: The search of the 8-bit formats' "relative" method when every offset r < L is exact: no
+#: early match is certain there, and each million positions costs ~0.3 s (see ``search_limit``).
+SHORT_SCAN_LIMIT = 10**5
+#: Positions computed at a time: from 0 the first chunk is small (most searches end there), then each doubles.
+FIRST_SCAN_CHUNK = 2**12
 SCAN_CHUNK = 2**20
 #: Fastest-pair candidates kept per scan; the search continues past them if none is a match.
 MAX_CANDIDATES = 2**16
 #: The error columns of the summary: the largest error over positions up to each bound.
 ERROR_BOUNDS = (10**3, 10**5, 10**7)
-#: A position that all three formats hold exactly (bfloat16 holds integers up to 256).
+#: A position that float32, float16 and bfloat16 hold exactly (bfloat16 holds integers up to 256).
 PROBE_POSITION = 200
 
 
@@ -85,36 +107,20 @@ NAMES: dict[tuple[str, str], str] = {key: series_name(*key) for key in SERIES}
 # ------------------------------------------------------------------------------ rounding
 
 
-def bfloat16_round(x: object) -> np.ndarray:
-    """Round to bfloat16 (nearest, ties to even), returned as float32 holding the value.
-
-    bfloat16 is the top 16 bits of a float32 (sign, 8 exponent bits, 7 mantissa bits).
-    Adding 0x7FFF plus the lowest kept bit to the bit pattern, then clearing the low 16
-    bits, rounds to nearest with ties to even; a carry into the exponent is correct, up
-    to infinity. NaN stays NaN (its payload could otherwise round to infinity).
-    """
-    x = np.asarray(x, dtype=np.float32)
-    bits = x.view(np.uint32)
-    with np.errstate(over="ignore"):
-        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    return np.where(np.isnan(x), x, rounded.view(np.float32))
-
-
 def round_to(x: object, dtype: str) -> np.ndarray:
-    """``x`` rounded to ``dtype``, held in float32 (which holds every float16 and bfloat16 exactly).
+    """``x`` rounded to ``dtype`` (a cast to its NumPy dtype), held in float32 (which holds every
+    value of every format here exactly).
 
-    From float64, float32 and float16 round once; bfloat16 goes through float32, as PyTorch
-    converts a float64.
+    Whole numbers (positions) go through float64, which holds them exactly below 2^53. A
+    value the format cannot hold becomes infinity (NaN in float8_e4m3fn, which has no infinity).
     """
+    if dtype not in NUMPY_DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}; expected one of {', '.join(DTYPES)}.")
     x = np.asarray(x)
+    if x.dtype.kind not in "f":
+        x = x.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        if dtype == "float32":
-            return x.astype(np.float32)
-        if dtype == "float16":
-            return x.astype(np.float16).astype(np.float32)
-        if dtype == "bfloat16":
-            return bfloat16_round(x.astype(np.float32))
-    raise ValueError(f"unknown dtype {dtype!r}; expected one of {', '.join(DTYPES)}.")
+        return x.astype(NUMPY_DTYPES[dtype]).astype(np.float32)
 
 
 # ------------------------------------------------------------------------ the encodings
@@ -262,7 +268,6 @@ class PairScan:
     """Positions k in [start, stop) whose fastest pair equals that of k+1, in order."""
 
     candidates: np.ndarray
-    first_nonfinite: int | None
     stop: int
 
 
@@ -278,12 +283,57 @@ def relative_first_offset(dtype: str, method: str, w0: float, window: int) -> in
     (r = L-1; each phase is :math:`k_0 \bmod 2\pi` rounded, off by at most 1/64) by
     :math:`1 \pm 0.29` rad: their (sin, cos) are at least :math:`2\sin(0.2499) = 0.49` apart,
     and rounding each to the dtype (at most :math:`2^{-8}`) cannot make them equal. Every value
-    is finite while the window's offsets are. Other methods, other :math:`\omega_0`, or windows
-    with offsets the dtype cannot hold: 0 (scan every pair).
+    is finite while the window's offsets are. Other methods, other :math:`\omega_0`, the 8-bit
+    formats (:math:`2^{p-1} \le 8`: no such r), or windows with offsets the dtype cannot hold:
+    0 (scan every pair).
     """
     if method != "relative" or w0 != 1.0 or window > LARGEST[dtype]:
         return 0
     return max(0, 2 ** (MANTISSA_BITS[dtype] - 1) - 8)
+
+
+def cast_never_equal(dtype: str, w0: float) -> bool:
+    r"""Whether no two neighbours' fastest pairs can be equal when cast from float64 (so no scan is needed).
+
+    The float64 points :math:`(\sin k\omega_0, \cos k\omega_0)` of k and k+1 are
+    :math:`2|\sin(\omega_0/2)|` apart (0.959 for :math:`\omega_0 = 1`; their angles are exact to
+    ~1e-9 below 10^7). Casting moves each coordinate, in [-1, 1], by at most half the format's
+    spacing below 1, :math:`2^{-(p+1)}`, plus :math:`2^{-25}` for the cast through float32: each
+    point by at most :math:`\sqrt 2` times that. If the two moves cannot close the distance, the
+    rounded pairs differ (in every format here: 0.18 in float8_e5m2, p = 3). Sines and cosines are
+    finite in every format.
+    """
+    move = math.sqrt(2.0) * (2.0 ** -(MANTISSA_BITS[dtype] + 1) + 2.0**-25)
+    return 2.0 * abs(math.sin(w0 / 2.0)) - 1e-6 > 2.0 * move
+
+
+def first_unholdable(dtype: str) -> int | None:
+    """The smallest whole number the dtype rounds to infinity or NaN (465 in float8_e4m3fn, 65520
+    in float16); None if it is beyond 2^53."""
+    largest = LARGEST[dtype]
+    if largest >= 2.0**53:
+        return None
+    half_spacing = 2.0 ** (math.floor(math.log2(largest)) - MANTISSA_BITS[dtype])
+    tie = int(largest + half_spacing)  # rounds to even: to the largest or beyond, by format
+    return tie if not np.isfinite(round_to(tie, dtype)) else tie + 1
+
+
+def search_limit(dtype: str, method: str, window: int) -> int:
+    r"""Where the neighbour search of ``method`` in ``dtype`` stops: 10^7, or ``SHORT_SCAN_LIMIT``
+    for the 8-bit formats' "relative" method while every offset of a window is exact.
+
+    With p significant bits, :math:`2^p + 1` rounds to :math:`2^p` (a tie, to even): in a window
+    of :math:`L \ge 2^p + 2` positions, offsets :math:`2^p` and :math:`2^p + 1` have the same
+    angles in every pair (window 0 has phase 0), so the first match is at most :math:`2^p` and the
+    search ends in its first chunk. With :math:`L \le 2^p + 1` (17 in float8_e4m3fn, 9 in
+    float8_e5m2) no match is certain, the fastest pair matches often (its angles are rounded to
+    1/2 rad and coarser), and the candidates then fail on slower pairs one batch at a time: a
+    search to 10^7 costs seconds. The other formats keep 10^7 (``relative_first_offset``).
+    """
+    p = MANTISSA_BITS[dtype]
+    if method == "relative" and p <= 4 and window <= 2**p + 1:
+        return SHORT_SCAN_LIMIT
+    return SCAN_LIMIT
 
 
 def scan_fastest_pair(
@@ -292,40 +342,61 @@ def scan_fastest_pair(
 ) -> PairScan:
     """Scan k = start .. limit-1 for neighbours whose fastest pair rounds to the same values.
 
-    Stops early once ``max_candidates`` are found (``stop`` says where). Also records the
-    first k whose fastest pair is not finite: it has the largest angle, so no column of a
-    row can overflow before it. For the "relative" method only the pairs that can match
-    are computed (``relative_first_offset``): none at all in float32, whose windows of fewer
-    than 2^23 positions never collapse.
+    A scan from 0 computes small chunks first, doubling, and stops at the end of the first that
+    holds candidates (most searches end there); otherwise it stops once ``max_candidates`` are
+    found (``stop`` says where: the caller scans on from there, in full chunks, if none is a match). Only the
+    positions that can match are computed: none for "cast" (``cast_never_equal``), none from
+    the first position the dtype cannot hold for "low" (``first_unholdable``: NaN rows are
+    never equal), and for "relative" only the offsets from
+    ``relative_first_offset`` (none at all in float32, whose windows of fewer than 2^23
+    positions never collapse).
     """
+    empty = np.zeros(0, np.int64)
+    if method == "cast" and cast_never_equal(dtype, w0):
+        return PairScan(empty, limit)
     w = np.array([w0])
     window = max(int(window), 1)
     skip_below = relative_first_offset(dtype, method, w0, window)
-    runs = _RelativeRuns(w, dtype, window, skip_below) if 0 < skip_below < window else None
+    if skip_below >= window:
+        return PairScan(empty, limit)  # no pair can match: all values finite, nothing to find
+    runs = _RelativeRuns(w, dtype, window, skip_below) if skip_below > 0 else None
+    unholdable = first_unholdable(dtype) if method == "low" else None
+    end = limit if unholdable is None else min(limit, unholdable)
     found: list[np.ndarray] = []
-    total, first_nonfinite = 0, None
-    for a in range(start, limit, SCAN_CHUNK):
-        if method == "low" and not np.isfinite(round_to(a, dtype)):
-            # a and every larger position are infinite in the dtype: NaN rows, never equal.
-            first_nonfinite = a if first_nonfinite is None else first_nonfinite
-            break
-        b = min(a + SCAN_CHUNK, limit)
-        if skip_below >= window:
-            break  # no pair can match: all values finite, nothing to find
+    total = 0
+    a, chunk = start, FIRST_SCAN_CHUNK if start == 0 else SCAN_CHUNK
+    while a < end:
+        b = min(a + chunk, end)
         if runs is not None:
             equal = runs.matches(a, b)
         else:
             s, c = pair_values(np.arange(a, b + 1), w, dtype, method, window)
-            s, c = s[:, 0], c[:, 0]
-            if first_nonfinite is None:
-                bad = np.flatnonzero(~(np.isfinite(s[:-1]) & np.isfinite(c[:-1])))
-                first_nonfinite = int(a + bad[0]) if bad.size else None
-            equal = np.flatnonzero((s[:-1] == s[1:]) & (c[:-1] == c[1:])) + a
+            equal = np.flatnonzero((s[:-1, 0] == s[1:, 0]) & (c[:-1, 0] == c[1:, 0])) + a
         found.append(equal[: max_candidates - total])
         total += found[-1].size
         if total >= max_candidates:
-            return PairScan(np.concatenate(found), first_nonfinite, int(found[-1][-1]) + 1)
-    return PairScan(np.concatenate(found) if found else np.zeros(0, np.int64), first_nonfinite, limit)
+            return PairScan(np.concatenate(found), int(found[-1][-1]) + 1)
+        if total and chunk < SCAN_CHUNK:  # the caller confirms these first: the first candidates usually match
+            return PairScan(np.concatenate(found), b)
+        a, chunk = b, min(2 * chunk, SCAN_CHUNK)
+    return PairScan(np.concatenate(found) if found else empty, limit)
+
+
+def first_nonfinite(dtype: str, method: str, window: int) -> int | None:
+    r"""The first k whose row holds a value that is not finite, by ``method`` in ``dtype`` (None: none).
+
+    Only a position the dtype cannot hold makes one (``first_unholdable``): "cast" never does;
+    "low" from that k on (R(k) is infinite or NaN, and every :math:`\omega_i = n^{-x} \le 1`: a
+    finite R(k) gives a product no larger); "relative" where an offset r < L reaches it, first at
+    k = r in window 0 (a phase below 2π added to a finite step stays below the next tie:
+    448 + 6.5 < 464 in float8_e4m3fn, the closest case).
+    """
+    unholdable = first_unholdable(dtype)
+    if method == "cast" or unholdable is None:
+        return None
+    if method == "relative" and unholdable >= window:
+        return None
+    return unholdable
 
 
 class _RelativeRuns:
@@ -411,10 +482,10 @@ class Neighbours:
 
 
 def neighbours(
-    settings: Settings, dtype: str, method: str, *, limit: int = SCAN_LIMIT,
+    settings: Settings, dtype: str, method: str, *, limit: int | None = None,
     scan: Callable[..., PairScan] = scan_fastest_pair,
 ) -> Neighbours:
-    """Exact search of k < limit (``scan`` may be a cached ``scan_fastest_pair``).
+    """Exact search of k < limit (by default ``search_limit``; ``scan`` may be a cached ``scan_fastest_pair``).
 
     The "relative" method's scan depends on L and costs at most a few tens of ms
     (``relative_first_offset``): it is computed here rather than through ``scan``, so that a
@@ -422,18 +493,19 @@ def neighbours(
     lengths a class tries.
     """
     window = settings.L if method == "relative" else 1
+    limit = search_limit(dtype, method, window) if limit is None else limit
     w0 = float(pe_core.frequencies(settings.d, settings.n, settings.convention)[0])
     search = scan_fastest_pair if method == "relative" else scan
-    start, first_nonfinite = 0, None
+    nonfinite = first_nonfinite(dtype, method, window)
+    nonfinite = nonfinite if nonfinite is not None and nonfinite < limit else None
+    start = 0
     while start < limit:
         found = search(dtype, method, w0, window, start, limit)
-        if first_nonfinite is None:
-            first_nonfinite = found.first_nonfinite
         match = _confirm(found.candidates, settings, dtype, method, window)
         if match is not None:
-            return Neighbours(match, first_nonfinite, limit)
+            return Neighbours(match, nonfinite, limit)
         start = found.stop
-    return Neighbours(None, first_nonfinite, limit)
+    return Neighbours(None, nonfinite, limit)
 
 
 # ------------------------------------------------------------------------------ formats
@@ -442,11 +514,12 @@ def neighbours(
 def formats_table(position: int = LAST_POSITION) -> pd.DataFrame:
     """What each format can hold, as text: significant bits, the whole numbers it holds with
     all their neighbours (up to 2^bits), the spacing of its numbers near ``position``, its
-    largest finite value."""
+    largest finite value and what a larger value becomes (infinity, or NaN in float8_e4m3fn)."""
     rows = {}
     for dtype in ("float64", *DTYPES):
         p = MANTISSA_BITS[dtype]
         largest = float(np.finfo(np.float64).max) if dtype == "float64" else LARGEST[dtype]
+        beyond = math.inf if dtype == "float64" else float(round_to(2.0 * largest, dtype))
         spacing = 2.0 ** (math.floor(math.log2(position)) - (p - 1))
         rows[dtype] = {
             "significant bits": str(p),
@@ -454,15 +527,25 @@ def formats_table(position: int = LAST_POSITION) -> pd.DataFrame:
             f"spacing of its numbers near {power_text(position)}": f"{spacing:.4g}" if position <= largest
             else "cannot hold it",
             "largest finite value": f"{largest:.5g}",
+            "a larger value becomes": "NaN" if math.isnan(beyond) else "infinity",
         }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("format")
 
 
 # ------------------------------------------------------------------------------ summary
 
+#: The summary's columns for the neighbour search.
+FIRST_EQUAL, FIRST_NONFINITE, SEARCHED = "first k: P[k] = P[k+1]", "first k not finite", "searched k <"
+
+
+def largest_error_column(bound: int) -> str:
+    """The summary's column of the largest error over positions up to ``bound``."""
+    return f"largest error, k ≤ {power_text(bound)}"
+
 
 def summary_table(result: Errors, found: dict[str, Neighbours]) -> pd.DataFrame:
-    """One row per series: the largest error up to 10^3, 10^5, 10^7, and the neighbour search.
+    """One row per series: the largest error up to 10^3, 10^5, 10^7, and the neighbour search
+    (its first equal and first non-finite position, and where it stopped).
 
     Numbers only (NaN where there is none), for the download; ``display_summary`` words it.
     """
@@ -472,26 +555,56 @@ def summary_table(result: Errors, found: dict[str, Neighbours]) -> pd.DataFrame:
         for bound in ERROR_BOUNDS:
             inside = error[result.positions <= bound]
             finite = inside[np.isfinite(inside)]
-            row[f"largest error, k ≤ {power_text(bound)}"] = float(finite.max()) if finite.size else math.nan
+            row[largest_error_column(bound)] = float(finite.max()) if finite.size else math.nan
         scan = found[name]
-        row["first k: P[k] = P[k+1]"] = math.nan if scan.first_equal is None else float(scan.first_equal)
-        row["first k not finite"] = (
-            math.nan if scan.first_nonfinite is None else float(scan.first_nonfinite)
-        )
+        row[FIRST_EQUAL] = math.nan if scan.first_equal is None else float(scan.first_equal)
+        row[FIRST_NONFINITE] = math.nan if scan.first_nonfinite is None else float(scan.first_nonfinite)
+        row[SEARCHED] = float(scan.limit)
         rows[name] = row
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("dtype · method")
 
 
-def display_summary(table: pd.DataFrame, limit: int = SCAN_LIMIT) -> pd.DataFrame:
-    """The summary as text: errors to 3 digits, 'none below 10⁷' for a search that found nothing."""
-    shown = table.copy().astype(object)
-    for column in table.columns:
+def display_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary as text: errors to 3 digits, 'none below 10⁷' (where that row's search stopped)
+    for a search that found nothing."""
+    shown = table.drop(columns=SEARCHED).astype(object)
+    limits = table[SEARCHED].astype(int)
+    for column in shown.columns:
         if column.startswith("largest error"):
             shown[column] = [f"{v:.3g}" if math.isfinite(v) else "n/a" for v in table[column]]
         else:
             shown[column] = [f"{int(v):,}" if math.isfinite(v) else f"none below {power_text(limit)}"
-                             for v in table[column]]
+                             for v, limit in zip(table[column], limits, strict=True)]
     return shown
+
+
+def what_helps(summary: pd.DataFrame, L: int) -> dict[str, str]:
+    """One sentence per format: what to do about it, from the numbers of ``summary_table``."""
+    worst = largest_error_column(LAST_POSITION)
+    advice = {}
+    for dtype in DTYPES:
+        cast, low, relative = (summary.loc[NAMES[dtype, method]] for method in ("cast", "low", "relative"))
+        exact = 2 ** MANTISSA_BITS[dtype]
+        if not math.isfinite(low[FIRST_EQUAL]):
+            text = (
+                f"Computed in it, neighbours stay apart below {power_text(int(low[SEARCHED]))}, but the angle's error "
+                f"grows with k (largest error {low[worst]:.2g}): compute k·ω in float64 and cast "
+                f"({cast[worst]:.2g}), or from a relative offset ({relative[worst]:.2g})."
+            )
+        else:
+            nonfinite = low[FIRST_NONFINITE]
+            text = (
+                f"Never compute positions in it: k + 1 rounds to k from k = {int(low[FIRST_EQUAL]):,}"
+                + (f", and k is not finite from k = {int(nonfinite):,}" if math.isfinite(nonfinite) else "")
+                + f". Compute in float64 (or float32) and cast: largest error {cast[worst]:.2g}, and no two "
+                f"neighbours ever round alike. A relative offset keeps every offset r < L exact only while "
+                f"L ≤ {exact + 1:,}: with L = {L:,}, "
+                + (f"neighbours are equal from k = {int(relative[FIRST_EQUAL]):,}."
+                   if math.isfinite(relative[FIRST_EQUAL])
+                   else f"no two neighbours are equal below {power_text(int(relative[SEARCHED]))}.")
+            )
+        advice[dtype] = text
+    return advice
 
 
 def telling_at(settings: Settings, dtype: str, position: int = PROBE_POSITION) -> int:
@@ -503,9 +616,10 @@ def telling_at(settings: Settings, dtype: str, position: int = PROBE_POSITION) -
 # ------------------------------------------------------------------------ reproduce this
 
 
-_SNIPPET = '''import numpy as np
+_SNIPPET = '''import ml_dtypes  # bfloat16, float8_e4m3fn and float8_e5m2 as NumPy dtypes (pip install ml_dtypes)
+import numpy as np
 
-# Precision of the sinusoidal encoding in float32, float16 and bfloat16 against float64.
+# Precision of the sinusoidal encoding in float32, float16, bfloat16 and two 8-bit floats against float64.
 d, n, L = {d}, {n}, {L}
 layout, convention = {layout!r}, {convention!r}
 i = np.arange((d + 1) // 2)
@@ -513,18 +627,14 @@ i = np.arange((d + 1) // 2)
 sines, cosines = (slice(0, d, 2), slice(1, d, 2)) if layout == "interleaved" else (slice(0, len(w)), slice(len(w), d))
 
 
-def bfloat16(x):  # round float32 to its top 16 bits, to nearest with ties to even
-    x = np.asarray(x, dtype=np.float32)
-    bits = x.view(np.uint32)
-    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    return np.where(np.isnan(x), x, rounded.view(np.float32))
+dtypes = {{"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
+          "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}}
 
 
-def round_to(x, dtype):  # x rounded to dtype, held in float32 (which holds float16 and bfloat16 exactly)
+def round_to(x, dtype):  # x cast to dtype, held in float32 (which holds every value of these formats exactly)
     x = np.asarray(x)
-    if dtype == "bfloat16":
-        return bfloat16(x.astype(np.float32))
-    return x.astype(dtype).astype(np.float32)
+    x = x if x.dtype.kind == "f" else x.astype(np.float64)  # positions: whole numbers, exact in float64
+    return x.astype(dtypes[dtype]).astype(np.float32)
 
 
 def pairs(k, w, dtype, method):  # sin and cos of k * w, (len(k), len(w)), float32 arithmetic
@@ -557,7 +667,7 @@ def exact(k):  # float64 rows (the app also keeps the rounding error of k * w: ~
     return P
 
 
-def first_equal(dtype, method, limit={limit}, chunk=2**20):  # first k with P[k] == P[k+1] in every column
+def first_equal(dtype, method, limit, chunk=2**20):  # first k with P[k] == P[k+1] in every column
     for a in range(0, limit, chunk):
         if method == "low" and not np.isfinite(round_to(a, dtype)):
             return None  # from here on k itself is infinite in the dtype: NaN rows, never equal
@@ -582,29 +692,43 @@ def first_equal(dtype, method, limit={limit}, chunk=2**20):  # first k with P[k]
 with np.errstate(over="ignore", invalid="ignore"):
     k = np.unique(np.round(np.geomspace(1, {last}, {points})).astype(np.int64))
     P64 = exact(k)
-    series = [(dtype, method) for dtype in ("float32", "float16", "bfloat16") for method in ("cast", "low", "relative")]
+    series = [(dtype, method) for dtype in dtypes for method in ("cast", "low", "relative")]
     # errors[:, s]: largest |error| over the d columns at each position k (NaN: not a finite number)
     errors = np.column_stack([np.abs(encode(k, *s) - P64).max(axis=1) for s in series])
     result = {{"precision_errors": errors}}  # the download of the errors by position
-    neighbours = {{s: first_equal(*s) for s in series}} if {scan} else None
+    # where the app's search stops (the 8-bit formats' relative offsets stop early when L <= 2^bits + 1)
+    limits = {limits}
+    neighbours = {{s: first_equal(*s, limits[s]) for s in series}} if {scan} else None
 '''
 
 
-def snippet(settings: Settings, *, scan: bool = True, limit: int = SCAN_LIMIT) -> str:
+def snippet(settings: Settings, *, scan: bool = True, limit: int | None = None) -> str:
     """Standalone NumPy code: ``result`` is ``errors_table(errors(settings)).to_numpy()``, and
-    ``neighbours`` the first k with P[k] = P[k+1] per (dtype, method) (None: none below ``limit``)."""
+    ``neighbours`` the first k with P[k] = P[k+1] per (dtype, method) (None: none below ``limit``,
+    by default each series' ``search_limit``)."""
+    limits = {
+        key: search_limit(key[0], key[1], settings.L if key[1] == "relative" else 1) if limit is None else limit
+        for key in SERIES
+    }
+    usual = max(limits.values())
+    shorter = {key: value for key, value in limits.items() if value != usual}
+    limits_code = f"dict.fromkeys(series, {usual})" + (f" | {shorter}" if shorter else "")
     if settings.convention == "paper":
         rate = "w = n ** (-2 * i / d)  # paper: w_i = n^(-2i/d)"
     else:
         rate = "w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: w_i = n^(-i/(m-1))"
     return _SNIPPET.format(
         d=settings.d, n=repr(float(settings.n)), L=settings.L, layout=settings.layout,
-        convention=settings.convention, rate=rate, last=LAST_POSITION, points=GRID_POINTS, limit=limit, scan=scan,
+        convention=settings.convention, rate=rate, last=LAST_POSITION, points=GRID_POINTS, limits=limits_code,
+        scan=scan,
     )
 
 
 #: One colour per format, one dash per method.
-DTYPE_COLOURS = {"float32": "#1f77b4", "float16": "#d62728", "bfloat16": "#2ca02c"}
+DTYPE_COLOURS = {
+    "float32": "#1f77b4", "float16": "#d62728", "bfloat16": "#2ca02c",
+    "float8_e4m3fn": "#9467bd", "float8_e5m2": "#8c564b",
+}
 
 
 METHOD_DASHES = {"cast": "solid", "low": "dash", "relative": "dot"}

@@ -18,8 +18,6 @@ import plotly.graph_objects as go
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import (
-    HEATMAP_MAX_CELLS_DRAWN,
-    HEATMAP_MAX_ROWS,
     group_columns,
     heatmap_figure,
     heatmap_table,
@@ -36,12 +34,8 @@ PRECISION_EPS_FACTOR = 16.0
 _EPS = float(np.finfo(np.float64).eps)
 
 #: Relative positions page: rows and columns of M drawn at once (larger d shows a window
-#: the user moves); each shifted map, drawn at half the page's width, has at most
-#: SHIFT_MAP_ROWS row blocks and SHIFT_MAP_CELLS cells (~0.2 MB each; seed 001's 50 x 512
-#: map is drawn exactly).
+#: the user moves).
 TRANSITION_WINDOW = 128
-SHIFT_MAP_ROWS = HEATMAP_MAX_ROWS
-SHIFT_MAP_CELLS = HEATMAP_MAX_CELLS_DRAWN // 2
 #: Play on the shifted map: a window of the first positions and the fastest dimensions, every
 #: cell exact (no block means), small enough that a frame per offset fits animation's budget
 #: (24 x 32 cells: ~4 KB a frame) and that Chromium redraws a frame well within its time.
@@ -187,15 +181,6 @@ class ShiftComparison:
 def precision_tolerance(largest_angle: float) -> float:
     """What "accurate to numerical precision" allows when angles reach ``largest_angle`` rad."""
     return PRECISION_EPS_FACTOR * _EPS * (1.0 + abs(float(largest_angle)))
-
-
-def shift_map_max_cols(L: int, d: int) -> int:
-    """Columns of each shifted map: all d while SHIFT_MAP_ROWS row blocks fit SHIFT_MAP_CELLS,
-    else a power of two within it (equal runs of pairs for d a power of two: round ticks)."""
-    rows = min(L, SHIFT_MAP_ROWS)
-    if rows * d <= SHIFT_MAP_CELLS:
-        return d
-    return 1 << ((SHIFT_MAP_CELLS // rows).bit_length() - 1)
 
 
 def compare_shift(

@@ -9,6 +9,7 @@ the offset), and large views are block means of the closed form.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,8 +20,9 @@ import pe_core
 from explorer import animation, reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
-    HEATMAP_MAX_ROWS,
+    HEATMAP_CELLS,
     LINE_MAX_POINTS,
+    MARGIN,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -29,10 +31,10 @@ from explorer.figures import (
 )
 from explorer.settings import Settings
 
-#: Similarity page: blocks of positions per axis of the dot-product matrix (192 x 192
-#: cells, ~0.2 MB), and cells of the encoding built to measure dot products when P is too
-#: large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
-SIMILARITY_BLOCKS = HEATMAP_MAX_ROWS
+#: Similarity page: blocks of positions per axis of the dot-product matrix (square blocks,
+#: 226 x 226 cells within figures.HEATMAP_CELLS, ~0.27 MB), and cells of the encoding built
+#: to measure dot products when P is too large to build (~2 MB: 128 positions at d = 2048, each drawn as a marker).
+SIMILARITY_BLOCKS = math.isqrt(HEATMAP_CELLS)
 
 
 MEASURED_CELLS = 2**18
@@ -153,7 +155,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     layout |= {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": 720,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "margin": dict(MARGIN),
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "shapes": shapes,
@@ -203,7 +205,7 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
     fig = go.Figure([look.update(now) for look, now in zip(looks, first, strict=True)])
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left"}, height=380, showlegend=False,
-        margin={"l": 80, "r": 20, "t": 60, "b": 60}, hoverlabel={"namelength": -1},
+        margin=dict(MARGIN), hoverlabel={"namelength": -1},
         xaxis={"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
         yaxis={"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
     )
@@ -293,7 +295,7 @@ def closed_form_figure(
     return go.Figure(traces, {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "height": 420,
-        "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
+        "margin": MARGIN | {"b": 100},  # the legend below the axis
         "xaxis": {"title": {"text": "offset δ (positions)"}},
         "yaxis": {"title": {"text": "dot product f(δ)"}},
         "legend": {"orientation": "h", "y": -0.2},

@@ -15,11 +15,13 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer import controls
+from explorer import controls, share
 from explorer.settings import Settings, even_settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+#: Plotly's height for a figure that sets none.
+PLOTLY_DEFAULT_HEIGHT = 450
 
 
 def even_d_page(title: str, why: str) -> Settings:
@@ -33,8 +35,25 @@ def even_d_page(title: str, why: str) -> Settings:
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
-    """Draw a Plotly figure at the width of the layout."""
+    """Draw a Plotly figure at the width of the layout (larger in presentation mode)."""
+    if presenting():
+        _enlarge_for_room(fig)
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
+
+
+def _enlarge_for_room(fig: go.Figure) -> None:
+    """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
+    each kind of text itself, so each is set here, not only the figure's base font."""
+    text = share.PRESENT_CHART_FONT_PX
+    fig.update_layout(
+        height=round((fig.layout.height or PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR),
+        font_size=text, title_font_size=round(text * 1.2), legend_font_size=text, hoverlabel_font_size=text,
+    )
+    fig.update_xaxes(tickfont_size=text, title_font_size=text)
+    fig.update_yaxes(tickfont_size=text, title_font_size=text)
+    fig.update_annotations(font_size=text)  # subplot titles
+    fig.update_coloraxes(colorbar_tickfont_size=text)
+    fig.for_each_trace(lambda trace: trace.update(colorbar_tickfont_size=text), selector={"type": "heatmap"})
 
 
 def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> None:
@@ -103,7 +122,8 @@ def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None
     controls it uses); ``name`` tells the sections of all pages apart. ``draw`` must not
     create widgets (Streamlit cannot replay them): downloads and controls stay outside.
     """
-    _drawn_once(name, inputs, draw)
+    # Presentation mode draws the charts larger: its sections are others.
+    _drawn_once(name, (*inputs, presenting()), draw)
 
 
 #: How long a page waits after its first chart before it sends the rest (no CPU: the script sleeps).
@@ -185,3 +205,68 @@ def run_page(page: StreamlitPage) -> None:
     except Exception:
         logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
         st.error(PAGE_FAILED, icon=":material/error:")
+
+
+#: Key of the Share button (not in the URL).
+SHARE_BUTTON_KEY = "share_view"
+
+
+def presenting() -> bool:
+    """True in presentation mode (``present=true`` in the URL, or its toggle)."""
+    return bool(st.session_state.get(share.PRESENT_KEY, False))
+
+
+def classroom_bar() -> bool:
+    """Above every page: the Share button and presentation mode's toggle (reachable with
+    the sidebar closed); applies presentation mode. Returns whether Share was pressed:
+    ``share_panel`` then opens the panel after the page has run, when every control's
+    value, also one a fragment moved since the last full run, is in the URL.
+    """
+    with st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+        # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
+        # address is the current one, and a modal dialog cannot go stale behind a moved control.
+        pressed = st.button(
+            "Share this view", icon=":material/qr_code_2:", key=SHARE_BUTTON_KEY,
+            help="This view's address with all its settings, to copy or to scan as a QR code.",
+        )
+        controls.bool_control(share.PRESENT_KEY, "Presentation mode")
+    if presenting():
+        st.set_page_config(initial_sidebar_state="collapsed")
+        st.html(share.PRESENT_STYLE)
+    else:
+        st.set_page_config(initial_sidebar_state="auto")
+    return pressed
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _qr_png(url: str) -> bytes | None:
+    return share.qr_png(url)
+
+
+@st.dialog("Share this view", width="large")
+def _share_dialog(url: str | None) -> None:
+    if url is None:
+        st.warning("This view's address is unknown here: copy it from the address bar.", icon=":material/link_off:")
+        return
+    st.caption("This view's address, with all its settings (the copy button is at its right):")
+    st.code(url, language=None, wrap_lines=True)
+    if share.is_local(url):
+        st.warning(
+            "This address names this computer only: other devices cannot open it. "
+            "Open the app by its network address to share it.", icon=":material/warning:",
+        )
+    png = _qr_png(url)
+    if png is None:
+        st.caption("This address is too long for a QR code: copy it instead.")
+        return
+    st.image(
+        png, width="content", caption="Scan with a phone's camera to open this view.",
+        alt="QR code of this view's address, shown above.",
+    )
+
+
+def share_panel(pressed: bool, page: StreamlitPage) -> None:
+    """When Share was pressed, open the Share panel: the address of this view, with
+    st.code's copy button, and its QR code. Call after controls.write_url."""
+    if pressed:
+        _share_dialog(share.share_url(st.context.url, st.context.headers, page.url_path, st.query_params.to_dict()))

@@ -9,7 +9,6 @@ import pe_core
 from explorer import binary, cached, controls, figures, ui
 from explorer.settings import Settings, format_n
 
-MAX_ROWS = binary.BINARY_MAX_ROWS
 MAX_BITS = 16
 NEIGHBOURS_SHOWN = 8
 
@@ -25,7 +24,6 @@ st.markdown(
 )
 
 needed = pe_core.bits_needed(L - 1)
-max_cols = binary.sinusoid_max_cols(len(pe_core.block_edges(L, MAX_ROWS)) - 1)
 left, right = st.columns(2)
 bits = controls.int_control(
     "bits", "Bits (width of the code)", default=needed, low=needed, high=MAX_BITS, container=left,
@@ -34,11 +32,13 @@ bits = controls.int_control(
 transpose = controls.bool_control(
     "transpose", "Transpose (bit / dimension down, token across, as seed 003)", container=right
 )
+# Both maps share the sinusoid map's blocks of positions, so that they face each other.
+map_rows, map_cols = figures.heatmap_grid(L, d, transpose=transpose, power_of_two_columns=True)
 
 
 def maps() -> None:
     # Both maps share the same blocks of positions, so a column of one faces the same column of the other.
-    row_edges, binary_blocks = binary.code_blocks(L, bits, MAX_ROWS)
+    row_edges, binary_blocks = binary.code_blocks(L, bits, map_rows)
     ui.chart(
         binary.binary_figure(
             binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
@@ -47,7 +47,7 @@ def maps() -> None:
         key="binary_codes",
     )
     ui.reduced_note("Binary codes", binary_blocks.shape, (L, bits))
-    reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
+    reduced = cached.reduced_encoding(settings, map_rows, map_cols)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -56,10 +56,6 @@ def maps() -> None:
         reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
         title=f"Sinusoidal encoding P ({shape})", transpose=transpose,
     )
-    if transpose:
-        # About two pixels per dimension: alternating sin/cos rows squeezed below one pixel alias into bands.
-        rows_drawn = reduced.values.shape[1]
-        sinusoid.update_layout(height=int(np.clip(2 * rows_drawn + 130, figures.HEATMAP_HEIGHT, 1200)))
     ui.chart(sinusoid, key="binary_sinusoid")
     ui.reduced_note("Encoding", reduced.values.shape, (L, d))
     averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
@@ -69,8 +65,8 @@ def maps() -> None:
 
 def maps_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The two maps as drawn, as tables."""
-    row_edges, binary_blocks = binary.code_blocks(L, bits, MAX_ROWS)
-    reduced = cached.reduced_encoding(settings, MAX_ROWS, max_cols)
+    row_edges, binary_blocks = binary.code_blocks(L, bits, map_rows)
+    reduced = cached.reduced_encoding(settings, map_rows, map_cols)
     labels, _ = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -161,6 +157,6 @@ def distances(ref: int) -> None:
 snippet: dict[str, int] = {}
 ui.fragment(distances_section)
 ui.reproduce(
-    binary.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=MAX_ROWS,
-                          max_cols=max_cols)
+    binary.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=map_rows,
+                          max_cols=map_cols)
 )

@@ -22,7 +22,6 @@ def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0)
 
 
 settings: Settings = st.session_state["settings"]
-MAX_ROWS, MAX_COLS = matrix.matrix_max_rows(settings.d), figures.MATRIX_MAX_COLS
 st.title("Encoding matrix")
 st.latex(
     r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\quad P[k, 2i+1] = \cos\!\left(k\,\omega_i\right),"
@@ -44,41 +43,45 @@ def heatmap() -> None:
         format_func={"values": "values P[k, j]", "angles": "angles k·ω_i (degrees, mod 360)"}.get,
     )
     transpose = controls.bool_control("transpose", "Transpose (dimensions down, as seed 003)", container=right)
+    grid = matrix.matrix_grid(L, d, view, transpose=transpose)
     # More positions than rows: draw block averages of all of them, or a window of single positions.
     row_start = None
-    if L > MAX_ROWS:
+    if grid[0] < L:
         rows = controls.choice_control(
-            "rows", f"Positions on the {MAX_ROWS} rows", ("average", "window"), default="average",
-            container=left,
+            "rows", f"Positions on the {grid[0]} {'columns' if transpose else 'rows'}", ("average", "window"),
+            default="average", container=left,
             format_func={"average": "block averages of all positions",
-                         "window": f"a window of {MAX_ROWS} single positions"}.get,
+                         "window": f"a window of {grid[0]} single positions"}.get,
         )
         if rows == "window":
             row_start = controls.int_control(
-                "row_start", "First position of the window", default=0, low=0, high=L - MAX_ROWS,
+                "row_start", "First position of the window", default=0, low=0, high=L - grid[0],
                 container=right,
-                help=f"The window shows positions from here to here + {MAX_ROWS - 1}, one row each.",
+                help=f"The window shows positions from here to here + {grid[0] - 1}, one each.",
             )
     if view == "values":
-        ui.cached_section("matrix_values", lambda: values_map(transpose, row_start), settings, transpose, row_start)
-        ui.downloads("the heatmap's values", lambda: values_table(transpose, row_start), key="matrix_heatmap")
+        ui.cached_section("matrix_values", lambda: values_map(grid, transpose, row_start), settings, transpose,
+                          row_start)
+        ui.downloads("the heatmap's values", lambda: values_table(grid, transpose, row_start), key="matrix_heatmap")
     else:
-        ui.cached_section("matrix_angles", lambda: angles_map(transpose, row_start), settings, transpose, row_start)
-        ui.downloads("the angles (degrees)", lambda: angles_table(transpose, row_start), key="matrix_angles")
-    snippet.update(view=view, transpose=transpose, row_start=row_start)
+        ui.cached_section("matrix_angles", lambda: angles_map(grid, transpose, row_start), settings, transpose,
+                          row_start)
+        ui.downloads("the angles (degrees)", lambda: angles_table(grid, transpose, row_start), key="matrix_angles")
+    snippet.update(view=view, transpose=transpose, row_start=row_start, max_rows=grid[0], max_cols=grid[1])
 
 
-def drawn_settings(row_start: int | None) -> tuple[Settings, int, str]:
-    """The positions the heatmap stands for (all, or a window), its first position, its title's settings."""
+def drawn_settings(rows: int, row_start: int | None) -> tuple[Settings, int, str]:
+    """The positions the heatmap stands for (all, or a window of ``rows``), its first position,
+    its title's settings."""
     shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
     if row_start is None:
         return settings, 0, shape
-    return replace(settings, L=MAX_ROWS), row_start, f"{shape}; positions {row_start:,}..{row_start + MAX_ROWS - 1:,}"
+    return replace(settings, L=rows), row_start, f"{shape}; positions {row_start:,}..{row_start + rows - 1:,}"
 
 
-def values_map(transpose: bool, row_start: int | None) -> None:
-    drawn, start, shape = drawn_settings(row_start)
-    reduced = cached.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
+def values_map(grid: tuple[int, int], transpose: bool, row_start: int | None) -> None:
+    drawn, start, shape = drawn_settings(grid[0], row_start)
+    reduced = cached.reduced_encoding(drawn, *grid, start)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
@@ -91,23 +94,23 @@ def values_map(transpose: bool, row_start: int | None) -> None:
         ui.reduced_note("Encoding", reduced.values.shape, (L, d))
         averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
         if averaging:
-            st.caption(f"{averaging} To see single positions, choose a window of {MAX_ROWS} single positions above.")
+            st.caption(f"{averaging} To see single positions, choose a window of {grid[0]} single positions above.")
     else:
-        st.caption(matrix.window_note(start, MAX_ROWS, L, (reduced.values.shape[1], d), "columns"))
+        st.caption(matrix.window_note(start, grid[0], L, (reduced.values.shape[1], d), "columns"))
 
 
-def values_table(transpose: bool, row_start: int | None):
-    drawn, start, _ = drawn_settings(row_start)
-    reduced = cached.reduced_encoding(drawn, MAX_ROWS, MAX_COLS, start)
+def values_table(grid: tuple[int, int], transpose: bool, row_start: int | None):
+    drawn, start, _ = drawn_settings(grid[0], row_start)
+    reduced = cached.reduced_encoding(drawn, *grid, start)
     labels, _ = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
     return figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
 
 
-def angles_map(transpose: bool, row_start: int | None) -> None:
-    drawn, start, shape = drawn_settings(row_start)
-    degrees, row_first, row_last, pair_edges = angle_map(drawn, MAX_ROWS, MAX_COLS, start)
+def angles_map(grid: tuple[int, int], transpose: bool, row_start: int | None) -> None:
+    drawn, start, shape = drawn_settings(grid[0], row_start)
+    degrees, row_first, row_last, pair_edges = angle_map(drawn, *grid, start)
     labels = matrix.angle_axis_labels(pair_edges, w)
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
@@ -118,18 +121,18 @@ def angles_map(transpose: bool, row_start: int | None) -> None:
     if row_start is None:
         ui.reduced_note("Angles", degrees.shape, (L, len(w)))
     else:
-        st.caption(matrix.window_note(start, MAX_ROWS, L, (degrees.shape[1], len(w)), "pairs"))
+        st.caption(matrix.window_note(start, grid[0], L, (degrees.shape[1], len(w)), "pairs"))
     st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
-    if row_start is None and L > MAX_ROWS:
+    if row_start is None and grid[0] < L:
         st.caption(
             "A pair that turns through whole cycles within a block has a mean (sin, cos) near 0, whose angle "
             "is no more than rounding: choose a window of single positions to see every angle."
         )
 
 
-def angles_table(transpose: bool, row_start: int | None):
-    drawn, start, _ = drawn_settings(row_start)
-    degrees, row_first, row_last, pair_edges = angle_map(drawn, MAX_ROWS, MAX_COLS, start)
+def angles_table(grid: tuple[int, int], transpose: bool, row_start: int | None):
+    drawn, start, _ = drawn_settings(grid[0], row_start)
+    degrees, row_first, row_last, pair_edges = angle_map(drawn, *grid, start)
     return figures.encoding_table(degrees, row_first, row_last, matrix.angle_axis_labels(pair_edges, w),
                                   transpose=transpose)
 
@@ -149,7 +152,7 @@ def numbers() -> None:
 L, d = settings.L, settings.d
 w = cached.frequencies(settings)
 #: The reproduce-this code's arguments; the heatmap's controls add theirs.
-snippet: dict[str, object] = {"max_rows": MAX_ROWS, "max_cols": MAX_COLS}
+snippet: dict[str, object] = {}
 ui.fragment(heatmap)
 ui.first_chart_sent()
 ui.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)

@@ -21,16 +21,16 @@ def pitfalls_comparison(
 
 
 @st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
-def pitfalls_upload(name: str, data: bytes, max_rows: int, max_cols: int) -> pitfalls.UploadCheck:
+def pitfalls_upload(name: str, data: bytes) -> pitfalls.UploadCheck:
     """Load, identify and compare an uploaded matrix (explorer.pitfalls.check_upload); keeps only
     display-sized results, never the upload itself. Raises ValueError for a bad file."""
-    return pitfalls.check_upload(name, data, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
+    return pitfalls.check_upload(name, data, max_cells=cached.FULL_MATRIX_CELLS)
 
-
-MAX_ROWS, MAX_COLS = figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS
 
 settings: Settings = st.session_state["settings"]
 L, d = settings.L, settings.d
+# Variants a and b are drawn side by side, each at half the page's width.
+MAX_ROWS, MAX_COLS = figures.heatmap_grid(L, d, across=figures.HALF_PLOT_COLS)
 st.title("Conventions and pitfalls")
 st.markdown(
     "Implementations of the sinusoidal encoding differ in small ways that no error message "
@@ -147,7 +147,7 @@ example_csv.download_button(
 upload = st.file_uploader("Your matrix (.npy or .csv)", type=["npy", "csv"], key="pitfalls_upload")
 if upload is not None:
     try:
-        check = pitfalls_upload(upload.name, upload.getvalue(), MAX_ROWS, MAX_COLS)
+        check = pitfalls_upload(upload.name, upload.getvalue())
     except ValueError as error:
         st.error(str(error), icon=":material/block:")
     else:

@@ -1,7 +1,7 @@
-"""Precision: how float32, float16 and bfloat16 hold the encoding as the position grows, from
-which position two neighbours can no longer be told apart, and what helps."""
+"""Precision: how float32, float16, bfloat16 and the 8-bit floats (ml_dtypes' float8_e4m3fn and
+float8_e5m2) hold the encoding as the position grows, from which position two neighbours can no
+longer be told apart, and what helps with each."""
 
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -25,7 +25,7 @@ def precision_scan(
 
 
 def precision_errors(settings: Settings) -> pr.Errors:
-    """Errors of float32, float16 and bfloat16 against float64 on ~200 positions up to 10^7.
+    """Errors of every format (``pr.DTYPES``) against float64 on ~200 positions up to 10^7.
 
     Only the "relative" series depend on L (their window), so the others are cached without it.
     """
@@ -53,10 +53,10 @@ def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
 
 
 def precision_neighbours(settings: Settings) -> dict[str, pr.Neighbours]:
-    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, k < 10^7).
+    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, below ``pr.search_limit``).
 
     Only the "relative" method depends on L (its window of positions), so the others are
-    cached without it: an L step searches again for three series, not nine.
+    cached without it: an L step searches again for five series, not fifteen.
     """
     return {
         pr.series_name(dtype, method): precision_neighbour(
@@ -79,15 +79,17 @@ shape = f"d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.conven
 
 st.title("Precision")
 st.markdown(
-    "Models rarely keep the encoding in float64. **float32** keeps 24 significant bits, **float16** 11 and "
-    "**bfloat16** (the top half of a float32) only 8: a format holds every whole number up to 2^bits, and beyond "
-    "it the spacing between its numbers grows with the number. The values of P stay in [−1, 1], where all three "
-    "are fine; the trouble is the **angle k·ω_i**, which grows with the position k. Three ways to get P[k]:"
+    "Models rarely keep the encoding in float64. **float32** keeps 24 significant bits, **float16** 11, "
+    "**bfloat16** (the top half of a float32) 8, and the 8-bit floats of today's training and inference only "
+    "4 (**float8_e4m3fn**) or 3 (**float8_e5m2**): a format holds every whole number up to 2^bits, and beyond "
+    "it the spacing between its numbers grows with the number. The values of P stay in [−1, 1], where the wider "
+    "formats are fine; the trouble is the **angle k·ω_i**, which grows with the position k. Three ways to get P[k]:"
 )
 st.markdown(
     "- **float64, then cast**: compute in float64 and round each value to the format;\n"
     "- **computed in the dtype**: k and ω_i rounded to the format, their product rounded, sin and cos taken in "
-    "float32 (as frameworks do for float16 and bfloat16) and rounded;\n"
+    "float32 (as frameworks do for float16 and bfloat16; for the 8-bit formats it shows what their every step "
+    "would cost) and rounded;\n"
     f"- **from a relative offset**: k = k0 + r with k0 a multiple of L = {L:,} and r < L; the phase k0·ω_i mod 2π "
     "is computed once in float64, only r·ω_i and the sum in the format."
 )
@@ -96,9 +98,12 @@ st.markdown(
 def formats() -> None:
     st.dataframe(pr.formats_table())
     st.caption(
-        "bfloat16 has no NumPy type: it is emulated by rounding the float32 bit pattern to its top 16 bits "
-        "(to nearest, "
-        "ties to even). A float16 cannot hold any position above 65,504 at all."
+        "bfloat16, float8_e4m3fn and float8_e5m2 are real NumPy dtypes from ml_dtypes (the package JAX uses); "
+        "rounding to a format is a cast, which ml_dtypes makes through float32 (as PyTorch casts a float64 to "
+        "bfloat16). The e4m3 variant shown is **float8_e4m3fn**, \"fn\" for finite: no infinity, one NaN, "
+        "largest 448. It is the e4m3 of NVIDIA's Hopper GPUs and of the OCP 8-bit float specification; anything "
+        "beyond 464 becomes NaN, where float8_e5m2 (largest 57,344) goes to infinity. A float16 cannot hold any "
+        "position above 65,504, a float8_e4m3fn none above 464."
     )
 
 
@@ -120,35 +125,41 @@ def errors() -> None:
     st.caption(
         f"{result.positions.size} log-spaced positions from 1 to 10⁷; colour: the format, line: the method. "
         "A gap is a "
-        "position the format cannot hold (float16 computing k itself overflows above 65,504). "
+        "position the format cannot hold (computing k itself, float16 overflows above 65,504, float8_e4m3fn "
+        "above 464, float8_e5m2 above 57,344). "
         "Errors of 2 mean the value "
         "is unrelated to the true one."
     )
 
     found = precision_neighbours(settings)
     summary = pr.summary_table(result, found)
-    st.dataframe(pr.display_summary(summary))
+    st.dataframe(pr.display_summary(summary), height="content")  # all fifteen rows, no inner scroll
 
     st.subheader("From which position are two neighbours the same?")
     st.markdown(
         "P[k] and P[k+1] are indistinguishable when all their d values round to the same numbers. The fastest pair "
         "turns by 1 rad per position, so it keeps neighbours apart as long as k itself is exact: computed in the "
         "format, they collapse as soon as k + 1 rounds to k. Searched exactly for every k below 10⁷ (the fastest pair "
-        "for all k, the slower pairs only where it matched)."
+        "for all k, the slower pairs only where it matched), except the 8-bit formats from a relative offset "
+        f"while L ≤ 2^bits + 1 (17 and 9): below {pr.power_text(pr.SHORT_SCAN_LIMIT)} there, where every offset is "
+        "exact and no early collapse is certain."
     )
+    st.markdown("Computed in each format, neighbours are equal from:")
     for column, dtype in zip(st.columns(len(pr.DTYPES)), pr.DTYPES, strict=True):
         low = found[pr.NAMES[(dtype, "low")]]
         cast = found[pr.NAMES[(dtype, "cast")]]
         column.metric(
-            f"{dtype}, computed in the dtype",
-            "none below 10⁷" if low.first_equal is None else f"k = {low.first_equal:,}",
+            dtype,
+            f"none < {pr.power_text(low.limit)}" if low.first_equal is None else f"k = {low.first_equal:,}",
             help=f"2^{pr.MANTISSA_BITS[dtype]} = {2 ** pr.MANTISSA_BITS[dtype]:,} is the last whole number with exact "
             "neighbours in this format.",
         )
         column.caption(
             "float64 then cast: "
-            + ("none below 10⁷" if cast.first_equal is None else f"from k = {cast.first_equal:,}")
-            + (f". Not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None else ".")
+            + (f"none below {pr.power_text(cast.limit)}" if cast.first_equal is None
+               else f"from k = {cast.first_equal:,}")
+            + (f". Computed in it, not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None
+               else ".")
         )
     ui.chart(
         precision.precision_figure(
@@ -214,36 +225,19 @@ ui.fragment(column_section)
 
 def what_helps() -> None:
     st.subheader("What helps")
-    result, found = precision_errors(settings), precision_neighbours(settings)
-    summary = pr.summary_table(result, found)
-    worst = {key: summary.loc[pr.NAMES[key], f"largest error, k ≤ {pr.power_text(pr.LAST_POSITION)}"]
-             for key in pr.SERIES}
-
-
-    def shown(value: float) -> str:
-        return f"{value:.2g}" if math.isfinite(value) else "n/a"
-
-
+    summary = summary_table()
+    worst = {key: summary.loc[pr.NAMES[key], pr.largest_error_column(pr.LAST_POSITION)] for key in pr.SERIES}
+    st.markdown("\n".join(f"- **{dtype}.** {text}" for dtype, text in pr.what_helps(summary, L).items()))
     wider = replace(settings, d=min(2 * d, pe_core.MAX_D))
-    telling = {dtype: (pr.telling_at(settings, dtype), pr.telling_at(wider, dtype)) for dtype in pr.DTYPES}
-    relative_collapse = found[pr.NAMES[("bfloat16", "relative")]].first_equal
+    telling, telling_wider = pr.telling_at(settings, "bfloat16"), pr.telling_at(wider, "bfloat16")
     st.markdown(
-        f"- **Compute in float64, then cast.** The error stays at half a unit of the format at every position "
-        f"({shown(worst[('float32', 'cast')])} in float32, {shown(worst[('bfloat16', 'cast')])} in bfloat16, against "
-        f"{shown(worst[('float32', 'low')])} and {shown(worst[('bfloat16', 'low')])} computed in them), and neighbours "
-        "never collapse below 10⁷. Build the table once in float64 and cast it.\n"
-        f"- **Keep the numbers small with a relative offset.** With r < L = {L:,} and the phase in float64, "
-        "the largest "
-        f"error is {shown(worst[('float32', 'relative')])} in float32 and {shown(worst[('float16', 'relative')])} in "
-        f"float16. r itself must stay exact: in bfloat16 only up to 256"
-        + (f", so here neighbours collapse from k = {relative_collapse:,}." if relative_collapse is not None else
-           f"; here L = {L:,} and no neighbours collapse below 10⁷.")
-        + "\n"
-        f"- **A larger d.** At k = {pr.PROBE_POSITION} (exact in all three formats), computed in bfloat16, "
-        f"{telling['bfloat16'][0]:,} of d = {d:,} columns tell k from k + 1; with d = {wider.d:,}, "
-        f"{telling['bfloat16'][1]:,}. More columns keep neighbours further apart, but none helps once k + 1 "
-        "rounds to k "
-        "itself."
+        "- **Significant bits, not range.** Values in [−1, 1] need no range: cast from float64, float16 keeps "
+        f"them to {worst[('float16', 'cast')]:.2g} and bfloat16, with its far larger range, only to "
+        f"{worst[('bfloat16', 'cast')]:.2g}; of the 8-bit formats float8_e4m3fn "
+        f"({worst[('float8_e4m3fn', 'cast')]:.2g}) beats float8_e5m2 ({worst[('float8_e5m2', 'cast')]:.2g}).\n"
+        f"- **A larger d.** At k = {pr.PROBE_POSITION} (exact in float32, float16 and bfloat16), computed in "
+        f"bfloat16, {telling:,} of d = {d:,} columns tell k from k + 1; with d = {wider.d:,}, {telling_wider:,}. "
+        "More columns keep neighbours further apart, but none helps once k + 1 rounds to k itself."
     )
 
 

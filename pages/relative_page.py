@@ -23,7 +23,7 @@ def shift_comparison(
 
 
 #: Rows and columns of M drawn at once, and row blocks of each shifted map (see explorer.relative).
-WINDOW, MAP_ROWS = relative.TRANSITION_WINDOW, relative.SHIFT_MAP_ROWS
+WINDOW = relative.TRANSITION_WINDOW
 
 settings = ui.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
 d, L = settings.d, settings.L
@@ -101,27 +101,25 @@ def transition(window_start: int) -> None:
 
 def shifted_maps() -> None:
     st.subheader("The shifted map")
-    comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    comparison = shift_comparison(settings, delta, *map_grid)
     labels, ticks = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
     )
-    left, right = st.columns(2)
-    with left:
-        ui.chart(
-            figures.encoding_figure(
-                comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
-                title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]", column_tick_count=5,
-            ),
-            key="relative_shifted",
-        )
-    with right:
-        ui.chart(
-            figures.encoding_figure(
-                comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
-                title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)", column_tick_count=5,
-            ),
-            key="relative_direct",
-        )
+    # One above the other at the page's width, so that seed 001's 512 columns get a pixel each.
+    ui.chart(
+        figures.encoding_figure(
+            comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
+            title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]",
+        ),
+        key="relative_shifted",
+    )
+    ui.chart(
+        figures.encoding_figure(
+            comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
+            title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)",
+        ),
+        key="relative_direct",
+    )
     ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
     averaging = figures.averaging_note(comparison.row_first, comparison.row_last, w)
     if averaging:
@@ -174,7 +172,7 @@ def shift_play() -> None:
 
 
 def shifted_table(which: str):
-    comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
+    comparison = shift_comparison(settings, delta, *map_grid)
     labels, _ = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
     )
@@ -237,9 +235,9 @@ def rotation(pair: int, k: int) -> None:
     )
 
 
-max_cols = relative.shift_map_max_cols(L, d)
+map_grid = figures.heatmap_grid(L, d, power_of_two_columns=True)
 #: The reproduce-this code's arguments; the sections' controls add theirs.
-snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": MAP_ROWS, "map_cols": max_cols}
+snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": map_grid[0], "map_cols": map_grid[1]}
 ui.fragment(transition_section)
 ui.cached_section("relative_shifted", shifted_maps, settings, delta)
 ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")

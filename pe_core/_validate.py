@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 
+import ml_dtypes
 import numpy as np
 
 #: Largest embedding size d a single call accepts.
@@ -110,14 +111,22 @@ def check_edges(name: str, edges: object, size: int, size_name: str = "") -> np.
     return ints
 
 
+#: The result types a matrix may be cast to: NumPy's floating types and ml_dtypes' low-precision ones.
+LOW_PRECISION_DTYPES: dict[str, np.dtype] = {
+    name: np.dtype(getattr(ml_dtypes, name)) for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+}
+_ALLOWED_DTYPES = "float16, float32, float64, " + ", ".join(LOW_PRECISION_DTYPES)
+
+
 def check_dtype(dtype: object) -> np.dtype:
-    """Return a NumPy floating dtype, or raise for anything else."""
+    """Return a NumPy floating dtype or one of ``LOW_PRECISION_DTYPES`` (by type or name), or raise."""
     try:
-        result = np.dtype(dtype)
+        result = LOW_PRECISION_DTYPES[dtype] if isinstance(dtype, str) and dtype in LOW_PRECISION_DTYPES \
+            else np.dtype(dtype)
     except TypeError as error:
-        raise ValueError(f"dtype must be a NumPy floating type such as float64, got {dtype!r}.") from error
-    if result.kind != "f":
-        raise ValueError(f"dtype must be a floating type (float16, float32, float64), got {result}.")
+        raise ValueError(f"dtype must be a floating type ({_ALLOWED_DTYPES}), got {dtype!r}.") from error
+    if result.kind != "f" and result not in LOW_PRECISION_DTYPES.values():
+        raise ValueError(f"dtype must be a floating type ({_ALLOWED_DTYPES}), got {result}.")
     return result
 
 

@@ -157,9 +157,12 @@ def _block_means(k: np.ndarray, edges: np.ndarray, w: np.ndarray) -> tuple[np.nd
     """Mean of sin(k w_i) and of cos(k w_i) over each block of positions, for every pair."""
     first, count = k[edges[:-1]], np.diff(edges).astype(np.float64)
     centre = np.multiply.outer(first + (count - 1) / 2, w)
-    # Dirichlet-kernel factor sin(N w/2) / (N sin(w/2)); exactly 1 for blocks of one.
-    factor = np.sin(np.multiply.outer(count, w / 2)) / np.multiply.outer(count, np.sin(w / 2))
-    factor[count == 1] = 1.0
+    # Dirichlet-kernel factor sin(N w/2) / (N sin(w/2)), once per block size (block_edges makes
+    # at most two); exactly 1 for blocks of one.
+    sizes, size_of_row = np.unique(count, return_inverse=True)
+    factor = np.sin(np.multiply.outer(sizes, w / 2)) / np.multiply.outer(sizes, np.sin(w / 2))
+    factor[sizes == 1] = 1.0
+    factor = factor[size_of_row]
     return factor * np.sin(centre), factor * np.cos(centre)
 
 

@@ -211,7 +211,9 @@ def positional_encoding(
 
     for k = start .. start+length-1 (interleaved layout; the concatenated layout holds the
     same values with all sines first). Values are computed in float64 and then cast to
-    ``dtype``, which is the most exact result that dtype can hold.
+    ``dtype``, which is the most exact result that dtype can hold (ml_dtypes' bfloat16 and
+    8-bit floats round through float32: a value within a float32 unit of a tie may round the
+    other way).
 
     Args:
         length: number of positions, 0 .. 1,048,576 (and length x d <= 2**25).
@@ -220,7 +222,8 @@ def positional_encoding(
         layout: ``"interleaved"`` (paper) or ``"concatenated"`` ([sin | cos]).
         convention: ``"paper"`` or ``"tensor2tensor"`` frequencies (see ``frequencies``).
         start: first position (a whole number), e.g. to continue a sequence.
-        dtype: floating result type.
+        dtype: floating result type: a NumPy one, or ml_dtypes' bfloat16, float8_e4m3fn or
+            float8_e5m2 (by type or name).
 
     Example:
         >>> positional_encoding(2, 4, n=100).round(4)

@@ -8,11 +8,15 @@ a fresh session, on the page's path, with the query string set before the first 
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from deep_link import open_url
+from independent import encoding
 from streamlit.testing.v1 import AppTest
 
 from explorer import criteria, page_list
@@ -160,6 +164,49 @@ def test_page_at_largest_settings_stays_in_budget(page: PageInfo, n: str) -> Non
 
 
 # --- (3) every preset ---------------------------------------------------------------------
+
+
+def drawn_matrix(spec: str) -> np.ndarray:
+    """The matrix a heatmap's figure JSON carries (Plotly sends it as base64 typed array)."""
+    z = json.loads(spec)["data"][0]["z"]
+    shape = tuple(int(n) for n in z["shape"].split(","))
+    return np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape)
+
+
+#: Seed figures drawn as heatmaps: (preset, extra URL keys, chart key, the seed's matrix as
+#: drawn: positions down unless the seed draws it transposed).
+SEED_HEATMAPS = [
+    ("seed000-matrix", {}, "matrix_heatmap", encoding(4, 4, 100.0)),
+    ("seed001-notebook", {}, "matrix_heatmap", encoding(50, 512, layout="concatenated", convention="tensor2tensor")),
+    ("seed001-notebook", {"view": "angles"}, "matrix_angles",
+     np.degrees(np.arange(50)[:, None] * (1e-4 ** np.linspace(0, 1, 256)))[None] % 360.0),
+    ("seed001-shift", {}, "relative_direct",
+     encoding(50, 512, layout="concatenated", convention="tensor2tensor", start=-10)),
+    ("seed003-matrix", {}, "matrix_heatmap", encoding(100, 512, 1e6).T),
+    ("seed003-binary", {}, "binary_sinusoid", encoding(100, 512, 1e6).T),
+    ("seed003-binary", {}, "binary_codes",
+     ((np.arange(100)[:, None] >> np.arange(10)) & 1).T.astype(float)),
+    ("seed004-heatmap", {}, "matrix_heatmap", encoding(50, 128)),
+]
+
+
+@pytest.mark.parametrize(("key", "extra", "chart", "expected"), SEED_HEATMAPS,
+                         ids=[f"{key}-{chart}" for key, _, chart, _ in SEED_HEATMAPS])
+def test_seed_heatmaps_carry_their_full_matrix(key: str, extra: dict, chart: str, expected: np.ndarray) -> None:
+    """Every seed figure is drawn at its full resolution: the figure JSON holds the seed's whole
+    matrix, cell for cell (as float32), not block averages."""
+    preset = PRESETS[key]
+    at = open_page(PAGE_BY_KEY[preset.page], {"preset": key, **extra})
+    (spec,) = [c.proto.spec for c in at.get("plotly_chart") if chart in c.proto.id]
+    assert "mean of" not in spec  # no row or column of the figure stands for a block
+    expected = np.squeeze(expected)
+    got = drawn_matrix(spec)
+    assert got.shape == expected.shape
+    tolerance = 360.0 * 4e-7 if "angles" in chart else 1e-6  # float32, and degrees near 360 wrap
+    difference = np.abs(got - expected)
+    if "angles" in chart:
+        difference = np.minimum(difference, 360.0 - difference)
+    assert float(difference.max()) <= tolerance
 
 
 @pytest.mark.parametrize("where", ["target", "home"])

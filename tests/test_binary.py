@@ -28,7 +28,7 @@ CHART_BUDGET = 1_500_000
 
 def test_binary_figure_reproduces_seed003_width_10_map():
     seed = seed003_binary_representation(range(100)).astype(float)
-    edges = pe_core.block_edges(100, binary.BINARY_MAX_ROWS)
+    edges = pe_core.block_edges(100, figures.heatmap_grid(100, 512, transpose=True)[0])
     B = pe_core.block_average(pe_core.binary_encoding(100, 10), edges, np.arange(11))
     fig = binary.binary_figure(B, edges[:-1], edges[1:] - 1, title="seed 003", transpose=True)
     (heatmap,) = fig.data
@@ -43,12 +43,13 @@ def test_binary_figure_reproduces_seed003_width_10_map():
 
 def test_binary_figure_block_averages_at_the_largest_view():
     L, bits = 16384, 16
-    edges = pe_core.block_edges(L, binary.BINARY_MAX_ROWS)
+    rows = figures.heatmap_grid(L, 2048, power_of_two_columns=True)[0]
+    edges = pe_core.block_edges(L, rows)
     B = pe_core.binary_encoding(L, bits)
     blocks = pe_core.block_average(B, edges, np.arange(bits + 1))
     fig = binary.binary_figure(blocks, edges[:-1], edges[1:] - 1, title="big")
     z = fig.data[0].z
-    assert z.shape == (binary.BINARY_MAX_ROWS, 16)
+    assert z.shape == (rows, 16) and rows < L
     # The block of positions a..b: fraction of k in a..b with bit j set, counted directly.
     a, b = edges[7], edges[8] - 1
     k = np.arange(a, b + 1)
@@ -124,11 +125,11 @@ def test_sse_by_abs_offset_is_the_closed_form():
 
 
 def test_code_blocks_are_seed003s_codes_and_their_exact_block_fractions():
-    edges, blocks = binary.code_blocks(100, 10, binary.BINARY_MAX_ROWS)
+    edges, blocks = binary.code_blocks(100, 10, 100)
     assert edges.tolist() == list(range(101))  # one position per row: seed 003's map itself
     np.testing.assert_array_equal(blocks, seed003_binary_representation(range(100)).astype(float))
     L = 5000
-    edges, blocks = binary.code_blocks(L, 13, binary.BINARY_MAX_ROWS)
+    edges, blocks = binary.code_blocks(L, 13, figures.heatmap_grid(L, 512)[0])
     bits = (np.arange(L)[:, None] >> np.arange(13)) & 1  # bit j of k, least significant first
     for row in (0, len(edges) // 2, len(edges) - 2):
         np.testing.assert_allclose(blocks[row], bits[edges[row]:edges[row + 1]].mean(axis=0), rtol=0, atol=1e-15)

@@ -532,12 +532,14 @@ def test_bad_bits_needed(largest):
 @pytest.mark.parametrize(
     ("dtype", "match"),
     [
-        (int, r"dtype must be a floating type \(float16, float32, float64\), got int64"),
+        (int, r"dtype must be a floating type \(float16, float32, float64, bfloat16, float8_e4m3fn, float8_e5m2\), "
+              "got int64"),
         ("int32", "dtype must be a floating type .* got int32"),
         (bool, "dtype must be a floating type .* got bool"),
         (complex, "dtype must be a floating type .* got complex128"),
         (object, "dtype must be a floating type .* got object"),
-        ("banana", "dtype must be a NumPy floating type such as float64, got 'banana'"),
+        ("banana", r"dtype must be a floating type \(float16, .*, float8_e5m2\), got 'banana'"),
+        ("float8_e4m3", "dtype must be a floating type .* got float8_e4m3"),  # ml_dtypes' IEEE variant: not offered
     ],
 )
 def test_bad_dtype(dtype, match):

@@ -24,7 +24,7 @@ from deep_link import open_url
 
 import pe_core
 from explorer import embeddings as emb
-from explorer.figures import MAX_HEATMAP_CELLS
+from explorer.figures import HEATMAP_CELLS
 from explorer.reproduce import run_snippet
 from explorer.settings import Settings
 
@@ -263,7 +263,7 @@ def test_figures_at_d_2048_stay_in_budget() -> None:
     assert sum(sizes) <= 1_500_000, sizes
     for fig in figs[:3]:
         z = np.asarray(fig.data[0].z)
-        assert z.shape == (32, emb.MAX_DRAWN_COLUMNS) and z.size <= MAX_HEATMAP_CELLS
+        assert z.shape == (32, emb.MAX_DRAWN_COLUMNS) and z.size <= HEATMAP_CELLS
 
 
 def test_reduced_columns_are_block_means_of_one_kind() -> None:

@@ -79,19 +79,18 @@ def test_round_ticks_small_and_mismatched() -> None:
 
 
 def test_encoding_figure_ticks_are_round_at_the_largest_view() -> None:
-    reduced = pe_core.encoding_block_average(
-        16384, 2048, max_rows=figures.MATRIX_MAX_ROWS, max_cols=figures.MATRIX_MAX_COLS
-    )
+    rows, cols = figures.heatmap_grid(16384, 2048)
+    reduced = pe_core.encoding_block_average(16384, 2048, max_rows=rows, max_cols=cols)
     w = pe_core.frequencies(2048)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, "interleaved"
     )
     fig = figures.encoding_figure(reduced.values, reduced.row_first, reduced.row_last, labels, ticks, title="P")
     assert list(fig.layout.yaxis.ticktext) == ["0", "2048", "4096", "6144", "8192", "10240", "12288", "14336"]
-    assert fig.layout.yaxis.tickvals[1] == "position k = 2048..2132 (mean of 85)"
+    assert fig.layout.yaxis.tickvals[1] == "position k = 2048..2175 (mean of 128)"
     assert list(fig.layout.xaxis.ticktext)[:3] == ["0", "256", "512"]
-    assert fig.data[0].z.shape == (figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS)
-    assert fig.data[0].z.size <= 256 * 256
+    assert fig.data[0].z.shape == (128, 400)
+    assert fig.data[0].z.size <= figures.HEATMAP_CELLS
     assert (fig.layout.xaxis.type, fig.layout.yaxis.type, fig.layout.yaxis.autorange) == ("category", "category",
                                                                                          "reversed")
     transposed = figures.encoding_figure(

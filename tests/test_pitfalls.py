@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FULL = 2_000_000
 
 
+def grid_256(L: int, d: int) -> tuple[int, int]:
+    return 256, 256
+
+
 # --------------------------------------------------------------------------- load_matrix
 
 
@@ -226,10 +230,10 @@ def test_snippet_reproduces_the_difference_map(key_a: str, key_b: str, s: Settin
 
 
 def test_example_files_are_identified() -> None:
-    bug = pitfalls.check_upload("seed002_bug.npy", pitfalls.example_npy(), max_rows=256, max_cols=256, max_cells=FULL)
+    bug = pitfalls.check_upload("seed002_bug.npy", pitfalls.example_npy(), max_cells=FULL, grid=grid_256)
     assert "`2*i` bug" in bug.result["verdict"]
     assert np.abs(bug.difference).max() == 0.0
-    csv = pitfalls.check_upload("f16.csv", pitfalls.example_csv(), max_rows=256, max_cols=256, max_cells=FULL)
+    csv = pitfalls.check_upload("f16.csv", pitfalls.example_csv(), max_cells=FULL, grid=grid_256)
     assert (csv.result["layout"], csv.result["convention"], csv.result["dtype_guess"]) == (
         "concatenated", "tensor2tensor", "float16"
     )
@@ -238,7 +242,7 @@ def test_example_files_are_identified() -> None:
 
 def test_transposed_upload_difference_is_drawn_with_positions_down() -> None:
     P = pe_core.positional_encoding(300, 32, 100.0, start=5)
-    check = pitfalls.check_upload("PT.npy", npy_bytes(P.T.astype(np.float32)), max_rows=256, max_cols=256,
+    check = pitfalls.check_upload("PT.npy", npy_bytes(P.T.astype(np.float32)), grid=grid_256,
                                   max_cells=1000)
     assert check.result["transposed"] and check.result["start"] == 5
     assert check.difference.shape == (256, 32)
@@ -247,7 +251,7 @@ def test_transposed_upload_difference_is_drawn_with_positions_down() -> None:
 
 def test_not_an_encoding_has_no_difference_map() -> None:
     noise = np.random.default_rng(0).uniform(-1, 1, (40, 16))
-    check = pitfalls.check_upload("noise.npy", npy_bytes(noise), max_rows=256, max_cols=256, max_cells=FULL)
+    check = pitfalls.check_upload("noise.npy", npy_bytes(noise), max_cells=FULL, grid=grid_256)
     assert check.result["convention"] is None and check.difference is None
 
 
@@ -267,8 +271,8 @@ def fairseq_table(num_embeddings: int, embedding_dim: int, padding_idx: int) -> 
 @pytest.mark.parametrize("transposed", [False, True])
 def test_fairseq_upload_is_named_and_its_zeros_are_set_aside(transposed: bool) -> None:
     table = fairseq_table(300, 65, 1).astype(np.float32)
-    check = pitfalls.check_upload("fairseq.npy", npy_bytes(table.T if transposed else table), max_rows=256,
-                                  max_cols=256, max_cells=1000)
+    check = pitfalls.check_upload("fairseq.npy", npy_bytes(table.T if transposed else table), grid=grid_256,
+                                  max_cells=1000)
     result = check.result
     assert (result["layout"], result["convention"], result["n"], result["start"]) == (
         "concatenated", "tensor2tensor", 10000.0, 0
@@ -286,7 +290,7 @@ def test_fairseq_upload_is_named_and_its_zeros_are_set_aside(transposed: bool) -
 def test_near_miss_is_drawn_against_its_closest_variant() -> None:
     P = pe_core.positional_encoding(40, 16, layout="concatenated", convention="tensor2tensor", start=2)
     P[30, 5] += 1e-3
-    check = pitfalls.check_upload("near.npy", npy_bytes(P), max_rows=256, max_cols=256, max_cells=FULL)
+    check = pitfalls.check_upload("near.npy", npy_bytes(P), max_cells=FULL, grid=grid_256)
     assert check.result["convention"] is None and check.result["closest_convention"] == "tensor2tensor"
     assert check.rebuilt == pitfalls.Variant("concatenated", "tensor2tensor", 10000.0, 2)
     assert check.set_aside == ([], []) and check.set_aside_note is None

@@ -136,22 +136,21 @@ def matrix_tables(
     settings: Settings, view: str, transpose: bool, row_start: int | None = None
 ) -> dict[str, pd.DataFrame]:
     """What pages/matrix_page.py offers for download (rows: blocks of all positions, or the
-    window of matrix_max_rows(d) single positions from ``row_start``)."""
+    window of as many single positions as the grid has rows, from ``row_start``)."""
     w = cached.frequencies(settings)
     rates = matrix.frequency_table(w)
     start = row_start or 0
-    rows = matrix.matrix_max_rows(settings.d)
+    rows, cols = matrix.matrix_grid(settings.L, settings.d, view, transpose=transpose)
     drawn = settings if row_start is None else replace(settings, L=rows)
     if view == "values":
-        reduced = cached.reduced_encoding(drawn, rows, figures.MATRIX_MAX_COLS, start)
+        reduced = cached.reduced_encoding(drawn, rows, cols, start)
         labels, _ = figures.encoding_axis_labels(
             reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
         )
         table = figures.encoding_table(reduced.values, reduced.row_first, reduced.row_last, labels, transpose=transpose)
         return {"matrix_heatmap": table, "matrix_rates": rates}
     degrees, first, last, pair_edges = pe_core.angle_block_mean(
-        drawn.L, drawn.d, drawn.n, convention=drawn.convention, start=start, max_rows=rows,
-        max_pairs=figures.MATRIX_MAX_COLS,
+        drawn.L, drawn.d, drawn.n, convention=drawn.convention, start=start, max_rows=rows, max_pairs=cols,
     )
     labels = matrix.angle_axis_labels(pair_edges, w)
     return {"matrix_angles": figures.encoding_table(degrees, first, last, labels, transpose=transpose),
@@ -170,10 +169,9 @@ MATRIX_CASES = [
 def matrix_snippet(
     settings: Settings, view: str, transpose: bool, library: str = "numpy", row_start: int | None = None
 ) -> str:
+    rows, cols = matrix.matrix_grid(settings.L, settings.d, view, transpose=transpose)
     return matrix.matrix_code(
-        settings, view, transpose=transpose, max_rows=matrix.matrix_max_rows(settings.d),
-        max_cols=figures.MATRIX_MAX_COLS,
-        row_start=row_start, library=library,
+        settings, view, transpose=transpose, max_rows=rows, max_cols=cols, row_start=row_start, library=library
     )
 
 
@@ -183,15 +181,17 @@ def test_matrix_snippet_gives_the_drawn_heatmap(settings: Settings, transpose: b
     assert_same(run(matrix_snippet(settings, "values", transpose)), tables, atol=CLOSED_FORM_ATOL)
     if settings == REDUCED:
         heatmap = tables["matrix_heatmap"]
-        assert heatmap.shape == (figures.MATRIX_MAX_ROWS, figures.MATRIX_MAX_COLS) == (192, 192)
-        assert heatmap.index[0] == "position k = 0..15 (mean of 16)"
-        assert heatmap.columns[2].startswith("columns 6..8 (sin only): sin, pairs i = 3..4 (mean of 2)")
+        rows, cols = matrix.matrix_grid(REDUCED.L, REDUCED.d, "values")
+        # Columns come in runs of pairs of one kind, sines and cosines apart: an even count.
+        assert heatmap.shape[0] == rows and heatmap.shape[1] in (cols - 1, cols)
+        assert heatmap.size <= figures.HEATMAP_CELLS < REDUCED.L * REDUCED.d
+        assert heatmap.index[0].startswith("position k = 0..") and "(mean of" in heatmap.index[0]
 
 
 #: (settings, view, transpose, first position of the window of single positions)
 MATRIX_WINDOW_CASES = [
     (REDUCED, "values", False, 0),
-    (REDUCED_T2T, "values", True, 3000 - matrix.matrix_max_rows(REDUCED_T2T.d)),
+    (REDUCED_T2T, "values", True, 3000 - matrix.matrix_grid(3000, REDUCED_T2T.d, "values", transpose=True)[0]),
     (Settings(L=16384, d=2048), "values", False, 12345),
     (Settings(L=5000, d=64, layout="concatenated"), "angles", True, 777),
 ]
@@ -207,7 +207,7 @@ def test_matrix_snippet_follows_the_window_of_positions(
     rows = tables[key].T if transpose else tables[key]
     # One row per position of the window, exact: no block of positions is averaged.
     assert list(rows.index[:2]) == [f"position k = {row_start}", f"position k = {row_start + 1}"]
-    assert rows.shape[0] == matrix.matrix_max_rows(settings.d)
+    assert rows.shape[0] == matrix.matrix_grid(settings.L, settings.d, view, transpose=transpose)[0]
     if view == "values":
         assert_same(result, tables, atol=CLOSED_FORM_ATOL)
     else:
@@ -218,7 +218,7 @@ def test_matrix_page_draws_and_offers_the_window_the_url_names() -> None:
     """?rows=window&row_start=777: the chart, the download and the code all hold positions
     777 .. 777 + rows - 1, one row each."""
     settings = Settings(L=3000, d=64)
-    rows = matrix.matrix_max_rows(settings.d)
+    rows = matrix.matrix_grid(settings.L, settings.d, "values")[0]
     at = open_page(PAGE_BY_KEY["matrix"], {"L": "3000", "d": "64", "rows": "window", "row_start": "777",
                                            "code": "true"})
     assert at.session_state["rows"] == "window" and at.session_state["row_start"] == 777
@@ -238,11 +238,11 @@ def assert_same_angles(
     """Degrees mod 360 agree as points on the circle: the angle of a mean vector of length r
     is known to rounding / r, so compare arc lengths r * |difference| (radians)."""
     m = (settings.d + 1) // 2
+    rows, pairs = matrix.matrix_grid(settings.L, settings.d, "angles", transpose=transpose)
     means = pe_core.encoding_block_average(
-        settings.L if row_start is None else matrix.matrix_max_rows(settings.d), 2 * m, settings.n,
-        layout="concatenated", convention=settings.convention, start=row_start or 0,
-        max_rows=matrix.matrix_max_rows(settings.d),
-        max_cols=2 * figures.MATRIX_MAX_COLS,
+        settings.L if row_start is None else rows, 2 * m, settings.n,
+        layout="concatenated", convention=settings.convention, start=row_start or 0, max_rows=rows,
+        max_cols=2 * pairs,
     ).values
     half = means.shape[1] // 2
     radius = np.hypot(means[:, :half], means[:, half:])
@@ -361,10 +361,11 @@ def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> d
     """What pages/binary_page.py offers for download."""
     L, d = settings.L, settings.d
     w = cached.frequencies(settings)
-    row_edges = pe_core.block_edges(L, binary.BINARY_MAX_ROWS)
+    rows, cols = figures.heatmap_grid(L, d, transpose=transpose, power_of_two_columns=True)
+    row_edges = pe_core.block_edges(L, rows)
     B = pe_core.binary_encoding(L, bits)
     codes = pe_core.block_average(B, row_edges, np.arange(bits + 1))
-    reduced = cached.reduced_encoding(settings, binary.BINARY_MAX_ROWS, binary.sinusoid_max_cols(len(row_edges) - 1))
+    reduced = cached.reduced_encoding(settings, rows, cols)
     labels, _ = figures.encoding_axis_labels(reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w,
                                              settings.layout)
     sse = cached.sse_by_abs_offset(settings)[np.abs(np.arange(L) - ref)]
@@ -384,9 +385,8 @@ def binary_tables(settings: Settings, bits: int, ref: int, transpose: bool) -> d
     ids=["seed003", "reduced", "fewer-pairs-than-bits"],
 )
 def test_binary_snippet_gives_the_four_charts(settings: Settings, bits: int, ref: int, transpose: bool) -> None:
-    code = binary.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=binary.BINARY_MAX_ROWS,
-                                 max_cols=binary.sinusoid_max_cols(len(pe_core.block_edges(settings.L,
-                                                                                       binary.BINARY_MAX_ROWS)) - 1))
+    rows, cols = figures.heatmap_grid(settings.L, settings.d, transpose=transpose, power_of_two_columns=True)
+    code = binary.binary_code(settings, bits=bits, ref=ref, transpose=transpose, max_rows=rows, max_cols=cols)
     tables = binary_tables(settings, bits, ref, transpose)
     # The SSE column is d - 2 sum_i cos(delta w_i) over d/2 textbook angles of at most L rad.
     sse_atol = settings.d * angle_rounding_tolerance(settings.L)
@@ -403,10 +403,10 @@ def relative_tables(settings: Settings, delta: int, window_start: int, pair: int
     d, layout = settings.d, settings.layout
     dims = relative.transition_window_dims(d, layout, window_start, relative.TRANSITION_WINDOW)
     window = relative.transition_window(delta, d, settings.n, layout=layout, convention=settings.convention, dims=dims)
+    map_rows, map_cols = figures.heatmap_grid(settings.L, d, power_of_two_columns=True)
     comparison = relative.compare_shift(
         settings.L, d, settings.n, layout=layout, convention=settings.convention, delta=delta,
-        max_rows=relative.SHIFT_MAP_ROWS, max_cols=relative.shift_map_max_cols(settings.L, d),
-        full_cells=cached.FULL_MATRIX_CELLS,
+        max_rows=map_rows, max_cols=map_cols, full_cells=cached.FULL_MATRIX_CELLS,
     )
     w = cached.frequencies(settings)
     labels, _ = figures.encoding_axis_labels(comparison.column_is_sine, comparison.pair_first, comparison.pair_last,
@@ -432,10 +432,11 @@ RELATIVE_CASES = [
 
 def relative_snippet(settings: Settings, delta: int, window_start: int, pair: int, position: int,
                      library: str = "numpy") -> str:
+    map_rows, map_cols = figures.heatmap_grid(settings.L, settings.d, power_of_two_columns=True)
     return relative.relative_code(
         settings, delta=delta, window_start=window_start, window=relative.TRANSITION_WINDOW, pair=pair,
         position=position,
-        map_rows=relative.SHIFT_MAP_ROWS, map_cols=relative.shift_map_max_cols(settings.L, settings.d), library=library,
+        map_rows=map_rows, map_cols=map_cols, library=library,
     )
 
 

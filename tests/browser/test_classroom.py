@@ -1,0 +1,193 @@
+"""In front of a class, in a real browser: the Share panel's address and QR code, and
+presentation mode (issue 14).
+
+The Share panel must show the current view even after a page control moved inside a
+fragment (which reruns only its fragment), its address must reopen that view on a server
+that never saw this session, and its QR code, as the browser draws it, must decode to
+exactly that address. Presentation mode must close the sidebar, stay on after a reload
+(it is in the URL) and leave with the same toggle.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
+from PIL import Image
+from proxy_harness import ReplicasBehindProxy, haproxy_binary
+from test_browser import (
+    FIRST_LOAD_MS,
+    SCREENSHOTS,
+    expect_sidebar,
+    save_screenshot,
+    wait_for_url,
+    wait_until_drawn,
+)
+
+from explorer import share
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips, or fails where PE_REQUIRE_BROWSER=1
+    expect = None
+
+zxingcpp = pytest.importorskip("zxingcpp")
+
+pytestmark = pytest.mark.browser
+
+#: A view far from the defaults: the shared settings and the Waves page's own controls.
+VIEW = "waves?d=64&n=100&L=300&layout=concatenated&wave_positions=0%2C5%2C9&pair=3&k=40"
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def page_slider(page, label: str):
+    """A page control's slider thumb (a range input named by its label), outside the sidebar."""
+    return page.locator(f'[data-testid="stMain"] [data-testid="stSlider"] input[type="range"][aria-label="{label}"]')
+
+
+def open_share_panel(page) -> tuple[str, Image.Image]:
+    """Press Share (from the keyboard) and read the panel: the address shown and the QR code as drawn."""
+    button = page.get_by_role("button", name="Share this view")
+    button.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    page.wait_for_function(APP_IDLE_JS)
+    url = dialog.locator('[data-testid="stCode"] code').inner_text().strip()
+    qr = dialog.get_by_role("img", name="QR code of this view's address, shown above.")
+    expect(qr).to_be_visible()
+    page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=qr.element_handle())
+    drawn = Image.open(io.BytesIO(qr.screenshot()))
+    return url, drawn
+
+
+def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(app_server: str, page) -> None:
+    page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="64", L="300", n="100")
+    # A page control in a fragment moves: only its fragment reruns, the panel must still know it.
+    k_slider = page_slider(page, "Position k")
+    expect(k_slider).to_have_attribute("aria-valuetext", "40")
+    k_slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_url(page, "waves", k="41")
+
+    url, drawn = open_share_panel(page)
+    parts = urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}" == app_server and parts.path == "/waves"
+    shown = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    expected = {key: values[-1] for key, values in parse_qs(urlsplit(f"/{VIEW}").query).items()} | {"k": "41"}
+    assert shown == expected, url
+    assert min(drawn.size) >= share.QR_MIN_SIDE_PX, drawn.size
+    decoded = zxingcpp.read_barcodes(drawn)
+    assert [result.text for result in decoded] == [url]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "share-panel.png"))
+
+    # Escape closes the panel and leaves the view as it was.
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(k_slider).to_have_attribute("aria-valuetext", "41")
+
+
+def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: str, fresh_server: str, page) -> None:
+    page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    shared, _ = open_share_panel(page)
+    # The same address on another server: only the host and port differ.
+    parts = urlsplit(shared)
+    page.goto(f"{fresh_server}{parts.path}?{parts.query}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="64", L="300", n="100")
+    expect(page.locator(SIDEBAR).get_by_role("radio", name="concatenated")).to_be_checked()
+    expect(page_slider(page, "Position k")).to_have_attribute("aria-valuetext", "40")
+    expect(page_slider(page, "Pair i")).to_have_attribute("aria-valuetext", "3")
+    expect(page.get_by_label("Positions k (up to 8, comma-separated)")).to_have_value("0,5,9")
+    reshared, _ = open_share_panel(page)
+    again = urlsplit(reshared)
+    assert (again.path, parse_qs(again.query)) == (parts.path, parse_qs(parts.query))
+
+
+#: A public-looking name for the proxy's address (Chromium resolves it to 127.0.0.1 here).
+PUBLIC_HOST = "explorer.classroom.test"
+
+
+def test_behind_the_proxy_the_shared_address_is_the_public_one(browser) -> None:
+    """Through HAProxy (deploy/haproxy.cfg), opened by a host name: the Share panel gives
+    that name and the proxy's port, never the replica's own 127.0.0.1 address."""
+    if haproxy_binary() is None:
+        if os.environ.get("PE_REQUIRE_BROWSER") == "1":
+            pytest.fail("PE_REQUIRE_BROWSER=1 but haproxy is not installed", pytrace=False)
+        pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    with ReplicasBehindProxy(1) as cluster:
+        port = urlsplit(cluster.url).port
+        named = browser.browser_type.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=[*LAUNCH_ARGS, f"--host-resolver-rules=MAP {PUBLIC_HOST} 127.0.0.1"],
+        )
+        try:
+            page = named.new_page(viewport=VIEWPORT)
+            page.goto(f"http://{PUBLIC_HOST}:{port}/{VIEW}", timeout=FIRST_LOAD_MS)
+            wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+            url, drawn = open_share_panel(page)
+            assert url == f"http://{PUBLIC_HOST}:{port}/{VIEW}", url
+            assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
+            # A public address: no "this computer only" warning.
+            expect(page.get_by_role("dialog").get_by_text("this computer only")).to_have_count(0)
+        finally:
+            named.close()
+
+
+def expect_sidebar_open(page, is_open: bool) -> None:
+    """The sidebar is open (its settings on screen) or closed (out of view)."""
+    expect(page.locator(SIDEBAR)).to_have_attribute("data-collapsed", "false" if is_open else "true")
+    settings = expect(page.locator(SIDEBAR).get_by_role("group", name="d: embedding size"))
+    settings.to_be_in_viewport() if is_open else settings.not_to_be_in_viewport()
+
+
+def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_server: str, page) -> None:
+    page.goto(f"{app_server}/waves?d=64&L=300", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_sidebar_open(page, True)
+    captions = page.locator('[data-testid="stCaptionContainer"]')
+    caption_count = captions.count()
+    assert caption_count > 0
+    normal_font = page.evaluate("() => getComputedStyle(document.documentElement).fontSize")
+    chart_height = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()["height"]
+
+    # Keyboard: the toggle is reachable and works without a mouse.
+    toggle = page.get_by_role("switch", name="Presentation mode")
+    toggle.focus()
+    page.keyboard.press("Space")
+    wait_for_url(page, "waves", d="64", L="300", present="true")
+    wait_until_drawn(page, "waves")
+
+    def expect_presenting() -> None:
+        expect_sidebar_open(page, False)
+        expect(page.get_by_role("switch", name="Presentation mode")).to_be_checked()
+        expect(page.locator('[data-testid="stMainMenu"]')).to_be_hidden()
+        page.wait_for_function("(normal) => getComputedStyle(document.documentElement).fontSize !== normal",
+                               arg=normal_font)
+        # The charts are drawn larger, and the captions stay.
+        assert page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()["height"] > chart_height * 1.15
+        expect(captions).to_have_count(caption_count)
+
+    expect_presenting()
+    page.reload(timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    wait_for_url(page, "waves", d="64", L="300", present="true")
+    expect_presenting()
+    save_screenshot(page, "present-mode")
+
+    page.get_by_role("switch", name="Presentation mode").focus()
+    page.keyboard.press("Space")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('present')")
+    wait_for_url(page, "waves", d="64", L="300")
+    wait_until_drawn(page, "waves")
+    expect(page.locator('[data-testid="stMainMenu"]')).to_be_visible()
+    page.wait_for_function("(normal) => getComputedStyle(document.documentElement).fontSize === normal",
+                           arg=normal_font)
+    expect_sidebar_open(page, True)
