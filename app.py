@@ -34,13 +34,16 @@ else:
 
     page = st.navigation(list(PAGES.values()))
     controls.begin_run()
-    st.session_state["settings"] = controls.sidebar_ui()
+    st.session_state["settings"] = controls.shared_settings()
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
-    share_pressed = ui.classroom_bar()
-    notice_area = st.container()
+    bar, notice_area = st.container(), st.container()
+    ui.presentation_mode(bar)
     ui.run_page(page)
+    # The controls after the page: on a step, the page's first chart goes out before them.
+    share_pressed = ui.classroom_bar(bar)
+    controls.sidebar_ui()
     controls.show_notices(notice_area)
     controls.write_url()
     ui.share_panel(share_pressed, page)

@@ -87,30 +87,48 @@ def _parse_preset(raws: list[str]) -> tuple[str, list[str]]:
     return value, notices
 
 
-def sidebar_ui() -> s.Settings:
-    """Draw the shared controls in the sidebar and return the settings they hold."""
+def shared_settings() -> s.Settings:
+    """The settings the sidebar's shared controls hold, read before the page runs.
+
+    Each control's value is in session state before its widget is drawn (a preset's pending
+    value, the URL once per session, the default, or the value the visitor just moved), so
+    the page can run first and the widgets (``sidebar_ui``) be drawn after it: on a slider
+    step the page's first chart then reaches the browser without waiting for the sidebar.
+    """
+    _seed("preset", CUSTOM, _parse_preset)
+    for key, default in SHARED_DEFAULTS.items():
+        _seed(key, default, s.PARSERS[key])
+    state = st.session_state
+    # Defensive: a value set through session state may bypass the slider's step.
+    d = max(s.D_MIN, min(s.D_MAX, int(state["d"]) - int(state["d"]) % 2))
+    return s.Settings(d=d, n=float(state["n"]), L=int(state["L"]), layout=state["layout"],
+                      convention=state["convention"])
+
+
+#: The shared controls (URL key -> default), in the sidebar's order.
+SHARED_DEFAULTS: dict[str, object] = {
+    "d": s.D_DEFAULT, "n": s.N_DEFAULT, "L": s.L_DEFAULT, "layout": "interleaved", "convention": "paper",
+}
+
+
+def sidebar_ui() -> None:
+    """Draw the shared controls in the sidebar (after ``shared_settings`` and the page)."""
     with st.sidebar:
-        _seed("preset", CUSTOM, _parse_preset)
         st.selectbox("Preset", (CUSTOM, *PRESETS), format_func=preset_label, key="preset", on_change=_apply_preset)
-        _seed("d", s.D_DEFAULT, s.PARSERS["d"])
-        d = st.slider(
+        st.slider(
             "d: embedding size", s.D_MIN, s.D_MAX, step=2, key="d", on_change=_mark_custom,
             help="Number of dimensions; sine/cosine pairs, so even.",
         )
-        _seed("n", s.N_DEFAULT, s.PARSERS["n"])
-        n = st.select_slider(
+        st.select_slider(
             "n: base (log scale)", s.N_OPTIONS, format_func=s.format_n, key="n", on_change=_mark_custom,
             help="The paper uses 10000; wavelengths grow from 2π to about 2π·n.",
         )
-        _seed("L", s.L_DEFAULT, s.PARSERS["L"])
-        L = st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_mark_custom)
-        _seed("layout", "interleaved", s.PARSERS["layout"])
-        layout = st.radio(
+        st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_mark_custom)
+        st.radio(
             "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_mark_custom,
             help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines].",
         )
-        _seed("convention", "paper", s.PARSERS["convention"])
-        convention = st.radio(
+        st.radio(
             "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,
             on_change=_mark_custom,
             help="paper: ω_i = n^(-2i/d). tensor2tensor: ω_i = n^(-i/(m-1)), slowest exactly 1/n.",
@@ -120,9 +138,6 @@ def sidebar_ui() -> s.Settings:
             "Offer the charts' data (CSV, NPY)", key=OFFER_DOWNLOADS,
             help="Download buttons under every chart, for the exact values it shows.",
         )
-    # Defensive: a value set through session state may bypass the slider's step.
-    d = max(s.D_MIN, min(s.D_MAX, int(d) - int(d) % 2))
-    return s.Settings(d=d, n=float(n), L=int(L), layout=layout, convention=convention)
 
 
 def int_control(
@@ -149,14 +164,20 @@ def choice_control(
     return (container or st).radio(label, options, key=key, format_func=format_func, horizontal=horizontal)
 
 
-def bool_control(key: str, label: str, *, default: bool = False, container=None) -> bool:
-    """A page's toggle, kept in the URL under ``key`` as true/false."""
+def seed_bool(key: str, default: bool = False) -> bool:
+    """The value of the toggle ``key`` (kept in the URL as true/false), before it is drawn."""
 
     def parse(raws: list[str]) -> tuple[bool, list[str]]:
         value, notices = s.parse_choice(key, raws, default=str(default).lower(), options=("true", "false"))
         return value == "true", notices
 
     _seed(key, default, parse)
+    return bool(st.session_state[key])
+
+
+def bool_control(key: str, label: str, *, default: bool = False, container=None) -> bool:
+    """A page's toggle, kept in the URL under ``key`` as true/false."""
+    seed_bool(key, default)
     return bool((container or st).toggle(label, key=key))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -216,13 +217,24 @@ def presenting() -> bool:
     return bool(st.session_state.get(share.PRESENT_KEY, False))
 
 
-def classroom_bar() -> bool:
-    """Above every page: the Share button and presentation mode's toggle (reachable with
-    the sidebar closed); applies presentation mode. Returns whether Share was pressed:
-    ``share_panel`` then opens the panel after the page has run, when every control's
-    value, also one a fragment moved since the last full run, is in the URL.
+def presentation_mode(bar: DeltaGenerator) -> None:
+    """Before the page runs: presentation mode (``present=true`` in the URL, or its toggle)
+    applied: the sidebar closed and the larger style, in ``bar`` above the page."""
+    if controls.seed_bool(share.PRESENT_KEY):
+        st.set_page_config(initial_sidebar_state="collapsed")
+        bar.html(share.PRESENT_STYLE)
+    else:
+        st.set_page_config(initial_sidebar_state="auto")
+
+
+def classroom_bar(bar: DeltaGenerator) -> bool:
+    """In ``bar`` above the page, drawn after it (on a step the page's first chart goes out
+    first): the Share button and presentation mode's toggle, reachable with the sidebar
+    closed. Returns whether Share was pressed: ``share_panel`` then opens the panel, after
+    controls.write_url, when every control's value, also one a fragment moved since the
+    last full run, is in the URL.
     """
-    with st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+    with bar, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
         # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
         # address is the current one, and a modal dialog cannot go stale behind a moved control.
         pressed = st.button(
@@ -230,11 +242,6 @@ def classroom_bar() -> bool:
             help="This view's address with all its settings, to copy or to scan as a QR code.",
         )
         controls.bool_control(share.PRESENT_KEY, "Presentation mode")
-    if presenting():
-        st.set_page_config(initial_sidebar_state="collapsed")
-        st.html(share.PRESENT_STYLE)
-    else:
-        st.set_page_config(initial_sidebar_state="auto")
     return pressed
 
 
