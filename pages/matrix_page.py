@@ -135,13 +135,13 @@ def angles_table(transpose: bool, row_start: int | None):
 
 
 def rates() -> None:
-    st.subheader("Frequencies and wavelengths")
+    st.header("Frequencies and wavelengths")
     st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
     ui.chart(matrix.rates_figure(w), key="matrix_rates")
 
 
 def numbers() -> None:
-    st.subheader("The matrix as numbers")
+    st.header("The matrix as numbers")
     P = cached.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
 

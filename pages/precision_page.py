@@ -107,7 +107,7 @@ ui.cached_section("precision_formats", formats)
 
 
 def errors() -> None:
-    st.subheader("Error against float64, up to position 10⁷")
+    st.header("Error against float64, up to position 10⁷")
     result = precision_errors(settings)
     lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
     ui.chart(
@@ -129,7 +129,7 @@ def errors() -> None:
     summary = pr.summary_table(result, found)
     st.dataframe(pr.display_summary(summary))
 
-    st.subheader("From which position are two neighbours the same?")
+    st.header("From which position are two neighbours the same?")
     st.markdown(
         "P[k] and P[k+1] are indistinguishable when all their d values round to the same numbers. The fastest pair "
         "turns by 1 rad per position, so it keeps neighbours apart as long as k itself is exact: computed in the "
@@ -170,7 +170,7 @@ ui.cached_section("precision_errors", errors, settings)
 
 def column_section() -> None:
     """One column's errors: choosing the column reruns only this."""
-    st.subheader("One column")
+    st.header("One column")
     column_index = controls.int_control(
         "column", "Column j of P", default=0, low=0, high=d - 1,
         help="0 is the fastest sine (ω = 1 rad per position); the last columns are the slowest pairs.",
@@ -213,7 +213,7 @@ ui.fragment(column_section)
 
 
 def what_helps() -> None:
-    st.subheader("What helps")
+    st.header("What helps")
     result, found = precision_errors(settings), precision_neighbours(settings)
     summary = pr.summary_table(result, found)
     worst = {key: summary.loc[pr.NAMES[key], f"largest error, k ≤ {pr.power_text(pr.LAST_POSITION)}"]

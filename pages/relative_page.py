@@ -50,7 +50,7 @@ w = cached.frequencies(settings)
 
 def transition_section() -> None:
     """M(δ) in a window of dimensions: moving the window reruns only this."""
-    st.subheader(f"The transition matrix M({delta})")
+    st.header(f"The transition matrix M({delta})")
     window_start = 0
     if d > WINDOW:
         window_start = controls.int_control(
@@ -100,7 +100,7 @@ def transition(window_start: int) -> None:
 
 
 def shifted_maps() -> None:
-    st.subheader("The shifted map")
+    st.header("The shifted map")
     comparison = shift_comparison(settings, delta, MAP_ROWS, max_cols)
     labels, ticks = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
@@ -166,7 +166,7 @@ def shifted_table(which: str):
 
 def pair_section() -> None:
     """One pair turned by M(δ): choosing the pair and the position reruns only this."""
-    st.subheader("One pair, in the plane")
+    st.header("One pair, in the plane")
     pair_col, k_col = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)

@@ -72,7 +72,7 @@ def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int
 
 def against_reference(ref: int) -> None:
     curves, method = reference_curves(settings, ref)
-    st.subheader(f"Every position against position {ref}")
+    st.header(f"Every position against position {ref}")
     ui.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
              key="similarity_lines")
     st.caption(method)
@@ -103,7 +103,7 @@ def closed_form(ref: int) -> None:
     first, measured, where = measured_against(ref, curves)
     closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
     difference = float(np.abs(measured - closed).max())
-    st.subheader("The closed form")
+    st.header("The closed form")
     ui.chart(
         similarity.closed_form_figure(
             by_offset, measured=measured, measured_first_offset=first - ref,
@@ -147,7 +147,7 @@ def reference_sections() -> None:
 
 
 def offset_matrix() -> None:
-    st.subheader("Every pair of positions")
+    st.header("Every pair of positions")
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
     blocks = pe_core.offset_matrix_block_average(by_offset, edges)
     ui.chart(
