@@ -20,6 +20,7 @@ from explorer import reproduce
 from explorer.figures import (
     HEATMAP_MAX_CELLS_DRAWN,
     HEATMAP_MAX_ROWS,
+    chart_title,
     group_columns,
     heatmap_figure,
     heatmap_table,
@@ -301,7 +302,7 @@ def rotation_figure(
             )
         )
     fig.update_layout(
-        title={"text": f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°", "x": 0.0, "xanchor": "left"},
+        title=chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
         height=520,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
         xaxis_title=f"first component: {axis_names[0]}",

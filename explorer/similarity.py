@@ -20,6 +20,7 @@ from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     HEATMAP_MAX_ROWS,
+    chart_title,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -150,7 +151,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
             "yref": f"y{suffix} domain", "line": {"dash": "dot", "color": "grey"},
         })
     layout |= {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": chart_title(title),
         "height": 720,
         "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
         "showlegend": False,
@@ -231,7 +232,7 @@ def closed_form_figure(
             )
         )
     return go.Figure(traces, {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": chart_title(title),
         "height": 420,
         "margin": {"l": 80, "r": 20, "t": 60, "b": 60},
         "xaxis": {"title": {"text": "offset δ (positions)"}},
