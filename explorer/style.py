@@ -17,6 +17,9 @@ CSS = """<style>
 /* axe heading-order: a page's sections are st.header (h2) under its st.title (h1), not h3;
    they keep the size they had as h3. */
 [data-testid="stMain"] [data-testid="stHeading"] h2 { font-size: 1.75rem; }
+/* Keyboard: Streamlit shows the sidebar's collapse button only while the pointer is over
+   the sidebar (visibility: hidden otherwise), which also keeps it out of the tab order. */
+[data-testid="stSidebarHeader"] [data-testid="stSidebarCollapseButton"] { visibility: visible; }
 </style>"""
 
 
