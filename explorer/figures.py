@@ -39,7 +39,7 @@ LINE_MAX_POINTS = 2000
 #: Plotly draws its mode bar over the top right corner of a chart, 2 to ~28 px from its top;
 #: a title centred in the top margin ran under it wherever the title is long for the width
 #: (on a phone, nearly every title). Titles hang from the top, below the bar.
-MODEBAR_CLEARANCE_PX = 32
+MODEBAR_CLEARANCE_PX = 36
 
 
 def chart_title(text: str) -> dict:
