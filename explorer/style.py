@@ -20,6 +20,10 @@ CSS = """<style>
 /* Keyboard: Streamlit shows the sidebar's collapse button only while the pointer is over
    the sidebar (visibility: hidden otherwise), which also keeps it out of the tab order. */
 [data-testid="stSidebarHeader"] [data-testid="stSidebarCollapseButton"] { visibility: visible; }
+/* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
+   relations and operators) instead of scrolling in a box that the keyboard cannot scroll
+   (axe scrollable-region-focusable); formulas that fit are unchanged. */
+.katex-display > .katex { white-space: normal; }
 </style>"""
 
 
