@@ -31,8 +31,8 @@ st.markdown(
 
 st.header("The formula")
 st.latex(
-    r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\qquad "
-    r"PE(k, 2i+1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
+    r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\allowbreak\qquad "
+    r"PE(k, 2i{+}1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
 )
 st.markdown(
     "- **k**: the position of a token in the sequence, 0 .. L-1;\n"

@@ -25,8 +25,8 @@ settings: Settings = st.session_state["settings"]
 MAX_ROWS, MAX_COLS = matrix.matrix_max_rows(settings.d), figures.MATRIX_MAX_COLS
 st.title("Encoding matrix")
 st.latex(
-    r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\quad P[k, 2i+1] = \cos\!\left(k\,\omega_i\right),"
-    r"\quad \omega_i = n^{-2i/d}\ \text{(paper)}\ \text{or}\ n^{-i/(m-1)}\ \text{(tensor2tensor)}"
+    r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\allowbreak\quad P[k, 2i{+}1] = \cos\!\left(k\,\omega_i\right),"
+    r"\allowbreak\quad \omega_i = n^{-2i/d}\ \text{(paper)}\ \text{or}\ n^{-i/(m-1)}\ \text{(tensor2tensor)}"
 )
 st.markdown(
     "Each row is the encoding of one position k; each pair of columns is a sine and a cosine "

@@ -32,7 +32,7 @@ st.markdown(
     "encoding of position k into the encoding of position k + δ. This is why the paper chose "
     "sinusoids: a relative position is a linear function of the absolute one (end of section 3.5)."
 )
-st.latex(r"P[k]\,M(\delta) = P[k+\delta]\quad\text{for every position } k")
+st.latex(r"P[k]\,M(\delta) = P[k{+}\delta]\quad\text{for every position } k")
 st.latex(
     r"\big[\sin\omega_i k,\ \cos\omega_i k\big]\,W(\delta\omega_i) = \big[\sin\omega_i (k{+}\delta),\ "
     r"\cos\omega_i (k{+}\delta)\big],\qquad W(\phi) = \begin{bmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi"
@@ -202,7 +202,7 @@ def rotation(pair: int, k: int) -> None:
     )
     st.latex(
         rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
-        rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
+        rf"\allowbreak\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
     )
     st.markdown(
         "Seeds 003 and 004 write the same rotation as "

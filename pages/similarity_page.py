@@ -52,10 +52,10 @@ st.markdown(
     "reference and falls off with distance; the sum of squared differences (SSE) does the opposite."
 )
 st.latex(
-    r"P[k]\cdot P[k+\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
+    r"P[k]\cdot P[k{+}\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
     r" + \cos\omega_i k\,\cos\omega_i (k{+}\delta)\big) = \sum_{i} \cos(\omega_i \delta)"
 )
-st.latex(r"\lVert P[k]-P[k+\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
+st.latex(r"\lVert P[k]-P[k{+}\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
 
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 by_offset = cached.dot_by_offset(settings)
