@@ -159,13 +159,15 @@ def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
     libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
     if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
         return
+    # Long lines wrap: a block that scrolls sideways cannot be scrolled from the keyboard
+    # (axe's scrollable-region-focusable), and runs off a phone. The copy button copies them whole.
     with st.container(border=True):
         if torch_code is None:
-            st.code(numpy_code, language="python")
+            st.code(numpy_code, language="python", wrap_lines=True)
             return
         numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
-        numpy_tab.code(numpy_code, language="python")
-        torch_tab.code(torch_code, language="python")
+        numpy_tab.code(numpy_code, language="python", wrap_lines=True)
+        torch_tab.code(torch_code, language="python", wrap_lines=True)
 
 
 #: What a visitor sees if a page fails unexpectedly: no traceback, a way forward.
