@@ -25,6 +25,7 @@ from test_browser import (
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
 
 from explorer import page_list
+from explorer.ui import CODE_KEY
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -49,9 +50,9 @@ PHONE = {"width": 390, "height": 844}
 APP_STYLE_JS = """() => document.querySelector('[data-testid="stHtml"] style') !== null"""
 
 
-def open_page(page, base_url: str, path: str) -> None:
-    """Open the page, and wait until it is drawn and styled."""
-    page.goto(f"{base_url}/{path}", timeout=FIRST_LOAD_MS)
+def open_page(page, base_url: str, path: str, query: str = "") -> None:
+    """Open the page (with ``query``, "?a=b..."), and wait until it is drawn and styled."""
+    page.goto(f"{base_url}/{path}{query}", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
     page.wait_for_function(APP_STYLE_JS)
 
@@ -100,9 +101,11 @@ def serious_axe_violations(page, results=None) -> list[dict]:
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_axe_finds_no_serious_violation(app_server: str, page, info: page_list.PageInfo) -> None:
-    """No serious or critical axe-core violation, and headings in order, on the whole page."""
+    """No serious or critical axe-core violation, and headings in order, on the whole page,
+    its "reproduce this" code shown (the default view is checked at phone size)."""
     path = url_path(info)
-    open_page(page, app_server, path)
+    open_page(page, app_server, path, f"?{CODE_KEY}=true")
+    expect(page.get_by_test_id("stCode").first).to_be_visible()
     fit_viewport_to_content(page, page.viewport_size["width"])
     # Passes in full too (axe's default here keeps one node per passed rule), to count them below.
     results = Axe().run(page, options={"resultTypes": ["violations", "passes"]})
