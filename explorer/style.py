@@ -21,14 +21,21 @@ CSS = """<style>
    the sidebar (visibility: hidden otherwise), which also keeps it out of the tab order. */
 [data-testid="stSidebarHeader"] [data-testid="stSidebarCollapseButton"] { visibility: visible; }
 /* axe color-contrast, with the "reproduce this" code shown: Streamlit's syntax colours are
-   2.2 to 3.6:1 on its light code background. The light theme gets the same hues darkened to
-   4.8:1; the dark theme keeps Streamlit's own (light-dark() follows the app's color-scheme). */
-.stCode pre code .token.comment, .stCode pre code .token.punctuation { color: light-dark(#696c7a, #808495); }
-.stCode pre code .token.keyword, .stCode pre code .token.function { color: light-dark(#186ebd, #1c83e1); }
+   2.2 to 3.6:1 on its light code background, and its blue and grey 4.0 and 4.2:1 on the dark
+   one. The same hues, darkened (light theme) or lightened (dark theme) to 4.8:1 at least;
+   light-dark() follows the app's color-scheme, which Streamlit sets with its theme. */
+.stCode pre code .token.comment, .stCode pre code .token.punctuation { color: light-dark(#696c7a, #8a8e9d); }
+.stCode pre code .token.keyword, .stCode pre code .token.function { color: light-dark(#186ebd, #3a93e5); }
 .stCode pre code .token.boolean { color: light-dark(#157d36, #21c354); }
 .stCode pre code .token.number { color: light-dark(#1c796c, #29b09d); }
 .stCode pre code .token.operator { color: light-dark(#af520e, #ed6f13); }
 .stCode pre code .token.string { color: light-dark(#077f2c, #09ab3b); }
+/* axe color-contrast, dark theme: a slider's value above its thumb and the selected tab's
+   label are in the dark theme's primary red (#cf4250), 3.5 and 3.9:1 on its backgrounds;
+   lightened there to 4.8:1. The light theme's (#c53948) is kept. */
+[data-testid="stSliderThumbValue"], [role="tab"][aria-selected="true"] p {
+    color: light-dark(#c53948, #da6d78);
+}
 /* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
    relations and operators) instead of scrolling in a box that the keyboard cannot scroll
    (axe scrollable-region-focusable); formulas that fit are unchanged. */
