@@ -101,8 +101,8 @@ def serious_axe_violations(page, results=None) -> list[dict]:
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_axe_finds_no_serious_violation(app_server: str, page, info: page_list.PageInfo) -> None:
-    """No serious or critical axe-core violation, and headings in order, on the whole page,
-    its "reproduce this" code shown (the default view is checked at phone size)."""
+    """No serious or critical axe-core violation, and headings in order, on the whole page in
+    the light theme, its "reproduce this" code shown (test_page_fits_a_phone: the dark one)."""
     path = url_path(info)
     open_page(page, app_server, path, f"?{CODE_KEY}=true")
     expect(page.get_by_test_id("stCode").first).to_be_visible()
@@ -247,19 +247,22 @@ PHONE_LAYOUT_JS = """() => {
 
 @pytest.fixture
 def phone(browser):
-    """A phone-sized page (390 x 844 CSS pixels, touch, mobile viewport, twice the pixels)."""
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    """A phone-sized page (390 x 844 CSS pixels, touch, mobile viewport, twice the pixels), in
+    dark mode: Streamlit follows the system's theme, so this is the dark theme's check too."""
+    context = browser.new_context(
+        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2, color_scheme="dark"
+    )
     yield context.new_page()
     context.close()
 
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> None:
-    """At 390 x 844: nothing runs off the screen (formulas wrap to fit), the mode bar covers
-    no chart title, the sidebar's controls open on the screen, and axe finds no serious
-    violation at that width either."""
+    """At 390 x 844, in the dark theme, the code shown: nothing runs off the screen (formulas
+    and code wrap to fit), the mode bar covers no chart title, the sidebar's controls open on
+    the screen, and axe finds no serious violation there either."""
     path = url_path(info)
-    open_page(phone, app_server, path)
+    open_page(phone, app_server, path, f"?{CODE_KEY}=true")
     layout = phone.evaluate(PHONE_LAYOUT_JS)
     assert layout["vw"] == PHONE["width"], layout["vw"]
     assert layout["documentWidth"] <= PHONE["width"], layout
