@@ -21,9 +21,10 @@ if __name__ != "__main__":
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
-    from explorer import controls, page_list, ui
+    from explorer import controls, page_list, style, ui
 
     st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
+    style.apply()
 
     PAGES = {
         info.url_path: st.Page(

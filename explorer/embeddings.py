@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import DIVERGING, encoding_axis_labels, group_columns, heatmap_figure, tick_subset
+from explorer.figures import DIVERGING, chart_title, encoding_axis_labels, group_columns, heatmap_figure, tick_subset
 from explorer.settings import Settings
 
 DEFAULT_SENTENCE = "the cat chased the mouse"
@@ -353,7 +353,7 @@ def norms_figure(norms: pd.DataFrame, *, d: int) -> go.Figure:
         fig.add_hline(y=pe_row_norm(d), line_dash="dot", annotation_text=f"√(d/2) = {pe_row_norm(d):.6g}",
                       annotation_position="top left")
     fig.update_layout(
-        title={"text": f"Sizes per token (d={d})", "x": 0.0, "xanchor": "left"}, barmode="group", height=360,
+        title=chart_title(f"Sizes per token (d={d})"), barmode="group", height=360,
         margin={"l": 70, "r": 20, "t": 60, "b": 60}, yaxis_title="Euclidean norm", xaxis_title="token",
         legend={"orientation": "h", "y": -0.3}, hoverlabel={"namelength": -1},
     )
@@ -373,8 +373,7 @@ def moves_figure(moves: pd.DataFrame) -> go.Figure:
         hovertemplate="%{y}<br>‖row in 2 − row in 1‖ = %{x:.10g}<extra></extra>",
     ))
     fig.update_layout(
-        title={"text": "How far each token's vector moved (with PE; exactly 0 without)", "x": 0.0,
-               "xanchor": "left"},
+        title=chart_title("How far each token's vector moved (with PE; exactly 0 without)"),
         height=max(240, 100 + 22 * len(labels)), margin={"l": 70, "r": 20, "t": 60, "b": 60},
         xaxis_title="‖(e + p_k′) − (e + p_k)‖ = ‖p_k′ − p_k‖", yaxis_title="token copy",
         hoverlabel={"namelength": -1},

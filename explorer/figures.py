@@ -115,12 +115,27 @@ def heatmap_height(rows_down: int, *, transpose: bool = False) -> int:
     return int(np.clip(needed, HEATMAP_HEIGHT, MAX_HEATMAP_HEIGHT))
 
 
+#: Plotly draws its mode bar over the top right corner of a chart, 2 to ~28 px from its top;
+#: a title centred in the top margin ran under it wherever the title is long for the width
+#: (on a phone, nearly every title). Titles hang from the top, below the bar.
+MODEBAR_CLEARANCE_PX = 36
+
+
+def chart_title(text: str) -> dict:
+    """The layout's title for ``text``: left-aligned, below the mode bar (within a top margin
+    of 60 px, which every chart here keeps at least)."""
+    return {
+        "text": text, "x": 0.0, "xanchor": "left",
+        "yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": MODEBAR_CLEARANCE_PX},
+    }
+
+
 def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
     """The layout every chart here shares, as a plain dict: a figure is built in one
     go.Figure(data, layout) call, because each update_layout costs milliseconds of
     validation on every slider step."""
     return {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": chart_title(title),
         "height": height,
         "margin": dict(MARGIN),
         "xaxis": {"title": {"text": x_title}},
@@ -458,7 +473,7 @@ MARKER_LIMIT = 200
 def frame_figure(fig: go.Figure, title: str, height: int) -> go.Figure:
     """The title, height, margins and hover labels every line chart of the pages shares."""
     fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
+        title=chart_title(title),
         height=height,
         margin=MARGIN | {"t": 70},
         hoverlabel={"namelength": -1},

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import (
+    chart_title,
     group_columns,
     heatmap_figure,
     heatmap_table,
@@ -394,7 +395,7 @@ def rotation_figure(
         arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
     ])
     fig.update_layout(
-        title={"text": f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°", "x": 0.0, "xanchor": "left"},
+        title=chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
         height=520,
         margin={"l": 70, "r": 20, "t": 60, "b": 60},
         xaxis_title=f"first component: {axis_names[0]}",

@@ -161,15 +161,6 @@ def qr_png(url: str) -> bytes | None:
     return buffer.getvalue()
 
 
-#: Presentation mode's style: larger type everywhere (Streamlit sizes its text in rem), the
-#: toolbar's menu and deploy decorations hidden (the sidebar's open button stays), less
-#: empty space above the title. A constant: nothing a visitor typed or sent reaches it.
-PRESENT_STYLE = """<style>
-html { font-size: 21px; }
-[data-testid="stMainMenu"], [data-testid="stToolbarActions"], [data-testid="stDecoration"],
-[data-testid="stAppDeployButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 4rem; max-width: none; }
-</style>"""
 #: Presentation mode's charts: Plotly's base font size (its default is 12 px) and how much taller.
 PRESENT_CHART_FONT_PX = 17
 PRESENT_CHART_HEIGHT_FACTOR = 1.25

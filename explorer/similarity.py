@@ -23,6 +23,7 @@ from explorer.figures import (
     HEATMAP_CELLS,
     LINE_MAX_POINTS,
     MARGIN,
+    chart_title,
     heatmap_figure,
     heatmap_table,
     line_xy,
@@ -153,7 +154,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
             "yref": f"y{suffix} domain", "line": {"dash": "dot", "color": "grey"},
         })
     layout |= {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": chart_title(title),
         "height": 720,
         "margin": dict(MARGIN),
         "showlegend": False,
@@ -293,7 +294,7 @@ def closed_form_figure(
             )
         )
     return go.Figure(traces, {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": chart_title(title),
         "height": 420,
         "margin": MARGIN | {"b": 100},  # the legend below the axis
         "xaxis": {"title": {"text": "offset δ (positions)"}},

@@ -16,7 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer import controls, share
+from explorer import controls, share, style
 from explorer.settings import Settings, even_settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
@@ -180,13 +180,15 @@ def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
     libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
     if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
         return
+    # Long lines wrap: a block that scrolls sideways cannot be scrolled from the keyboard
+    # (axe's scrollable-region-focusable), and runs off a phone. The copy button copies them whole.
     with st.container(border=True):
         if torch_code is None:
-            st.code(numpy_code, language="python")
+            st.code(numpy_code, language="python", wrap_lines=True)
             return
         numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
-        numpy_tab.code(numpy_code, language="python")
-        torch_tab.code(torch_code, language="python")
+        numpy_tab.code(numpy_code, language="python", wrap_lines=True)
+        torch_tab.code(torch_code, language="python", wrap_lines=True)
 
 
 #: What a visitor sees if a page fails unexpectedly: no traceback, a way forward.
@@ -222,7 +224,7 @@ def presentation_mode(bar: DeltaGenerator) -> None:
     applied: the sidebar closed and the larger style, in ``bar`` above the page."""
     if controls.seed_bool(share.PRESENT_KEY):
         st.set_page_config(initial_sidebar_state="collapsed")
-        bar.html(share.PRESENT_STYLE)
+        style.present(bar)
     else:
         st.set_page_config(initial_sidebar_state="auto")
 

@@ -82,7 +82,7 @@ ui.downloads("the sinusoid map's values", lambda: maps_tables()[1], key="binary_
 
 
 def periods() -> None:
-    st.subheader("Bit period against wavelength")
+    st.header("Bit period against wavelength")
     periods = pe_core.bit_periods(bits)
     lengths = pe_core.wavelengths(d, settings.n, settings.convention)
     ui.chart(binary.periods_figure(periods, lengths, L), key="binary_periods")
@@ -103,7 +103,7 @@ ui.downloads("periods and wavelengths", lambda: binary.periods_table(
 
 def distances_section() -> None:
     """Hamming distance and SSE against a reference: moving it reruns only this."""
-    st.subheader("Hamming distance against SSE")
+    st.header("Hamming distance against SSE")
     ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
     ui.cached_section("binary_distances", lambda: distances(ref), settings, bits, ref)
     ui.downloads("both distances", lambda: binary.distance_table(*hamming_and_sse(ref), ref=ref),

@@ -48,7 +48,7 @@ def sentence_one() -> None:
     a = emb.sentence_matrices(tokens_a, settings, scale=scale)
 
     # (a) ---------------------------------------------------------------------------------
-    st.subheader("Embeddings, positional encoding, and their sum (sentence 1)")
+    st.header("Embeddings, positional encoding, and their sum (sentence 1)")
     shape = f"N={N} tokens, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
     zrange = emb.symmetric_range(a.E, a.P, a.summed)
     for values, name, title, key in (
@@ -80,7 +80,7 @@ b = emb.sentence_matrices(tokens_b, settings, scale=scale)
 def word_order_and_sizes() -> None:
     a = emb.sentence_matrices(tokens_a, settings, scale=scale)
     # (b) ---------------------------------------------------------------------------------
-    st.subheader("Word order: a bag of embeddings cannot see it")
+    st.header("Word order: a bag of embeddings cannot see it")
     st.markdown(
         "An order-free summary (a sum, a mean, a max over the tokens) of two sentences with the same "
         "words in another order is the same, unless the vectors themselves carry the position."
@@ -123,7 +123,7 @@ def word_order_and_sizes() -> None:
         ui.chart(emb.moves_figure(moves), key="embeddings_moves")
 
     # (c) ---------------------------------------------------------------------------------
-    st.subheader("Sizes: embedding against positional encoding")
+    st.header("Sizes: embedding against positional encoding")
     norms = emb.norms_table(a)
     mean_x = float(norms["‖x_k‖"].mean())
     pe_norm = emb.pe_row_norm(d)

@@ -29,10 +29,10 @@ st.markdown(
     "position k a vector P[k] that depends only on k: the **positional encoding**."
 )
 
-st.subheader("The formula")
+st.header("The formula")
 st.latex(
-    r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\qquad "
-    r"PE(k, 2i+1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
+    r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\allowbreak\qquad "
+    r"PE(k, 2i{+}1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
 )
 st.markdown(
     "- **k**: the position of a token in the sequence, 0 .. L-1;\n"
@@ -51,7 +51,7 @@ st.markdown(
 
 
 def criteria_section() -> None:
-    st.subheader("Does it meet seed 000's criteria?")
+    st.header("Does it meet seed 000's criteria?")
     shape = (
         f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
     )
@@ -76,7 +76,7 @@ ui.cached_section("home_criteria", criteria_section, settings)
 ui.downloads("the criteria", lambda: criteria.criteria_table(measured_criteria(settings)), key="home_criteria")
 ui.reproduce(criteria.home_code(settings))
 
-st.subheader("Reproduce a figure of the sources")
+st.header("Reproduce a figure of the sources")
 st.markdown("Each button sets every control as the source did and opens the page that draws it.")
 preset_columns = st.columns(2)
 for index, (key, preset) in enumerate(PRESETS.items()):
@@ -89,7 +89,7 @@ for index, (key, preset) in enumerate(PRESETS.items()):
 
 
 def page_map() -> None:
-    st.subheader("Map of the pages")
+    st.header("Map of the pages")
     for info in page_list.PAGES:
         if info is not page_list.HOME:
             st.page_link(info.path, label=info.title, icon=info.icon)

@@ -24,8 +24,8 @@ def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0)
 settings: Settings = st.session_state["settings"]
 st.title("Encoding matrix")
 st.latex(
-    r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\quad P[k, 2i+1] = \cos\!\left(k\,\omega_i\right),"
-    r"\quad \omega_i = n^{-2i/d}\ \text{(paper)}\ \text{or}\ n^{-i/(m-1)}\ \text{(tensor2tensor)}"
+    r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\allowbreak\quad P[k, 2i{+}1] = \cos\!\left(k\,\omega_i\right),"
+    r"\allowbreak\quad \omega_i = n^{-2i/d}\ \text{(paper)}\ \text{or}\ n^{-i/(m-1)}\ \text{(tensor2tensor)}"
 )
 st.markdown(
     "Each row is the encoding of one position k; each pair of columns is a sine and a cosine "
@@ -138,13 +138,13 @@ def angles_table(grid: tuple[int, int], transpose: bool, row_start: int | None):
 
 
 def rates() -> None:
-    st.subheader("Frequencies and wavelengths")
+    st.header("Frequencies and wavelengths")
     st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
     ui.chart(matrix.rates_figure(w), key="matrix_rates")
 
 
 def numbers() -> None:
-    st.subheader("The matrix as numbers")
+    st.header("The matrix as numbers")
     P = cached.encoding(settings)
     st.dataframe(pd.DataFrame(P, columns=[f"j={j}" for j in range(settings.d)]).style.format("{:.8f}"))
 

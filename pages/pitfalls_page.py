@@ -128,7 +128,7 @@ ui.reproduce(pitfalls.difference_code(
 ))
 
 # --- check your implementation ---------------------------------------------------------
-st.subheader("Check your implementation")
+st.header("Check your implementation")
 st.markdown(
     "Upload your encoding matrix (positions x dimensions, or transposed) as .npy or .csv, at most "
     f"{pitfalls.MAX_UPLOAD_BYTES // 2**20} MB and {pitfalls.MAX_SIDE:,} x 2,048 values. The checker "

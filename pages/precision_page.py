@@ -112,7 +112,7 @@ ui.cached_section("precision_formats", formats)
 
 
 def errors() -> None:
-    st.subheader("Error against float64, up to position 10⁷")
+    st.header("Error against float64, up to position 10⁷")
     result = precision_errors(settings)
     lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
     ui.chart(
@@ -135,7 +135,7 @@ def errors() -> None:
     summary = pr.summary_table(result, found)
     st.dataframe(pr.display_summary(summary), height="content")  # all fifteen rows, no inner scroll
 
-    st.subheader("From which position are two neighbours the same?")
+    st.header("From which position are two neighbours the same?")
     st.markdown(
         "P[k] and P[k+1] are indistinguishable when all their d values round to the same numbers. The fastest pair "
         "turns by 1 rad per position, so it keeps neighbours apart as long as k itself is exact: computed in the "
@@ -181,7 +181,7 @@ ui.cached_section("precision_errors", errors, settings)
 
 def column_section() -> None:
     """One column's errors: choosing the column reruns only this."""
-    st.subheader("One column")
+    st.header("One column")
     column_index = controls.int_control(
         "column", "Column j of P", default=0, low=0, high=d - 1,
         help="0 is the fastest sine (ω = 1 rad per position); the last columns are the slowest pairs.",
@@ -224,7 +224,7 @@ ui.fragment(column_section)
 
 
 def what_helps() -> None:
-    st.subheader("What helps")
+    st.header("What helps")
     summary = summary_table()
     worst = {key: summary.loc[pr.NAMES[key], pr.largest_error_column(pr.LAST_POSITION)] for key in pr.SERIES}
     st.markdown("\n".join(f"- **{dtype}.** {text}" for dtype, text in pr.what_helps(summary, L).items()))

@@ -32,7 +32,7 @@ st.markdown(
     "encoding of position k into the encoding of position k + δ. This is why the paper chose "
     "sinusoids: a relative position is a linear function of the absolute one (end of section 3.5)."
 )
-st.latex(r"P[k]\,M(\delta) = P[k+\delta]\quad\text{for every position } k")
+st.latex(r"P[k]\,M(\delta) = P[k{+}\delta]\quad\text{for every position } k")
 st.latex(
     r"\big[\sin\omega_i k,\ \cos\omega_i k\big]\,W(\delta\omega_i) = \big[\sin\omega_i (k{+}\delta),\ "
     r"\cos\omega_i (k{+}\delta)\big],\qquad W(\phi) = \begin{bmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi"
@@ -50,7 +50,7 @@ w = cached.frequencies(settings)
 
 def transition_section() -> None:
     """M(δ) in a window of dimensions: moving the window reruns only this."""
-    st.subheader(f"The transition matrix M({delta})")
+    st.header(f"The transition matrix M({delta})")
     window_start = 0
     if d > WINDOW:
         window_start = controls.int_control(
@@ -100,7 +100,7 @@ def transition(window_start: int) -> None:
 
 
 def shifted_maps() -> None:
-    st.subheader("The shifted map")
+    st.header("The shifted map")
     comparison = shift_comparison(settings, delta, *map_grid)
     labels, ticks = figures.encoding_axis_labels(
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
@@ -181,7 +181,7 @@ def shifted_table(which: str):
 
 def pair_section() -> None:
     """One pair turned by M(δ): choosing the pair and the position reruns only this."""
-    st.subheader("One pair, in the plane")
+    st.header("One pair, in the plane")
     pair_col, k_col = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
@@ -219,7 +219,7 @@ def rotation(pair: int, k: int) -> None:
     )
     st.latex(
         rf"W(\delta\omega_{{{pair}}}) = \begin{{bmatrix}} {c:.6f} & {-s:.6f} \\ {s:.6f} & {c:.6f} \end{{bmatrix}},"
-        rf"\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
+        rf"\allowbreak\qquad [\,{np.sin(theta):.6f},\ {np.cos(theta):.6f}\,]\;W = [\,{image[0]:.6f},\ {image[1]:.6f}\,]"
     )
     st.caption(
         "Press Play: the red arrow turns from P[k] by angles α growing to δ·ω (the shorter way round), "

@@ -54,7 +54,7 @@ shape = f"L={L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}
 
 
 def scorecard_table() -> None:
-    st.subheader("The scorecard")
+    st.header("The scorecard")
     card = measured_scorecard(settings, offset)
     st.dataframe(sc.display_table(card))
     st.caption(
@@ -68,11 +68,11 @@ def scorecard_table() -> None:
         column.metric(sc.SCHEMES[key], f"{sum(m.passed for m in measurements)} of {len(measurements)}",
                       help="criteria that pass")
 
-    st.subheader("Seed 004's arguments, measured")
+    st.header("Seed 004's arguments, measured")
     for fact in sc.seed004_facts(card):
         st.markdown(f"- {fact}")
 
-    st.subheader("Why each verdict")
+    st.header("Why each verdict")
     tabs = st.tabs([sc.SCHEMES[key] for key, _ in card.results])
     for tab, (_, measurements) in zip(tabs, card.results, strict=True):
         with tab:
@@ -94,7 +94,7 @@ ui.downloads("the scorecard", lambda: sc.numbers_table(measured_scorecard(settin
 
 
 def distances() -> None:
-    st.subheader("Distance by offset")
+    st.header("Distance by offset")
     offsets, series = scorecard_distances(settings)
     if offsets.size:
         ui.chart(

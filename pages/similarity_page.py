@@ -52,10 +52,10 @@ st.markdown(
     "reference and falls off with distance; the sum of squared differences (SSE) does the opposite."
 )
 st.latex(
-    r"P[k]\cdot P[k+\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
+    r"P[k]\cdot P[k{+}\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
     r" + \cos\omega_i k\,\cos\omega_i (k{+}\delta)\big) = \sum_{i} \cos(\omega_i \delta)"
 )
-st.latex(r"\lVert P[k]-P[k+\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
+st.latex(r"\lVert P[k]-P[k{+}\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
 
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 by_offset = cached.dot_by_offset(settings)
@@ -72,7 +72,7 @@ def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int
 
 def against_reference(ref: int) -> None:
     curves, method = reference_curves(settings, ref)
-    st.subheader(f"Every position against position {ref}")
+    st.header(f"Every position against position {ref}")
     ui.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
              key="similarity_lines")
     st.caption(method)
@@ -103,7 +103,7 @@ def closed_form(ref: int) -> None:
     first, measured, where = measured_against(ref, curves)
     closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
     difference = float(np.abs(measured - closed).max())
-    st.subheader("The closed form")
+    st.header("The closed form")
     ui.chart(
         similarity.closed_form_figure(
             by_offset, measured=measured, measured_first_offset=first - ref,
@@ -151,7 +151,7 @@ def reference_play() -> None:
         by_offset, title="Play: P[k]·P[r] as r moves"
     )
     swept = [int(frame.name) for frame in figure.frames]
-    st.subheader("The reference position, moving")
+    st.header("The reference position, moving")
     ui.chart(figure, key="similarity_reference_play")
     st.caption(
         f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in {len(swept)} frames"
@@ -163,7 +163,7 @@ def reference_play() -> None:
 
 
 def offset_matrix() -> None:
-    st.subheader("Every pair of positions")
+    st.header("Every pair of positions")
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
     blocks = pe_core.offset_matrix_block_average(by_offset, edges)
     ui.chart(

@@ -29,7 +29,7 @@ st.markdown(
 
 def profile_section() -> None:
     """Seed 000's panels: the positions and pairs shown, and their chart (reruns only this)."""
-    st.subheader("One position across the pairs (seed 000)")
+    st.header("One position across the pairs (seed 000)")
     left, right = st.columns(2)
     positions_text = controls.text_control(
         "wave_positions", f"Positions k (up to {MAX_WAVE_POSITIONS}, comma-separated)", default="0,4,8,12",
@@ -85,7 +85,7 @@ def profile_play(wave_dims: int) -> None:
 
 def columns_section() -> None:
     """Seed 002's lines: the columns chosen, the window of positions, and their chart (reruns only this)."""
-    st.subheader("Chosen columns across positions (seed 002)")
+    st.header("Chosen columns across positions (seed 002)")
     columns_text = controls.text_control(
         "wave_columns", f"Matrix columns j (0..{d - 1}, up to {MAX_WAVE_COLUMNS})", default="0,1",
         parse=lambda raw: parse_int_list("wave_columns", raw, default="0,1", low=0, high=d - 1,
@@ -147,7 +147,7 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
 
 def circle_section() -> None:
     """One pair on the unit circle: the pair and position chosen, and the circle (reruns only this)."""
-    st.subheader("One pair on the unit circle")
+    st.header("One pair on the unit circle")
     left, right = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)

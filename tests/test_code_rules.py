@@ -31,50 +31,52 @@ def test_pe_core_imports_no_streamlit(path: Path) -> None:
     assert not imported & {"streamlit", "plotly", "pandas"}, f"{path.name} imports {imported}"
 
 
-def _constant_strings(module: str) -> set[tuple[str, str]]:
-    """(module, name) of the module-level names bound once to a string literal in ``module``."""
-    tree = ast.parse((ROOT / "explorer" / f"{module}.py").read_text())
-    return {
-        (module, target.id)
-        for node in tree.body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-        for target in node.targets
-        if isinstance(target, ast.Name)
+#: The one module allowed to send raw HTML: its static CSS, a string constant of the module.
+STYLE_MODULE = ROOT / "explorer" / "style.py"
+
+
+def _module_string_constants(tree: ast.Module) -> set[str]:
+    """Names assigned a literal string at module level (and nowhere else in the module)."""
+    literal = {
+        target.id for node in tree.body if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets if isinstance(target, ast.Name)
     }
-
-
-#: The only HTML the app sends: presentation mode's style, a constant of explorer/share.py.
-CONSTANT_HTML = _constant_strings("share")
+    assigned = [
+        target.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    ]
+    return {name for name in literal if assigned.count(name) == 1}
 
 
 @pytest.mark.parametrize("path", APP_CODE, ids=lambda p: p.name)
 def test_no_raw_html_anywhere(path: Path) -> None:
-    """No page renders raw HTML, so no user text (URL, upload, typed) can reach it. The one
-    exception is st.html of a string constant of explorer/share.py (static CSS), written
-    as ``share.NAME``: no variable, no expression, nothing built at run time."""
+    """No page renders raw HTML, so no user text (URL, upload, typed) can reach it; the
+    style module alone sends its static CSS, a literal string of its own."""
     tree = ast.parse(path.read_text())
-    constant_calls = {
-        id(node.func)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "html"
-        and not node.keywords and len(node.args) == 1 and isinstance(node.args[0], ast.Attribute)
-        and isinstance(node.args[0].value, ast.Name)
-        and (node.args[0].value.id, node.args[0].attr) in CONSTANT_HTML
-    }
+    constants = _module_string_constants(tree) if path == STYLE_MODULE else set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "unsafe_allow_html":
             pytest.fail(f"{path.name}:{node.value.lineno} passes unsafe_allow_html")
-        if isinstance(node, ast.Attribute) and node.attr == "html" and id(node) not in constant_calls:
-            pytest.fail(f"{path.name}:{node.lineno} calls .html with something else than a constant of share.py")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "html":
+            static = (
+                len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in constants
+            )
+            if not static:
+                pytest.fail(f"{path.name}:{node.lineno} calls .html with something else than a constant of its own")
+        elif isinstance(node, ast.Attribute) and node.attr == "html" and path != STYLE_MODULE:
+            pytest.fail(f"{path.name}:{node.lineno} refers to .html")
 
 
-def test_the_constant_html_is_only_a_style() -> None:
-    """What st.html may send holds one <style> block and no markup, script or URL."""
-    from explorer import share
+def test_the_style_constants_are_only_styles() -> None:
+    """What st.html may send holds one <style> block each: no markup, script or URL."""
+    from explorer import style
 
-    for _, name in CONSTANT_HTML:
-        value = getattr(share, name)
-        if "<" not in value:
-            continue
+    sent = _module_string_constants(ast.parse(STYLE_MODULE.read_text()))
+    assert {"CSS", "PRESENT_STYLE"} <= sent
+    for name in sent:
+        value = getattr(style, name)
         assert value.startswith("<style>") and value.endswith("</style>") and value.count("<") == 2, name
         assert not any(word in value.lower() for word in ("script", "url(", "@import", "javascript")), name
