@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from explorer.figures import chart_title
+
 #: Bytes of frame data one animated chart may carry: a fifth of the 1.5 MB chart budget, so
 #: that a page with two animated charts and its heatmaps stays far inside 3 MB per rerun.
 PLAY_MAX_BYTES = 300_000
@@ -31,8 +33,6 @@ FLOAT32_JSON_BYTES = 4 * 4 / 3
 KEYBOARD_NOTE = "Play's buttons cannot take keyboard focus: from the keyboard, set {control} instead."
 #: Room above the plot for the Play/Pause buttons and, under them, the frame slider.
 CONTROLS_HEIGHT, SLIDER_HEIGHT = 130, 85
-#: The title hangs from the chart's top, below Plotly's mode bar (2 to ~28 px from the top).
-TITLE_TOP_PX = 32
 
 
 def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max_bytes: int = PLAY_MAX_BYTES) -> int:
@@ -81,7 +81,7 @@ def add_play(
     # keep their place.
     above_plot = fig.layout.margin.t or 60
     if fig.layout.title.yref is None:  # a title centred in the taller margin would sit on the buttons
-        fig.update_layout(title={"yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": TITLE_TOP_PX}})
+        fig.update_layout(title=chart_title(fig.layout.title.text or ""))
     fig.frames = list(frames)
     fig.update_layout(
         height=(fig.layout.height or 450) + CONTROLS_HEIGHT,
