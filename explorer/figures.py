@@ -21,9 +21,13 @@ DIVERGING = "RdBu"
 CYCLIC = "Twilight"
 SEQUENTIAL = "Viridis"
 #: The total cells one heatmap draws. Seed 003's 100 x 512 matrix, the largest seed figure,
-#: is drawn whole (0.27 MB of float32); a larger matrix is drawn as exact block averages with at
-#: most this many cells, however they are split between rows and columns (heatmap_grid).
+#: is drawn whole (0.27 MB of float32).
 HEATMAP_CELLS = 100 * 512
+#: A larger matrix is drawn as exact block averages with at most this many cells, however they
+#: are split between rows and columns (heatmap_grid): as many as the 192 x 192 of before, since
+#: the browser's cost of a new heatmap grows with its cells and an L step draws one (measured in
+#: benchmarks/latency.py: 51,200 cells made that step about 40 ms slower, 2.9x the trivial app).
+BLOCK_AVERAGE_CELLS = 192 * 192
 #: Pixel rows of a HEATMAP_HEIGHT chart's plot, and pixel columns of a full-width plot and of
 #: one of two plots side by side, in a 1400-pixel window: block averages are sized to these.
 PLOT_ROWS, PLOT_COLS, HALF_PLOT_COLS = 400, 850, 400
@@ -48,6 +52,7 @@ def heatmap_grid(
     transpose: bool = False,
     across: int = PLOT_COLS,
     cells: int = HEATMAP_CELLS,
+    averaged_cells: int = BLOCK_AVERAGE_CELLS,
     power_of_two_columns: bool = False,
 ) -> tuple[int, int]:
     """How many rows and columns a heatmap of a ``rows`` x ``cols`` matrix draws.
@@ -55,7 +60,7 @@ def heatmap_grid(
     All of them when they fit in ``cells`` and on the screen (a pixel or more per row of a chart
     at most MAX_HEATMAP_HEIGHT tall, see heatmap_height; a pixel or more per column of ``across``
     pixels): every seed figure is drawn whole. A larger matrix is drawn as block averages within
-    ``cells``, sized to a HEATMAP_HEIGHT plot ``across`` pixels wide: cells about as tall as they
+    ``averaged_cells``, sized to a HEATMAP_HEIGHT plot ``across`` pixels wide: cells about as tall as they
     are wide and at least a pixel, and an axis with few values keeps them all and leaves its
     share of the budget to the other; rows in blocks of equal size when a few fewer make them
     so (_equal_blocks). With ``transpose`` the matrix's rows go across.
@@ -65,8 +70,8 @@ def heatmap_grid(
     Example:
         >>> heatmap_grid(100, 512)      # seed 003: whole
         (100, 512)
-        >>> heatmap_grid(16384, 2048)   # blocks of 128 positions x 5 or 6 columns
-        (128, 400)
+        >>> heatmap_grid(16384, 2048)   # blocks of 128 positions x 7 or 8 columns
+        (128, 288)
     """
     rows, cols = int(rows), int(cols)
     if rows < 1 or cols < 1:
@@ -75,6 +80,7 @@ def heatmap_grid(
     most_down = (MAX_HEATMAP_HEIGHT - _CHART_FRAME) // _pixels_per_row(transpose)
     if down * wide <= cells and down <= most_down and wide <= across:
         return rows, cols
+    cells = min(cells, averaged_cells)
     side = math.sqrt(PLOT_ROWS * across / cells)  # pixels per cell side when the budget fills the plot
     down_limit, wide_limit = (across, PLOT_ROWS) if transpose else (PLOT_ROWS, across)  # matrix rows, columns
     if transpose:

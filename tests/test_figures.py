@@ -89,8 +89,8 @@ def test_encoding_figure_ticks_are_round_at_the_largest_view() -> None:
     assert list(fig.layout.yaxis.ticktext) == ["0", "2048", "4096", "6144", "8192", "10240", "12288", "14336"]
     assert fig.layout.yaxis.tickvals[1] == "position k = 2048..2175 (mean of 128)"
     assert list(fig.layout.xaxis.ticktext)[:3] == ["0", "256", "512"]
-    assert fig.data[0].z.shape == (128, 400)
-    assert fig.data[0].z.size <= figures.HEATMAP_CELLS
+    assert fig.data[0].z.shape == (128, 288)
+    assert fig.data[0].z.size <= figures.BLOCK_AVERAGE_CELLS
     assert (fig.layout.xaxis.type, fig.layout.yaxis.type, fig.layout.yaxis.autorange) == ("category", "category",
                                                                                          "reversed")
     transposed = figures.encoding_figure(
@@ -146,3 +146,40 @@ def test_averaging_note_names_the_pairs_faster_than_a_block() -> None:
     assert "block of about 64 consecutive positions" in note and f"the {fast:,} fastest pairs" in note
     assert "not an error" in note
     assert figures.averaging_note(np.arange(5), np.arange(5), w) == ""
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "transpose"),
+    [(4, 4, False), (50, 512, False), (100, 512, False), (100, 512, True), (1000, 32, False)],
+)
+def test_heatmap_grid_draws_a_matrix_that_fits_whole(rows: int, cols: int, transpose: bool) -> None:
+    """Seed figures (and anything within the cell budget and a pixel per row and column) whole."""
+    assert figures.heatmap_grid(rows, cols, transpose=transpose) == (rows, cols)
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "transpose", "across"),
+    [(16384, 2048, False, figures.PLOT_COLS), (16384, 2048, True, figures.PLOT_COLS), (50, 2048, False, 400),
+     (16384, 2, False, figures.PLOT_COLS), (3001, 777, False, figures.PLOT_COLS), (1000, 128, True, 400)],
+)
+def test_heatmap_grid_reduces_a_larger_matrix_to_the_screen(rows: int, cols: int, transpose: bool, across: int) -> None:
+    grid_rows, grid_cols = figures.heatmap_grid(rows, cols, transpose=transpose, across=across)
+    assert 1 <= grid_rows <= rows and 1 <= grid_cols <= cols and (grid_rows, grid_cols) != (rows, cols)
+    assert grid_rows * grid_cols <= figures.BLOCK_AVERAGE_CELLS
+    down, wide = (grid_cols, grid_rows) if transpose else (grid_rows, grid_cols)
+    assert down <= figures.PLOT_ROWS and wide <= across  # a pixel or more per cell
+    # The budget is used, not wasted on an axis that could not take more.
+    assert grid_rows * grid_cols >= 0.6 * figures.BLOCK_AVERAGE_CELLS or grid_cols == cols or grid_rows == rows
+
+
+def test_heatmap_grid_prefers_equal_blocks_of_positions() -> None:
+    assert figures.heatmap_grid(16384, 2048)[0] == 128  # blocks of exactly 128 positions
+    assert 10000 % figures.heatmap_grid(10000, 512)[0] == 0
+    with pytest.raises(ValueError, match="at least one row"):
+        figures.heatmap_grid(0, 5)
+
+
+def test_heatmap_height_gives_rows_a_pixel_or_two() -> None:
+    assert figures.heatmap_height(100) == figures.HEATMAP_HEIGHT
+    assert figures.heatmap_height(512, transpose=True) == 2 * 512 + 120
+    assert figures.heatmap_height(10_000) == figures.MAX_HEATMAP_HEIGHT
