@@ -117,7 +117,7 @@ def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
 
 def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     """Seed 001's two plots (dot product, then SSE, against one position) and the cosine,
-    stacked over a shared position axis, with a dotted line at the reference position.
+    stacked over the same range of positions, with a dotted line at the reference position.
     Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
 
     Built as one Figure from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True)
@@ -129,6 +129,10 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
         ("cosine", curves.cosine, f"cos(P[k], P[{curves.ref}])"),
     )
     domains = ([0.7, 1.0], [0.35, 0.65], [0.0, 0.3])
+    # One fixed range on the three position axes, not "matches": linked axes cost Plotly a
+    # second layout pass each time the chart appears (similarity L step 2.25x -> 1.94x the
+    # trivial app in benchmarks/latency.py); zooming one panel then leaves the others.
+    x_range = [-0.5, len(curves.dot) - 0.5]
     traces, layout, shapes = [], {}, []
     for row, ((name, values, y_title), domain) in enumerate(zip(rows, domains, strict=True), start=1):
         suffix = "" if row == 1 else str(row)
@@ -146,8 +150,8 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
         )
         bottom = row == len(rows)
         layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0]} | (
-            {"title": {"text": "position k"}} if bottom else {"matches": "x3", "showticklabels": False}
-        )
+            {"title": {"text": "position k"}} if bottom else {"showticklabels": False}
+        ) | {"range": x_range}
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
         shapes.append({
             "type": "line", "x0": curves.ref, "x1": curves.ref, "xref": f"x{suffix}", "y0": 0, "y1": 1,

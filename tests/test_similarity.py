@@ -112,10 +112,10 @@ def test_long_similarity_lines_are_drawn_as_their_envelope():
         assert trace.x.size <= figures.LINE_MAX_POINTS and "envelope" in trace.hovertemplate
         np.testing.assert_array_equal(trace.y, values[trace.x])
         assert trace.y.max() == values.max() and trace.y.min() == values.min()
-    # One dotted line at the reference in each of the three panels, x axes shared.
+    # One dotted line at the reference in each of the three panels, all over positions 0..L-1.
     assert [s.x0 for s in fig.layout.shapes] == [ref] * 3
     assert {s.yref for s in fig.layout.shapes} == {"y domain", "y2 domain", "y3 domain"}
-    assert fig.layout.xaxis.matches == "x3" and fig.layout.xaxis2.matches == "x3"
+    assert [list(fig.layout[f"xaxis{s}"].range) for s in ("", "2", "3")] == [[-0.5, L - 0.5]] * 3
     closed = similarity.closed_form_figure(f, measured=f[L - 1 - ref : 2 * L - 1 - ref], measured_first_offset=-ref,
                                    title="f")
     line, points = closed.data
