@@ -80,17 +80,17 @@ def heatmap_grid(
     most_down = (MAX_HEATMAP_HEIGHT - _CHART_FRAME) // _pixels_per_row(transpose)
     if down * wide <= cells and down <= most_down and wide <= across:
         return rows, cols
-    cells = min(cells, averaged_cells)
-    side = math.sqrt(PLOT_ROWS * across / cells)  # pixels per cell side when the budget fills the plot
+    budget = min(cells, averaged_cells)
+    side = math.sqrt(PLOT_ROWS * across / budget)  # pixels per cell side when the budget fills the plot
     down_limit, wide_limit = (across, PLOT_ROWS) if transpose else (PLOT_ROWS, across)  # matrix rows, columns
     if transpose:
         grid_cols = min(cols, PLOT_ROWS, max(1, int(PLOT_ROWS / side)))
-        grid_rows = min(rows, across, cells // grid_cols)
+        grid_rows = min(rows, across, budget // grid_cols)
     else:
         grid_rows = min(rows, PLOT_ROWS, max(1, int(PLOT_ROWS / side)))
     grid_rows = _equal_blocks(rows, grid_rows)
-    grid_cols = min(cols, wide_limit, cells // grid_rows)
-    grid_rows = _equal_blocks(rows, min(rows, down_limit, cells // grid_cols))
+    grid_cols = min(cols, wide_limit, budget // grid_rows)
+    grid_rows = _equal_blocks(rows, min(rows, down_limit, budget // grid_cols))
     if power_of_two_columns and grid_cols < cols:
         grid_cols = 1 << (grid_cols.bit_length() - 1)
     return grid_rows, grid_cols
