@@ -44,6 +44,24 @@ def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max
     return max(1, min(max_frames, int(max_bytes // per_frame)))
 
 
+#: The trace types of the frames here: a frame holds only what changes, of one of these.
+_FRAME_TRACES = {"scatter": go.Scatter, "heatmap": go.Heatmap}
+
+
+def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> go.Frame:
+    """A Play frame from plain trace dicts (``"type"``: scatter by default, or heatmap), for
+    the figure's ``traces``, built without Plotly's value validation: building 60 validated
+    frames took 56-65 ms of each new setting's run, 3 ms unvalidated (the same JSON). Plotly
+    still checks their property names when they are given to the figure, and
+    tests/test_animation.py validates every Play figure whole."""
+    built = []
+    for trace in data:
+        kind = trace.get("type", "scatter")
+        values = {key: value for key, value in trace.items() if key != "type"}
+        built.append(_FRAME_TRACES[kind](values, _validate=False))
+    return go.Frame(data=built, traces=list(traces), name=name, _validate=False)
+
+
 def add_play(
     fig: go.Figure,
     frames: Sequence[go.Frame],

@@ -308,9 +308,10 @@ def shift_play_figure(
     rows = values.shape[1]
     hover = "position %{y}<br>%{x}<br>(P M(δ))[k, j] = %{z:.7g}<extra></extra>"
 
-    def shifted(index: int) -> go.Heatmap:
+    def shifted(index: int) -> dict:
         """Frame δ' = deltas[index] (``meta``: the browser can tell which frame it shows)."""
-        return go.Heatmap(z=values[index].astype(np.float32), hovertemplate=hover, meta=int(deltas[index]))
+        return {"type": "heatmap", "z": values[index].astype(np.float32), "hovertemplate": hover,
+                "meta": int(deltas[index])}
 
     col_labels = _play_dimension_labels(dims, d, layout)
     row_labels = [f"k = {k}" for k in range(rows)]
@@ -327,7 +328,8 @@ def shift_play_figure(
         height=440,
     )
     fig.data[0].update(hovertemplate=hover, meta=int(delta))
-    frames = [go.Frame(data=[shifted(index)], traces=[0], name=str(int(offset))) for index, offset in enumerate(deltas)]
+    frames = [animation.frame([shifted(index)], traces=[0], name=str(int(offset)))
+              for index, offset in enumerate(deltas)]
     return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
                               active=len(frames) - 1)
 
@@ -372,17 +374,16 @@ def rotation_figure(
         """The arc from θ to θ + α (α wrapped to (-π, π]), at radius 0.35."""
         return theta + np.linspace(0.0, 1.0, 61) * float(np.angle(np.exp(1j * alpha)))
 
-    def turning(alpha: float, final: bool) -> list[go.Scatter]:
+    def turning(alpha: float, final: bool) -> list[dict]:
         """A frame: the arc up to α (float32: a drawing) and the image v W(α), with no looks (Plotly
         merges a frame into the traces, which keep theirs)."""
         name = (f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}" if final
                 else f"P[{k}] W(α), α = {np.degrees(alpha):.4g}°, pair {pair}")
         image = v @ pe_core.rotation(alpha)
         return [
-            go.Scatter(x=(0.35 * np.sin(arc(alpha))).astype(np.float32),
-                       y=(0.35 * np.cos(arc(alpha))).astype(np.float32)),
-            go.Scatter(x=[0.0, image[0]], y=[0.0, image[1]], name=name, meta=alpha,
-                       hovertemplate=f"{name}<br>{coordinates}<extra></extra>"),
+            {"x": (0.35 * np.sin(arc(alpha))).astype(np.float32), "y": (0.35 * np.cos(arc(alpha))).astype(np.float32)},
+            {"x": [0.0, image[0]], "y": [0.0, image[1]], "name": name, "meta": alpha,
+             "hovertemplate": f"{name}<br>{coordinates}<extra></extra>"},
         ]
 
     angles = rotation_play_angles(phi)
@@ -406,7 +407,7 @@ def rotation_figure(
     fig.update_xaxes(range=[-1.25, 1.25], zeroline=True)
     fig.update_yaxes(range=[-1.25, 1.25], zeroline=True, scaleanchor="x", scaleratio=1)
     frames = [
-        go.Frame(data=turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
+        animation.frame(turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
         for index, alpha in enumerate(angles)
     ]
     return animation.add_play(fig, frames, label="turned by α", redraw=True, active=angles.size - 1,

@@ -194,12 +194,12 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
     low, high = float(f.min()), float(f.max())
     pad = 0.05 * max(high - low, 1.0)
 
-    def curve(ref: int) -> list[go.Scatter]:
+    def curve(ref: int) -> list[dict]:
         """Frame r: the dot products against r (``meta``: r), and a vertical line at r."""
         line = line_xy(f[L - 1 - ref : 2 * L - 1 - ref], dtype=np.float32)
         if "x" in line:
             line["x"] = np.asarray(line["x"], dtype=np.float32)
-        return [go.Scatter(**line, meta=int(ref)), go.Scatter(x=[ref, ref], y=[low - pad, high + pad])]
+        return [line | {"meta": int(ref)}, {"x": [ref, ref], "y": [low - pad, high + pad]}]
 
     looks = [
         go.Scatter(mode="lines", name="P[k]·P[r]",
@@ -214,7 +214,7 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
         xaxis={"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
         yaxis={"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
     )
-    frames = [go.Frame(data=curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
+    frames = [animation.frame(curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
     return animation.add_play(fig, frames, label="reference position r", redraw=False)
 
 

@@ -87,13 +87,13 @@ def profile_play_figure(w: np.ndarray, *, title: str) -> go.Figure:
     positions = profile_play_positions(w.size)
     hover = "k = %{meta}<br>pair x = %{x}<br>sin(k·ω_x) = %{y:.7g}<extra></extra>"
 
-    def profile(k: int) -> go.Scatter:
+    def profile(k: int) -> dict:
         """Frame k: only the values (``meta``: k); Plotly merges a frame into the trace's looks."""
-        return go.Scatter(y=np.sin(k * w).astype(np.float32), meta=int(k))
+        return {"y": np.sin(k * w).astype(np.float32), "meta": int(k)}
 
-    fig = go.Figure(profile(int(positions[0])).update(x0=0, dx=1, mode=line_mode(w.size), name="sin(k·ω_x)",
-                                                      hovertemplate=hover, showlegend=False))
-    frames = [go.Frame(data=[profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
+    fig = go.Figure(go.Scatter(profile(int(positions[0])), x0=0, dx=1, mode=line_mode(w.size), name="sin(k·ω_x)",
+                               hovertemplate=hover, showlegend=False))
+    frames = [animation.frame([profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
     fig.update_xaxes(title_text="pair index x", range=[-0.5, max(pairs[-1], 1) + 0.5])
     fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1])
     frame_figure(fig, title, 380)
@@ -233,17 +233,17 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
     circle = go.Scatter(x=np.cos(around), y=np.sin(around), mode="lines", name="unit circle",
                         line={"color": "lightgray"}, hoverinfo="skip")
 
-    def moving(k: int) -> list[go.Scatter]:
+    def moving(k: int) -> list[dict]:
         """What changes from one position to the next: the trail so far, the point, the angle's text."""
         trail = np.arange(first, k + 1)
         theta, angle = trail * w_i, k * w_i
         degrees = np.degrees(angle)
         return [
-            go.Scatter(x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32),
-                       marker={"color": trail.astype(np.int32)}),
-            go.Scatter(x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], meta=k,
-                       hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>"),
-            go.Scatter(text=[f"k = {k}: k·ω_{pair} = {degrees:,.2f}° ≡ {degrees % 360.0:.2f}° (mod 360)"]),
+            {"x": np.cos(theta).astype(np.float32), "y": np.sin(theta).astype(np.float32),
+             "marker": {"color": trail.astype(np.int32)}},
+            {"x": [0.0, np.cos(angle)], "y": [0.0, np.sin(angle)], "meta": k,
+             "hovertemplate": f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>"},
+            {"text": [f"k = {k}: k·ω_{pair} = {degrees:,.2f}° ≡ {degrees % 360.0:.2f}° (mod 360)"]},
         ]
 
     # The traces' looks are set once; a frame sends only what moves (Plotly merges it into the trace).
@@ -257,7 +257,7 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
         go.Scatter(x=[0.0], y=[-1.35], mode="text", showlegend=False, hoverinfo="skip"),
     ]
     fig = go.Figure([circle, *(look.update(now) for look, now in zip(looks, moving(shown), strict=True))])
-    frames = [go.Frame(data=moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
+    frames = [animation.frame(moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
     fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.2})

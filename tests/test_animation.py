@@ -12,6 +12,7 @@ from deep_link import open_url
 from independent import encoding, payload, rates
 from test_app import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes
 
+import pe_core
 from explorer import animation, relative, similarity, waves
 from explorer.figures import LINE_MAX_POINTS
 from explorer.settings import D_MAX, L_MAX, N_MAX
@@ -303,3 +304,36 @@ def test_pages_with_play_charts_stay_in_budget_at_the_largest_settings(path: str
     assert len(animated) == {"waves": 2, "relative": 2, "similarity": 1}[path]
     sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
     assert max(sizes) <= MAX_CHART_BYTES and element_bytes(at) <= MAX_PAGE_BYTES, sizes
+
+
+def _play_figures() -> dict[str, go.Figure]:
+    """One of each Play figure, at large settings (frames built unvalidated by animation.frame)."""
+    w = pe_core.frequencies(2048)
+    offsets = np.arange(-299, 300, dtype=np.float64)
+    return {
+        "profile": waves.profile_play_figure(w[:1024], title="t"),
+        "circle": waves.unit_circle_play_figure(float(w[3]), np.arange(100, 160), pair=3, shown=120),
+        "shift": relative.shift_play_figure(16384, 2048, 10000.0, layout="concatenated", convention="paper",
+                                            delta=-300),
+        "rotation": relative.rotation_figure(float(5 * w[2]), float(-7 * w[2]), pair=2, k=5, delta=-7,
+                                             axis_names=("sin", "cos")),
+        "reference": similarity.reference_play_figure(pe_core.dot_by_offset(offsets, 64), title="t"),
+    }
+
+
+@pytest.mark.parametrize("name", ["profile", "circle", "shift", "rotation", "reference"])
+def test_every_play_figure_is_valid_plotly(name: str) -> None:
+    """animation.frame skips Plotly's validation for speed: the whole figure, frames included,
+    must still pass it (a misspelt property raises here) and mean the same."""
+    fig = _play_figures()[name]
+    spec = fig.to_plotly_json()
+    checked = go.Figure(spec)  # validated: raises on any property Plotly does not know
+    assert len(checked.frames) == len(fig.frames) > 1
+    assert json.loads(checked.to_json())["frames"] == json.loads(fig.to_json())["frames"]
+
+
+def test_an_unvalidated_frame_with_a_wrong_property_is_still_refused() -> None:
+    """Plotly checks a frame's property names when the frames are given to the figure."""
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))
+    with pytest.raises(ValueError, match="colour"):
+        fig.frames = [animation.frame([{"x": [0, 1], "y": [1, 0], "colour": "red"}], traces=[0], name="0")]
