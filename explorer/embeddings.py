@@ -28,7 +28,15 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import DIVERGING, chart_title, encoding_axis_labels, group_columns, heatmap_figure, tick_subset
+from explorer.figures import (
+    DIVERGING,
+    MARGIN,
+    chart_title,
+    encoding_axis_labels,
+    group_columns,
+    heatmap_figure,
+    tick_subset,
+)
 from explorer.settings import Settings
 
 DEFAULT_SENTENCE = "the cat chased the mouse"
@@ -354,7 +362,7 @@ def norms_figure(norms: pd.DataFrame, *, d: int) -> go.Figure:
                       annotation_position="top left")
     fig.update_layout(
         title=chart_title(f"Sizes per token (d={d})"), barmode="group", height=360,
-        margin={"l": 70, "r": 20, "t": 60, "b": 60}, yaxis_title="Euclidean norm", xaxis_title="token",
+        margin=MARGIN | {"b": 105}, yaxis_title="Euclidean norm", xaxis_title="token",  # the legend below
         legend={"orientation": "h", "y": -0.3}, hoverlabel={"namelength": -1},
     )
     fig.update_xaxes(type="category", tickmode="array", tickvals=labels, ticktext=ticks)
@@ -374,7 +382,7 @@ def moves_figure(moves: pd.DataFrame) -> go.Figure:
     ))
     fig.update_layout(
         title=chart_title("How far each token's vector moved (with PE; exactly 0 without)"),
-        height=max(240, 100 + 22 * len(labels)), margin={"l": 70, "r": 20, "t": 60, "b": 60},
+        height=max(240, 100 + 22 * len(labels)), margin=dict(MARGIN),
         xaxis_title="‖(e + p_k′) − (e + p_k)‖ = ‖p_k′ − p_k‖", yaxis_title="token copy",
         hoverlabel={"namelength": -1},
     )

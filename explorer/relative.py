@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import (
+    MARGIN,
     chart_title,
     group_columns,
     heatmap_figure,
@@ -398,7 +399,7 @@ def rotation_figure(
     fig.update_layout(
         title=chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
         height=520,
-        margin={"l": 70, "r": 20, "t": 60, "b": 60},
+        margin=MARGIN | {"b": 115},  # the legend below the axis
         xaxis_title=f"first component: {axis_names[0]}",
         yaxis_title=f"second component: {axis_names[1]}",
         legend={"orientation": "h", "y": -0.2},
