@@ -31,6 +31,18 @@ BLOCK_AVERAGE_CELLS = 192 * 192
 #: Pixel rows of a HEATMAP_HEIGHT chart's plot, and pixel columns of a full-width plot and of
 #: one of two plots side by side, in a 1400-pixel window: block averages are sized to these.
 PLOT_ROWS, PLOT_COLS, HALF_PLOT_COLS = 400, 850, 400
+#: Layered over Streamlit's Plotly template for every chart (ui.py makes it the default): tick
+#: labels are never hidden by measurement. Plotly's default for numeric axes and colour bars,
+#: "hide past div", measures every tick label against all the others as each one is placed
+#: (quadratic in the labels; in the browser, about 8 ms of a Similarity L step's first chart,
+#: three stacked panels). The margins below keep every label inside the chart anyway.
+TEMPLATE = go.layout.Template(
+    layout={"xaxis": {"ticklabeloverflow": "allow"}, "yaxis": {"ticklabeloverflow": "allow"}},
+    data={
+        "heatmap": [{"colorbar": {"ticklabeloverflow": "allow"}}],
+        "scatter": [{"marker": {"colorbar": {"ticklabeloverflow": "allow"}}}],
+    },
+)
 #: Chart margins (pixels) as wide as Streamlit's chart theme needs for axis titles, tick labels
 #: and colour bars. Plotly widens a margin that is too narrow by drawing the whole chart a second
 #: time as it appears (measured: nearly every chart was drawn three times on mount, not two).

@@ -11,18 +11,23 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer import controls, share, style
+from explorer import controls, figures, share, style
 from explorer.settings import Settings, even_settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 #: Plotly's height for a figure that sets none.
 PLOTLY_DEFAULT_HEIGHT = 450
+# Importing Streamlit made its chart theme Plotly's default template; every figure the pages
+# build from here on also takes figures.TEMPLATE.
+pio.templates["explorer"] = figures.TEMPLATE
+pio.templates.default = "streamlit+explorer"
 
 
 def even_d_page(title: str, why: str) -> Settings:

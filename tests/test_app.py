@@ -112,6 +112,22 @@ def test_no_page_file_is_named_as_its_url_path(page: PageInfo) -> None:
     assert page.path == f"pages/{page.url_path}_page.py"
 
 
+@pytest.mark.parametrize("page", [p for p in PAGES if p is not HOME], ids=page_id)
+def test_every_chart_keeps_its_tick_labels_and_streamlits_theme(page: PageInfo) -> None:
+    """Every chart a page draws takes Streamlit's Plotly template (its colour placeholders,
+    which the browser fills with the theme's colours) and, over it, figures.TEMPLATE: no axis
+    or colour bar hides tick labels by measuring them ("hide past div", quadratic in labels)."""
+    at = open_page(page)
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert specs, f"{page.title} drew no chart"
+    for spec in specs:
+        template = spec["layout"]["template"]
+        assert template["layout"]["colorway"][0] == "#000001"  # Streamlit's placeholder
+        for axis in ("xaxis", "yaxis"):
+            assert template["layout"][axis]["ticklabeloverflow"] == "allow"
+        assert template["data"]["heatmap"][-1]["colorbar"]["ticklabeloverflow"] == "allow"
+
+
 def test_home_links_every_page_with_its_title_and_icon() -> None:
     at = open_page(HOME)
     links = {(link.proto.page, link.proto.label, link.proto.icon) for link in at.get("page_link")}
