@@ -28,9 +28,11 @@ PLAY_HEATMAP_FRAME_MS = 250
 FRAME_OVERHEAD_BYTES = 400
 #: A float32 value in Plotly's JSON: 4 bytes, base64-encoded (4/3).
 FLOAT32_JSON_BYTES = 4 * 4 / 3
-#: What the pages say about the keyboard: Plotly draws Play, Pause and the frame slider in SVG,
-#: out of the tab order, so keyboard users step the same quantity with the page's own control.
-KEYBOARD_NOTE = "Play's buttons cannot take keyboard focus: from the keyboard, set {control} instead."
+#: What the pages say about the keyboard (explorer/keyboard.py gives Plotly's SVG controls focus and keys).
+KEYBOARD_NOTE = (
+    "From the keyboard: Tab to Play and press Enter (Enter on Pause stops it), or to the frame slider "
+    "and step it with the arrow keys, Home and End."
+)
 #: Room above the plot for the Play/Pause buttons and, under them, the frame slider.
 CONTROLS_HEIGHT, SLIDER_HEIGHT = 130, 85
 
@@ -78,7 +80,7 @@ def add_play(
     its entry of ``labels``, which may repeat where names cannot); ``redraw``
     must be True when a frame changes a heatmap or the layout (Plotly only tweens scatter
     data); ``active`` is the frame the figure's own data shows, where the slider starts.
-    Buttons and slider are SVG drawn by Plotly: the page says how keyboard users step instead.
+    Buttons and slider are SVG drawn by Plotly; explorer/keyboard.py puts them in the tab order.
     """
     if not frames:
         raise ValueError("an animated figure needs at least one frame.")

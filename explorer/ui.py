@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer import controls, figures, share, style
+from explorer import controls, figures, keyboard, share, style
 from explorer.settings import Settings, even_settings
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
@@ -252,6 +252,7 @@ def classroom_bar(bar: DeltaGenerator) -> bool:
             help="This view's address with all its settings, to copy or to scan as a QR code.",
         )
         controls.bool_control(share.PRESENT_KEY, "Presentation mode")
+        keyboard.play_keys()
     return pressed
 
 

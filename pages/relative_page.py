@@ -167,7 +167,7 @@ def shift_play() -> None:
         "when there are more than fit), drawn by your browser (no server run per frame). Row k of each frame is "
         "P[k]·M(δ) = PE(k + δ): every row slides up (δ > 0) or down (δ < 0) the encoding. Exact values of the "
         "first positions and the fastest pairs, no block means. "
-        + animation.KEYBOARD_NOTE.format(control="“Offset δ” above (arrow keys, one rerun per step)")
+        + animation.KEYBOARD_NOTE
     )
 
 
@@ -224,7 +224,7 @@ def rotation(pair: int, k: int) -> None:
     st.caption(
         "Press Play: the red arrow turns from P[k] by angles α growing to δ·ω (the shorter way round), "
         "v·W(α) for each, drawn by your browser (no server run per frame). "
-        + animation.KEYBOARD_NOTE.format(control="“Offset δ” above (arrow keys, one rerun per step)")
+        + animation.KEYBOARD_NOTE
     )
     st.markdown(
         "Seeds 003 and 004 write the same rotation as "

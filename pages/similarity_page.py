@@ -158,7 +158,7 @@ def reference_play() -> None:
         + (f" (evenly spread positions of 0..{L - 1:,})" if len(swept) < L else "")
         + ", drawn by your browser (no server run per frame). The curve slides with r without changing shape "
         "(cut off at the ends): P[k]·P[r] = Σ cos(ω_i (k − r)) depends only on the offset k − r. "
-        + animation.KEYBOARD_NOTE.format(control="“Reference position” above (arrow keys, one rerun per step)")
+        + animation.KEYBOARD_NOTE
     )
 
 

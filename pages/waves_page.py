@@ -79,7 +79,7 @@ def profile_play(wave_dims: int) -> None:
     st.caption(
         f"Pairs x = 0..{wave_dims - 1}. Press Play: k steps through {swept[0]}..{swept[-1]}, one frame per "
         "position, drawn by your browser (no server run per frame). "
-        + animation.KEYBOARD_NOTE.format(control="“Positions k” above (one rerun per value)")
+        + animation.KEYBOARD_NOTE
     )
 
 
@@ -190,7 +190,7 @@ def circle_play(pair: int, k: int) -> None:
     st.caption(
         f"Press Play: pair {pair} turns by ω_{pair} = {w[pair]:.6g} rad per position through positions "
         f"{swept[0]:,}..{swept[-1]:,}, one frame each, drawn by your browser (no server run per frame). "
-        + animation.KEYBOARD_NOTE.format(control="“Position k” above (arrow keys, one rerun per step)")
+        + animation.KEYBOARD_NOTE
     )
 
 

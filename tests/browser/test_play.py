@@ -144,3 +144,73 @@ def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, cas
     # No rerun: the browser sent nothing, the server sent nothing, no script ran.
     assert after == counts, f"messages or runs while playing: {counts} -> {after}"
 
+
+
+#: The focused element's accessible name (an SVG control's aria-label), or null.
+FOCUSED_NAME_JS = "() => document.activeElement?.getAttribute('aria-label') ?? null"
+
+
+def tab_until(page, name_start: str, limit: int = 60) -> None:
+    """Press Tab until the focused element's name starts with ``name_start``."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if (page.evaluate(FOCUSED_NAME_JS) or "").startswith(name_start):
+            return
+    raise AssertionError(f"{name_start!r} not reached in {limit} presses of Tab")
+
+
+def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
+    """Similarity's Play chart (seed 001) by keys only: from the page's control above it, Tab
+    reaches the frame slider, then Play, then Pause. Enter plays (the chart moves, no rerun)
+    and pauses (it stays); the arrow keys, Home and End step the frames, and the slider says
+    which frame it is on."""
+    title = "Play: P[k]·P[r]"
+    page.add_init_script(COUNT_RUNS_JS)
+    page.goto(app_server + "/similarity?preset=seed001-similarity", timeout=FIRST_LOAD_MS)
+    page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
+    page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
+    plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function(APP_IDLE_JS)
+    slider = plot.locator(".slider-container")
+    page.wait_for_function("(el) => el.getAttribute('role') === 'slider'", arg=slider.element_handle())
+    counts = page.evaluate("() => ({...window.__pePlay})")
+    frames = int(slider.get_attribute("aria-valuemax")) + 1
+    assert frames > 2 and slider.get_attribute("aria-valuenow") == "0"
+
+    page.get_by_role("slider", name="Reference position").focus()
+    tab_until(page, f"Frame ({title}")
+    page.keyboard.press("End")
+    expect_frame(page, slider, title, frames - 1)
+    page.keyboard.press("Home")
+    expect_frame(page, slider, title, 0)
+    page.keyboard.press("ArrowRight")
+    expect_frame(page, slider, title, 1)
+
+    tab_until(page, f"Play ({title}")
+    before = page.evaluate(PLAY_STATE_JS, title)
+    page.keyboard.press("Enter")
+    first = wait_for_other_frame(page, title, 0, before)
+    second = wait_for_other_frame(page, title, 0, first)
+    for reading in (first, second):
+        check_reference(reading["traces"][0])
+    tab_until(page, f"Pause ({title}")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)  # a frame that was due when Pause was pressed may still be drawn
+    paused = page.evaluate(PLAY_STATE_JS, title)["traces"][0]["meta"]
+    page.wait_for_timeout(1000)  # ten frames' time at Play's pace
+    assert page.evaluate(PLAY_STATE_JS, title)["traces"][0]["meta"] == paused, "Pause did not stop the chart"
+    plot.screenshot(path=str(SCREENSHOTS / "play-keyboard.png"))
+
+    after = page.evaluate("() => ({...window.__pePlay})")
+    assert after == counts, f"messages or runs while playing by keyboard: {counts} -> {after}"
+
+
+def expect_frame(page, slider, title: str, index: int) -> None:
+    """The frame slider is on frame ``index``, says so, and the chart draws that frame's reference."""
+    page.wait_for_function("([el, index]) => el.getAttribute('aria-valuenow') === String(index)",
+                           arg=[slider.element_handle(), index])
+    state = page.evaluate(PLAY_STATE_JS, title)
+    check_reference(state["traces"][0])
+    reference = state["traces"][0]["meta"]
+    assert slider.get_attribute("aria-valuetext").endswith(f"= {reference}"), slider.get_attribute("aria-valuetext")
