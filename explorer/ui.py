@@ -25,9 +25,10 @@ PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png",
 #: Plotly's height for a figure that sets none.
 PLOTLY_DEFAULT_HEIGHT = 450
 # Importing Streamlit made its chart theme Plotly's default template; every figure the pages
-# build from here on also takes figures.TEMPLATE.
-pio.templates["explorer"] = figures.TEMPLATE
-pio.templates.default = "streamlit+explorer"
+# build from here on takes it with figures.TEMPLATE over it, merged once here (a default named
+# "streamlit+explorer" would be merged again for every figure, 2.4 ms each).
+pio.templates["explorer"] = pio.templates.merge_templates(pio.templates["streamlit"], figures.TEMPLATE)
+pio.templates.default = "explorer"
 
 
 def even_d_page(title: str, why: str) -> Settings:
