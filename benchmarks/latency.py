@@ -13,15 +13,20 @@ follows it), served from a temporary folder with a copy of the project's .stream
 
 Each series is one browser tab in headless Chromium:
 
-    trivial           the trivial app's slider, ArrowRight / ArrowLeft in turn
-    matrix d          Encoding matrix at L=16384, the d slider between 2046 and 2048
-    similarity d      Similarity at L=16384, the d slider between 2046 and 2048
-    matrix L          Encoding matrix at d=2048, the L slider down from 16384, a new value each step
-    similarity L      Similarity at d=2048, the L slider down from 16384, a new value each step
+    trivial            the trivial app's slider, ArrowRight / ArrowLeft in turn
+    matrix d           Encoding matrix at L=16384, the d slider between 2046 and 2048
+    similarity d       Similarity at L=16384, the d slider between 2046 and 2048
+    matrix L           Encoding matrix at d=2048, the L slider between 16383 and 16384
+    similarity L       Similarity at d=2048, the L slider between 16383 and 16384
+    matrix L cold      Encoding matrix at d=2048, the L slider down from 16384, a new value each step
+    similarity L cold  Similarity at d=2048, the L slider down from 16384, a new value each step
 
-The d series step between two values that the app's st.cache_data keeps after the
-warm-up, so they time a rerun with cached numbers (figure building, transfer, drawing);
-the L series ask for a new value every step, so they also time the computation. The series
+The d and L series step between two values that the app's caches (shared by every session)
+keep after the warm-up: the budget's slider step, a rerun with warm caches (PRODUCT.md puts
+the two in one sentence), timing the rerun, the transfer and the drawing. The cold series ask
+for a value nobody asked for before at every step, so they also time a cold computation
+(whose own budget is 300 ms, benchmarks/cold_compute.py); they are reported, not judged
+against the 2x. The series
 take their steps in turn (one step of each, then the next round), so that a burst of load
 from elsewhere on the machine hits all of them alike.
 
@@ -124,14 +129,18 @@ class Series:
     slider: str
     keys: tuple[str, ...]
     trivial: bool = False
+    #: Held to the 2x budget (a warm step); a cold series is only reported.
+    judged: bool = True
 
 
 SERIES = (
     Series("trivial", "/", "value", ("ArrowRight", "ArrowLeft"), trivial=True),
     Series("matrix d", "/matrix?d=2046&L=16384", "d: embedding size", ("ArrowRight", "ArrowLeft")),
     Series("similarity d", "/similarity?d=2046&L=16384", "d: embedding size", ("ArrowRight", "ArrowLeft")),
-    Series("matrix L", "/matrix?d=2048&L=16384", "L: positions", ("ArrowLeft",)),
-    Series("similarity L", "/similarity?d=2048&L=16384", "L: positions", ("ArrowLeft",)),
+    Series("matrix L", "/matrix?d=2048&L=16384", "L: positions", ("ArrowLeft", "ArrowRight")),
+    Series("similarity L", "/similarity?d=2048&L=16384", "L: positions", ("ArrowLeft", "ArrowRight")),
+    Series("matrix L cold", "/matrix?d=2048&L=16384", "L: positions", ("ArrowLeft",), judged=False),
+    Series("similarity L cold", "/similarity?d=2048&L=16384", "L: positions", ("ArrowLeft",), judged=False),
 )
 
 
@@ -251,7 +260,7 @@ def main() -> int:
     trivial_median = None
     if samples["trivial"]:
         trivial_median = summary(samples["trivial"])["latency_ms_median"]
-    header = (f"{'series':<14}{'n':>3}{'median ms':>11}{'p90 ms':>9}{'ratio':>7}  "
+    header = (f"{'series':<19}{'n':>3}{'median ms':>11}{'p90 ms':>9}{'ratio':>7}  "
               f"{'key>sent':>9}{'sent>msg':>9}{'msg>drawn':>10}{'rerun':>8}{'KB/step':>9}{'max KB':>8}")
     print(header)
     for series in series_run:
@@ -263,14 +272,14 @@ def main() -> int:
             entry.update(stats)
             ratio = stats["latency_ms_median"] / trivial_median if trivial_median else float("nan")
             entry["ratio_to_trivial"] = None if series.trivial else ratio
-            entry["within_budget"] = None if series.trivial else bool(ratio <= BUDGET_RATIO)
-            print(f"{series.name:<14}{len(got):>3}{stats['latency_ms_median']:>11.0f}{stats['latency_ms_p90']:>9.0f}"
+            entry["within_budget"] = bool(ratio <= BUDGET_RATIO) if series.judged and not series.trivial else None
+            print(f"{series.name:<19}{len(got):>3}{stats['latency_ms_median']:>11.0f}{stats['latency_ms_p90']:>9.0f}"
                   f"{'' if series.trivial else f'{ratio:.2f}':>7}  {stats['key_to_sent_ms_median']:>9.0f}"
                   f"{stats['sent_to_chart_message_ms_median']:>9.0f}{stats['chart_message_to_drawn_ms_median']:>10.0f}"
                   f"{stats['rerun_done_ms_median']:>8.0f}{stats['bytes_received_median'] / 1e3:>9.0f}"
                   f"{stats['largest_message_bytes_median'] / 1e3:>8.0f}")
         else:
-            print(f"{series.name:<14}  0  no successful step")
+            print(f"{series.name:<19}  0  no successful step")
         for failure in failures[series.name]:
             print(f"    failed {failure}")
         report["series"][series.name] = entry
