@@ -5,7 +5,7 @@ mouse handlers only: out of the tab order, unnamed for a screen reader. This Str
 component (``st.components.v2``, static JavaScript, no data, nothing drawn) gives every such
 control on the page, as Plotly draws it, what a native control has:
 
-- Play and Pause: ``role="button"``, a name ("Play: <chart title>"), Tab focus, Enter and
+- Play and Pause: ``role="button"``, a name ("Play (<chart title>)"), Tab focus, Enter and
   Space press it;
 - the frame slider: ``role="slider"`` with its range, current frame and the text Plotly
   shows above it ("k = 12"), Tab focus, the arrow keys step a frame, Home and End go to
@@ -74,7 +74,7 @@ export default function () {
                 .replace(/^[^A-Za-z]+/, '').trim();
             button.setAttribute('tabindex', '0');
             button.setAttribute('role', 'button');
-            button.setAttribute("aria-label", `${text} (${titleOf(plotOf(button))})`);
+            button.setAttribute('aria-label', `${text} (${titleOf(plotOf(button))})`);
             button.addEventListener('keydown', (event) => {
                 if (event.key === 'Enter' || event.key === ' ') {
                     event.preventDefault();
@@ -85,7 +85,7 @@ export default function () {
         for (const slider of document.querySelectorAll('.js-plotly-plot .slider-container:not([tabindex])')) {
             slider.setAttribute('tabindex', '0');
             slider.setAttribute('role', 'slider');
-            slider.setAttribute("aria-label", `Frame (${titleOf(plotOf(slider))})`);
+            slider.setAttribute('aria-label', `Frame (${titleOf(plotOf(slider))})`);
             describeSlider(slider);
             slider.addEventListener('focus', () => describeSlider(slider));
             slider.addEventListener('keydown', (event) => {

@@ -22,10 +22,13 @@ from explorer.controls import OFFER_DOWNLOADS
 from explorer.page_list import PageInfo
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The modules of explorer/ that may use Streamlit: the controls and shared UI pieces, the
-#: shared cached computations, and the start-up. Everything else (the topics, the shared
-#: figure builders, settings, presets, the page list) is tested without a server.
-UI_MODULES = {"explorer.controls", "explorer.ui", "explorer.cached", "explorer.startup", "explorer.style"}
+#: The modules of explorer/ that may use Streamlit: the controls and shared UI pieces (the
+#: CSS, the Play controls' keyboard component), the shared cached computations, and the
+#: start-up. Everything else (the topics, the shared figure builders, settings, presets, the
+#: page list) is tested without a server.
+UI_MODULES = {
+    "explorer.controls", "explorer.ui", "explorer.cached", "explorer.startup", "explorer.style", "explorer.keyboard",
+}
 
 
 def page_id(page: PageInfo) -> str:
