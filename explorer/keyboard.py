@@ -1,4 +1,4 @@
-"""Keyboard access to Plotly's Play controls (explorer/animation.py).
+"""Keyboard access to Plotly's Play controls (explorer/animation.py) and legends.
 
 Plotly draws an animated chart's Play and Pause buttons and its frame slider in SVG, with
 mouse handlers only: out of the tab order, unnamed for a screen reader. This Streamlit
@@ -11,9 +11,13 @@ control on the page, as Plotly draws it, what a native control has:
   shows above it ("k = 12"), Tab focus, the arrow keys step a frame, Home and End go to
   the first and last.
 
+Legend entries, which show or hide their trace on a click, get the same: ``role="switch"``,
+checked while the trace is shown, Tab focus, Enter and Space toggle it.
+
 A key is turned into the mouse event Plotly listens to (a click on a button; on the slider,
-a press and release over the frame's tick mark), so the chart does exactly what it does
-for the mouse, in the browser, with no rerun. The focus ring is in explorer/style.py.
+a press and release over the frame's tick mark; on a legend entry, a press and release on
+it), so the chart does exactly what it does for the mouse, in the browser, with no rerun.
+The focus ring is in explorer/style.py.
 """
 
 from __future__ import annotations
@@ -104,13 +108,52 @@ export default function () {
         }
     };
 
+    const describeLegendEntry = (entry) => {
+        const trace = entry.__data__?.[0]?.trace;
+        const name = (entry.querySelector('.legendtext')?.textContent ?? '').trim();
+        entry.setAttribute('aria-label', `${name} (${titleOf(plotOf(entry))})`);
+        entry.setAttribute('aria-checked', String(trace?.visible !== 'legendonly'));
+    };
+
+    const toggleLegendEntry = (entry) => {
+        const toggle = entry.querySelector('.legendtoggle');
+        if (!toggle) return;
+        const box = toggle.getBoundingClientRect();
+        const at = {clientX: box.left + box.width / 2, clientY: box.top + box.height / 2,
+                    bubbles: true, cancelable: true, view: window};
+        toggle.dispatchEvent(new MouseEvent('mousedown', at));
+        toggle.dispatchEvent(new MouseEvent('mouseup', at));
+    };
+
+    const enhanceLegends = () => {
+        for (const entry of document.querySelectorAll('.js-plotly-plot .legend .traces:not([tabindex])')) {
+            entry.setAttribute('tabindex', '0');
+            entry.setAttribute('role', 'switch');
+            describeLegendEntry(entry);
+            entry.addEventListener('keydown', (event) => {
+                if (event.key === 'Enter' || event.key === ' ') {
+                    event.preventDefault();
+                    toggleLegendEntry(entry);
+                }
+            });
+            const plot = plotOf(entry);
+            if (!plot.__peLegendWatched) {
+                plot.__peLegendWatched = true;
+                // Plotly restyles (and redraws the legend) once a click is told from a double click.
+                const entries = () => plot.querySelectorAll('.legend .traces');
+                plot.on?.('plotly_restyle', () => entries().forEach(describeLegendEntry));
+            }
+        }
+    };
+
     let pending = false;
     new MutationObserver(() => {
         if (pending) return;
         pending = true;
-        requestAnimationFrame(() => { pending = false; enhance(); });
+        requestAnimationFrame(() => { pending = false; enhance(); enhanceLegends(); });
     }).observe(document.body, {childList: true, subtree: true});
     enhance();
+    enhanceLegends();
 }
 """
 

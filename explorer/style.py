@@ -41,9 +41,10 @@ CSS = """<style>
    relations and operators) instead of scrolling in a box that the keyboard cannot scroll
    (axe scrollable-region-focusable); formulas that fit are unchanged. */
 .katex-display > .katex { white-space: normal; }
-/* Keyboard: explorer/keyboard.py puts Plotly's Play and Pause buttons and frame slider (SVG)
-   in the tab order; this shows which one has the focus. Its own element is empty. */
-.js-plotly-plot .updatemenu-button:focus-visible, .js-plotly-plot .slider-container:focus-visible {
+/* Keyboard: explorer/keyboard.py puts Plotly's Play and Pause buttons, frame slider and legend
+   entries (SVG) in the tab order; this shows which one has the focus. Its own element is empty. */
+.js-plotly-plot .updatemenu-button:focus-visible, .js-plotly-plot .slider-container:focus-visible,
+.js-plotly-plot .legend .traces:focus-visible {
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
 .st-key-play_keys { display: none; }

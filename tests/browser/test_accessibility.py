@@ -129,8 +129,9 @@ FOCUSED_JS = """() => {
 #: Every control of the sidebar and of the page a visitor can operate: the same description
 #: as FOCUSED_JS. A radio group is one tab stop (its checked radio; arrows move within it).
 #: Left out: what Streamlit takes out of the tab order itself (tabindex -1: a select box's
-#: "Open" arrow, whose box, a tab stop, opens with ArrowDown), and Plotly's mode bar, drawn
-#: for the mouse (its buttons are not focusable; the chart's data is in the page's downloads).
+#: "Open" arrow, whose box, a tab stop, opens with ArrowDown), and what is inside a Plotly
+#: chart: its mode bar's buttons (Plotly's own tab stops), the Play controls and legend
+#: entries (explorer/keyboard.py; test_play.py and test_legend_entries_by_keyboard_alone).
 CONTROLS_JS = """() => {
     const selector = 'input:not([type="hidden"]):not([type="file"]), button, a[href], textarea, [role="slider"]';
     const roots = ['stSidebar', 'stMain'].map((id) => document.querySelector(`[data-testid="${id}"]`));
@@ -205,6 +206,30 @@ def test_slider_toggle_and_select_box_by_keyboard_alone(app_server: str, page) -
     wait_for_url(page, "matrix", preset="seed000-matrix", d="4", L="4", n="100")
     page.wait_for_function(APP_IDLE_JS)
     expect(sidebar_slider(page, "d: embedding size")).to_have_attribute("aria-valuetext", "4")
+    assert_no_traceback(page)
+
+
+def test_legend_entries_by_keyboard_alone(app_server: str, page) -> None:
+    """A chart's legend entries are switches (explorer/keyboard.py): Tab reaches them, Enter
+    hides the trace and Space shows it again, as a click on the entry does (Similarity, seed
+    001: the closed form's chart and its measured points)."""
+    page.goto(f"{app_server}/similarity?preset=seed001-similarity", timeout=FIRST_LOAD_MS)
+    page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
+    name = "measured P[ref+δ]·P[ref]"
+    entry = page.locator('.js-plotly-plot .legend .traces[role="switch"]', has_text=name).first
+    expect(entry).to_have_attribute("aria-checked", "true")
+    shown = "(entry) => entry.closest('.js-plotly-plot')._fullData.map((trace) => trace.visible)"
+    assert entry.evaluate(shown) == [True, True]
+
+    page.get_by_role("slider", name="Reference position").focus()
+    tab_to(page, "^" + re.escape(name))
+    page.keyboard.press("Enter")
+    expect(entry).to_have_attribute("aria-checked", "false")
+    assert entry.evaluate(shown) == [True, "legendonly"]
+    assert page.evaluate(FOCUSED_JS)[2].startswith(name), "the focus left the legend entry"
+    page.keyboard.press("Space")
+    expect(entry).to_have_attribute("aria-checked", "true")
+    assert entry.evaluate(shown) == [True, True]
     assert_no_traceback(page)
 
 
