@@ -161,5 +161,10 @@ _component = st.components.v2.component("explorer.play_keys", js=JS)
 
 
 def play_keys() -> None:
-    """Mount the component (once a run, anywhere on the page: it works on the whole page)."""
+    """Mount the component, anywhere on the page: its watcher works on the whole page.
+
+    Every run mounts it, though the element carries the JavaScript (6 KB a rerun): mounted
+    in a session's first run only, it was sometimes gone again (a second run at once) before
+    the browser had started it, and the page had no keyboard access (seen in test_play).
+    """
     _component(key=KEY)
