@@ -38,9 +38,18 @@ export default function () {
     const plotOf = (node) => node.closest('.js-plotly-plot');
     const titleOf = (plot) => (plot.querySelector('.gtitle')?.textContent ?? '').trim();
 
-    const pressButton = (button) => {
-        button.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+    const mouseAt = (clientX, clientY) => ({clientX, clientY, bubbles: true, cancelable: true, view: window});
+    const centre = (element) => {
+        const box = element.getBoundingClientRect();
+        return [box.left + box.width / 2, box.top + box.height / 2];
     };
+    // Enter and Space do what a click does, as on a native button or switch.
+    const onPress = (element, press) => element.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+            event.preventDefault();
+            press();
+        }
+    });
 
     const sliderIndex = (slider) => [...plotOf(slider).querySelectorAll('.slider-container')].indexOf(slider);
     const sliderOptions = (slider) => plotOf(slider)._fullLayout?.sliders?.[sliderIndex(slider)];
@@ -61,13 +70,25 @@ export default function () {
         const rail = slider.querySelector('.slider-rail-touch-rect');
         if (!rail || ticks.length === 0) return;
         const index = Math.max(0, Math.min(ticks.length - 1, target));
-        const tick = ticks[index].getBoundingClientRect();
-        const where = rail.getBoundingClientRect();
-        const at = {clientX: tick.left + tick.width / 2, clientY: where.top + where.height / 2,
-                    bubbles: true, cancelable: true, view: window};
+        const at = mouseAt(centre(ticks[index])[0], centre(rail)[1]);
         rail.dispatchEvent(new MouseEvent('mousedown', at));
         plotOf(slider).dispatchEvent(new MouseEvent('mouseup', at));
         requestAnimationFrame(() => describeSlider(slider));
+    };
+
+    const describeLegendEntry = (entry) => {
+        const trace = entry.__data__?.[0]?.trace;
+        const name = (entry.querySelector('.legendtext')?.textContent ?? '').trim();
+        entry.setAttribute('aria-label', `${name} (${titleOf(plotOf(entry))})`);
+        entry.setAttribute('aria-checked', String(trace?.visible !== 'legendonly'));
+    };
+
+    const toggleLegendEntry = (entry) => {
+        const toggle = entry.querySelector('.legendtoggle');
+        if (!toggle) return;
+        const at = mouseAt(...centre(toggle));
+        toggle.dispatchEvent(new MouseEvent('mousedown', at));
+        toggle.dispatchEvent(new MouseEvent('mouseup', at));
     };
 
     const SLIDER_KEYS = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1};
@@ -79,12 +100,7 @@ export default function () {
             button.setAttribute('tabindex', '0');
             button.setAttribute('role', 'button');
             button.setAttribute('aria-label', `${text} (${titleOf(plotOf(button))})`);
-            button.addEventListener('keydown', (event) => {
-                if (event.key === 'Enter' || event.key === ' ') {
-                    event.preventDefault();
-                    pressButton(button);
-                }
-            });
+            onPress(button, () => button.dispatchEvent(new MouseEvent('click', mouseAt(...centre(button)))));
         }
         for (const slider of document.querySelectorAll('.js-plotly-plot .slider-container:not([tabindex])')) {
             slider.setAttribute('tabindex', '0');
@@ -106,36 +122,11 @@ export default function () {
             });
             plotOf(slider).on?.('plotly_sliderchange', () => describeSlider(slider));
         }
-    };
-
-    const describeLegendEntry = (entry) => {
-        const trace = entry.__data__?.[0]?.trace;
-        const name = (entry.querySelector('.legendtext')?.textContent ?? '').trim();
-        entry.setAttribute('aria-label', `${name} (${titleOf(plotOf(entry))})`);
-        entry.setAttribute('aria-checked', String(trace?.visible !== 'legendonly'));
-    };
-
-    const toggleLegendEntry = (entry) => {
-        const toggle = entry.querySelector('.legendtoggle');
-        if (!toggle) return;
-        const box = toggle.getBoundingClientRect();
-        const at = {clientX: box.left + box.width / 2, clientY: box.top + box.height / 2,
-                    bubbles: true, cancelable: true, view: window};
-        toggle.dispatchEvent(new MouseEvent('mousedown', at));
-        toggle.dispatchEvent(new MouseEvent('mouseup', at));
-    };
-
-    const enhanceLegends = () => {
         for (const entry of document.querySelectorAll('.js-plotly-plot .legend .traces:not([tabindex])')) {
             entry.setAttribute('tabindex', '0');
             entry.setAttribute('role', 'switch');
             describeLegendEntry(entry);
-            entry.addEventListener('keydown', (event) => {
-                if (event.key === 'Enter' || event.key === ' ') {
-                    event.preventDefault();
-                    toggleLegendEntry(entry);
-                }
-            });
+            onPress(entry, () => toggleLegendEntry(entry));
             const plot = plotOf(entry);
             if (!plot.__peLegendWatched) {
                 plot.__peLegendWatched = true;
@@ -150,10 +141,9 @@ export default function () {
     new MutationObserver(() => {
         if (pending) return;
         pending = true;
-        requestAnimationFrame(() => { pending = false; enhance(); enhanceLegends(); });
+        requestAnimationFrame(() => { pending = false; enhance(); });
     }).observe(document.body, {childList: true, subtree: true});
     enhance();
-    enhanceLegends();
 }
 """
 

@@ -10,10 +10,13 @@ the angle α), so every reading is checked against a formula computed here.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, REPO_ROOT
 from independent import encoding, rates
+from test_accessibility import tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -146,19 +149,6 @@ def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, cas
 
 
 
-#: The focused element's accessible name (an SVG control's aria-label), or null.
-FOCUSED_NAME_JS = "() => document.activeElement?.getAttribute('aria-label') ?? null"
-
-
-def tab_until(page, name_start: str, limit: int = 60) -> None:
-    """Press Tab until the focused element's name starts with ``name_start``."""
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        if (page.evaluate(FOCUSED_NAME_JS) or "").startswith(name_start):
-            return
-    raise AssertionError(f"{name_start!r} not reached in {limit} presses of Tab")
-
-
 def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
     """Similarity's Play chart (seed 001) by keys only: from the page's control above it, Tab
     reaches the frame slider, then Play, then Pause. Enter plays (the chart moves, no rerun)
@@ -179,7 +169,7 @@ def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
     assert frames > 2 and slider.get_attribute("aria-valuenow") == "0"
 
     page.get_by_role("slider", name="Reference position").focus()
-    tab_until(page, f"Frame ({title}")
+    tab_to(page, "^" + re.escape(f"Frame ({title}"))
     page.keyboard.press("End")
     expect_frame(page, slider, title, frames - 1)
     page.keyboard.press("Home")
@@ -187,14 +177,14 @@ def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
     page.keyboard.press("ArrowRight")
     expect_frame(page, slider, title, 1)
 
-    tab_until(page, f"Play ({title}")
+    tab_to(page, "^" + re.escape(f"Play ({title}"))
     before = page.evaluate(PLAY_STATE_JS, title)
     page.keyboard.press("Enter")
     first = wait_for_other_frame(page, title, 0, before)
     second = wait_for_other_frame(page, title, 0, first)
     for reading in (first, second):
         check_reference(reading["traces"][0])
-    tab_until(page, f"Pause ({title}")
+    tab_to(page, "^" + re.escape(f"Pause ({title}"))
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)  # a frame that was due when Pause was pressed may still be drawn
     paused = page.evaluate(PLAY_STATE_JS, title)["traces"][0]["meta"]
