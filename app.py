@@ -2,37 +2,31 @@
 
 Draws the shared controls (in the sidebar, mirrored in the URL), then runs the page the
 URL names. Each page is a file in pages/, named ``<url path>_page.py`` (similarity ->
-pages/similarity_page.py): Streamlit also reads a pages/ folder as its older, file-based
-navigation, and a deep link whose URL path equals a page file's name would run that file
-without this one (no sidebar, no settings). So no page file is named as its URL path
-(tests/test_app.py checks it, and the browser tests open every page by deep link on a
-freshly started server).
+pages/similarity_page.py), that lays out its topic module, explorer/topics/<url path>.py.
+Streamlit also reads a pages/ folder as its older, file-based navigation, and a deep link
+whose URL path equals a page file's name would run that file without this one (no
+sidebar, no settings). So no page file is named as its URL path (tests/app/test_app.py
+checks it, and the browser tests open every page by deep link on a freshly started server).
 
 This one file is both the ASGI app and the script. ``streamlit run app.py`` sees the
 ``st.App`` assigned below and imports this file as a module (``__name__ == "app"``): the
-App serves this same file as the script, after its lifespan (explorer.startup) has
+App serves this same file as the script, after its lifespan (explorer/ui/startup.py) has
 warmed the caches. Each session's run executes the file as ``__main__``: the script.
 """
 
 import streamlit as st
 
 if __name__ != "__main__":
-    from explorer import startup
+    from explorer.ui import startup
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
-    from explorer import controls, page_list, style, ui
+    from explorer.ui import classroom, controls, navigation, style
 
     st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
     style.apply()
 
-    PAGES = {
-        info.url_path: st.Page(
-            info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=info is page_list.HOME
-        )
-        for info in page_list.PAGES
-    }
-
+    PAGES = navigation.pages()
     page = st.navigation(list(PAGES.values()))
     controls.begin_run()
     st.session_state["settings"] = controls.shared_settings()
@@ -40,11 +34,11 @@ else:
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
     bar, notice_area = st.container(), st.container()
-    ui.presentation_mode(bar)
-    ui.run_page(page)
+    classroom.presentation_mode(bar)
+    navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
-    share_pressed = ui.classroom_bar(bar)
+    share_pressed = classroom.classroom_bar(bar)
     controls.sidebar_ui()
     controls.show_notices(notice_area)
     controls.write_url()
-    ui.share_panel(share_pressed, page)
+    classroom.share_panel(share_pressed, page)

@@ -51,17 +51,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
-from explorer import criteria, embeddings, figures, pitfalls, scorecard  # noqa: E402
-from explorer import precision as pr  # noqa: E402
-from explorer import relative as relative_topic  # noqa: E402
-from explorer import similarity as similarity_topic  # noqa: E402
-from explorer import waves as waves_topic  # noqa: E402
-from explorer.matrix import matrix_grid  # noqa: E402
+from explorer import criteria, figures  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
+from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
+from explorer.topics import home as home_topic  # noqa: E402
+from explorer.topics import precision as pr  # noqa: E402
+from explorer.topics import relative as relative_topic  # noqa: E402
+from explorer.topics import similarity as similarity_topic  # noqa: E402
+from explorer.topics import waves as waves_topic  # noqa: E402
+from explorer.topics.matrix import matrix_grid  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
 BUDGET_S = 0.300
-#: cached.FULL_MATRIX_CELLS (not imported: explorer.cached imports Streamlit).
+#: cached.FULL_MATRIX_CELLS (not imported: explorer.ui.cached imports Streamlit).
 FULL_MATRIX_CELLS = 2_000_000
 
 DEFAULTS = Settings()
@@ -124,7 +126,7 @@ def clear_module_caches() -> None:
 
 
 def home(s: Settings, _: dict) -> None:
-    criteria.evaluate(s)
+    home_topic.evaluate(s)
 
 
 def matrix(s: Settings, _: dict) -> None:

@@ -69,7 +69,7 @@ from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
 
 from explorer import settings as s  # noqa: E402
 from explorer.page_list import HOME, PAGES  # noqa: E402 (pages as app.py declares them)
-from explorer.ui import PAGE_FAILED  # noqa: E402
+from explorer.ui.navigation import PAGE_FAILED  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "load.json"
 #: What PRODUCT.md asks of a classroom on one server process: p95 of the first finished run
@@ -195,7 +195,7 @@ async def sample_memory(pid: int | None, samples: list[tuple[float, int]], stop:
 
 async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict:
     # Warm-up: a class meets a server that has already shown every page once. The app does it
-    # itself at start-up (explorer.startup); this covers a server given by --url as well, and
+    # itself at start-up (explorer.ui.startup); this covers a server given by --url as well, and
     # reports a page that fails at its defaults.
     warm_up_failures = []
     for path in [""] if args.scenario == "trivial" else ["" if page is HOME else page.url_path for page in PAGES]:

@@ -28,7 +28,7 @@ PLAY_HEATMAP_FRAME_MS = 250
 FRAME_OVERHEAD_BYTES = 400
 #: A float32 value in Plotly's JSON: 4 bytes, base64-encoded (4/3).
 FLOAT32_JSON_BYTES = 4 * 4 / 3
-#: What the pages say about the keyboard (explorer/keyboard.py gives Plotly's SVG controls focus and keys).
+#: What the pages say about the keyboard (explorer/ui/keyboard.py gives Plotly's SVG controls focus and keys).
 KEYBOARD_NOTE = (
     "From the keyboard: Tab to Play and press Enter (Enter on Pause stops it), or to the frame slider "
     "and step it with the arrow keys, Home and End."
@@ -54,7 +54,7 @@ def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> go.Frame
     """A Play frame from plain trace dicts (``"type"``: scatter by default, or heatmap), for
     the figure's ``traces``, built without Plotly's value validation: building 60 validated
     frames took 56-65 ms of each new setting's run, 3 ms unvalidated (the same JSON).
-    ``add_play`` builds the figure unvalidated too; tests/test_animation.py validates every
+    ``add_play`` builds the figure unvalidated too; tests/shared/test_animation.py validates every
     Play figure whole."""
     built = []
     for trace in data:
@@ -80,7 +80,7 @@ def add_play(
     its entry of ``labels``, which may repeat where names cannot); ``redraw``
     must be True when a frame changes a heatmap or the layout (Plotly only tweens scatter
     data); ``active`` is the frame the figure's own data shows, where the slider starts.
-    Buttons and slider are SVG drawn by Plotly; explorer/keyboard.py puts them in the tab order.
+    Buttons and slider are SVG drawn by Plotly; explorer/ui/keyboard.py puts them in the tab order.
     """
     if not frames:
         raise ValueError("an animated figure needs at least one frame.")

@@ -2,9 +2,10 @@
 of the pages and the tests (a page cannot import app.py, which runs the navigation).
 
 A page is two files: ``pages/<url path>_page.py`` lays it out (and holds its own cached
-computations), and its topic module in explorer/ holds its analysis, figure builders and
-"reproduce this" code, without Streamlit. Adding a page is a page file, a topic module and
-one line here; tests/test_topics.py then holds it to that contract.
+computations), and its topic module, ``explorer/topics/<url path>.py``, holds its analysis,
+figure builders and "reproduce this" code, without Streamlit. Adding a page is a page file,
+a topic module and one line here; tests/app/test_layout.py and tests/app/test_pages.py then
+hold it to that contract.
 """
 
 from __future__ import annotations
@@ -29,35 +30,35 @@ class PageInfo:
 
 
 HOME = PageInfo("home", "Home", ":material/home:",
-                "What positional encoding is for, the criteria, the presets.", "explorer.criteria")
+                "What positional encoding is for, the criteria, the presets.", "explorer.topics.home")
 
 PAGES: tuple[PageInfo, ...] = (
     HOME,
     PageInfo("matrix", "Encoding matrix", ":material/grid_on:",
              "P as a heatmap (position x dimension), its angles in degrees, frequencies and wavelengths.",
-             "explorer.matrix"),
+             "explorer.topics.matrix"),
     PageInfo("waves", "Waves", ":material/show_chart:",
              "One position across the dimensions, chosen dimensions across positions, a pair on the unit circle.",
-             "explorer.waves"),
+             "explorer.topics.waves"),
     PageInfo("similarity", "Similarity", ":material/compare_arrows:",
              "Dot product, cosine and SSE against a reference position; they depend only on the offset.",
-             "explorer.similarity"),
+             "explorer.topics.similarity"),
     PageInfo("binary", "Binary vs sinusoid", ":material/looks_one:",
              "Binary codes of the positions beside the sinusoids: bit periods against wavelengths.",
-             "explorer.binary"),
+             "explorer.topics.binary"),
     PageInfo("relative", "Relative positions", ":material/rotate_right:",
              "The transition matrix M(δ): a shift by δ is a fixed rotation of every sine/cosine pair.",
-             "explorer.relative"),
+             "explorer.topics.relative"),
     PageInfo("scorecard", "Criteria scorecard", ":material/fact_check:",
              "Sinusoid against integer, scaled, binary and learned positions, each criterion measured live.",
-             "explorer.scorecard"),
+             "explorer.topics.scorecard"),
     PageInfo("pitfalls", "Conventions and pitfalls", ":material/rule:",
              "Two variants side by side, their difference, and a checker for your own matrix.",
-             "explorer.pitfalls"),
+             "explorer.topics.pitfalls"),
     PageInfo("precision", "Precision", ":material/precision_manufacturing:",
              "float32, float16, bfloat16 and the 8-bit floats against float64 as the position grows.",
-             "explorer.precision"),
+             "explorer.topics.precision"),
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
              "Type a sentence: word order is invisible without PE and visible with it.",
-             "explorer.embeddings"),
+             "explorer.topics.embeddings"),
 )

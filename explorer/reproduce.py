@@ -1,11 +1,11 @@
 """The pieces every page's 'reproduce this' code is built from: standalone NumPy (and
 PyTorch) for the exact settings. Each page's snippet is in its topic module (home_code in
-explorer.criteria, matrix_code in explorer.matrix, ...).
+explorer.criteria, matrix_code in explorer.topics.matrix, ...).
 
 Each snippet imports only numpy (and torch, in the PyTorch variants), never pe_core, so a
 student can paste it in a notebook. Snippets are built from the pieces here and end by
 binding ``result`` to what the page shows: for a page, a dict from the key of each of its
-downloads to the array that download holds. The tests (tests/test_reproduce.py) execute
+downloads to the array that download holds. The tests (tests/topics/test_reproduce.py) execute
 them and compare ``result`` with the app's numbers.
 """
 

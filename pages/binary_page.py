@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import binary, cached, controls, figures, ui
+from explorer import figures
 from explorer.settings import Settings, format_n
+from explorer.topics import binary
+from explorer.ui import blocks, cached, controls
 
 MAX_BITS = 16
 NEIGHBOURS_SHOWN = 8
@@ -39,14 +41,14 @@ map_rows, map_cols = figures.heatmap_grid(L, d, transpose=transpose, power_of_tw
 def maps() -> None:
     # Both maps share the same blocks of positions, so a column of one faces the same column of the other.
     row_edges, binary_blocks = binary.code_blocks(L, bits, map_rows)
-    ui.chart(
+    blocks.chart(
         binary.binary_figure(
             binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
             title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
         ),
         key="binary_codes",
     )
-    ui.reduced_note("Binary codes", binary_blocks.shape, (L, bits))
+    blocks.reduced_note("Binary codes", binary_blocks.shape, (L, bits))
     reduced = cached.reduced_encoding(settings, map_rows, map_cols)
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
@@ -56,8 +58,8 @@ def maps() -> None:
         reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
         title=f"Sinusoidal encoding P ({shape})", transpose=transpose,
     )
-    ui.chart(sinusoid, key="binary_sinusoid")
-    ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+    blocks.chart(sinusoid, key="binary_sinusoid")
+    blocks.reduced_note("Encoding", reduced.values.shape, (L, d))
     averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
     if averaging:
         st.caption(f"{averaging} The binary map's blocks are fractions of ones: a fast bit is on half the time, 0.5.")
@@ -76,16 +78,16 @@ def maps_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
-ui.cached_section("binary_maps", maps, settings, bits, transpose)
-ui.downloads("the binary map's values", lambda: maps_tables()[0], key="binary_codes")
-ui.downloads("the sinusoid map's values", lambda: maps_tables()[1], key="binary_sinusoid")
+blocks.cached_section("binary_maps", maps, settings, bits, transpose)
+blocks.downloads("the binary map's values", lambda: maps_tables()[0], key="binary_codes")
+blocks.downloads("the sinusoid map's values", lambda: maps_tables()[1], key="binary_sinusoid")
 
 
 def periods() -> None:
     st.header("Bit period against wavelength")
     periods = pe_core.bit_periods(bits)
     lengths = pe_core.wavelengths(d, settings.n, settings.convention)
-    ui.chart(binary.periods_figure(periods, lengths, L), key="binary_periods")
+    blocks.chart(binary.periods_figure(periods, lengths, L), key="binary_periods")
     st.markdown(
         "Bit periods double at every bit; wavelengths grow by the constant factor "
         f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
@@ -96,8 +98,8 @@ def periods() -> None:
     st.dataframe(binary.periods_display(periods_table), hide_index=True)
 
 
-ui.cached_section("binary_periods", periods, settings, bits)
-ui.downloads("periods and wavelengths", lambda: binary.periods_table(
+blocks.cached_section("binary_periods", periods, settings, bits)
+blocks.downloads("periods and wavelengths", lambda: binary.periods_table(
     pe_core.bit_periods(bits), pe_core.wavelengths(d, settings.n, settings.convention)), key="binary_periods")
 
 
@@ -105,9 +107,9 @@ def distances_section() -> None:
     """Hamming distance and SSE against a reference: moving it reruns only this."""
     st.header("Hamming distance against SSE")
     ref = controls.int_control("ref", "Reference position", default=0, low=0, high=L - 1)
-    ui.cached_section("binary_distances", lambda: distances(ref), settings, bits, ref)
-    ui.downloads("both distances", lambda: binary.distance_table(*hamming_and_sse(ref), ref=ref),
-                 key="binary_distances")
+    blocks.cached_section("binary_distances", lambda: distances(ref), settings, bits, ref)
+    blocks.downloads("both distances", lambda: binary.distance_table(*hamming_and_sse(ref), ref=ref),
+                     key="binary_distances")
     snippet["ref"] = ref
 
 
@@ -119,7 +121,7 @@ def hamming_and_sse(ref: int) -> tuple[np.ndarray, np.ndarray]:
 def distances(ref: int) -> None:
     B = pe_core.binary_encoding(L, bits)
     hamming, sse = hamming_and_sse(ref)
-    ui.chart(binary.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
+    blocks.chart(binary.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits), key="binary_distances")
     if figures.envelope_note(L):
         st.caption(figures.envelope_note(L, "position"))
 
@@ -155,8 +157,8 @@ def distances(ref: int) -> None:
 
 #: The reproduce-this code's reference position (set by its control's fragment).
 snippet: dict[str, int] = {}
-ui.fragment(distances_section)
-ui.reproduce(
+blocks.fragment(distances_section)
+blocks.reproduce(
     binary.binary_code(settings, bits=bits, ref=snippet["ref"], transpose=transpose, max_rows=map_rows,
                           max_cols=map_cols)
 )

@@ -3,9 +3,9 @@ is needed to tell "the cat chased the mouse" from "the mouse chased the cat"."""
 
 import streamlit as st
 
-from explorer import controls, ui
-from explorer import embeddings as emb
 from explorer.settings import Settings, format_n
+from explorer.topics import embeddings as emb
+from explorer.ui import blocks, controls
 
 settings: Settings = st.session_state["settings"]
 d = settings.d
@@ -57,9 +57,9 @@ def sentence_one() -> None:
         (a.summed, f"{e_name} + P", f"What the first layer receives: {e_name} + P", "embeddings_sum"),
     ):
         drawn, columns = emb.reduce_columns(values, settings)
-        ui.chart(emb.sentence_heatmap(drawn, tokens_a, columns, title=f"{title} ({shape})", value_name=name,
+        blocks.chart(emb.sentence_heatmap(drawn, tokens_a, columns, title=f"{title} ({shape})", value_name=name,
                                       zrange=zrange), key=key)
-    ui.reduced_note("Each chart", (N, columns.count), (N, d))
+    blocks.reduced_note("Each chart", (N, columns.count), (N, d))
     st.caption(
         f"The three charts share one colour scale (±{zrange[1]:.3g}), so their sizes compare at a glance"
         + ("." if scale else ": without √d the embeddings are faint next to PE, whose entries reach ±1.")
@@ -69,10 +69,10 @@ def sentence_one() -> None:
         st.dataframe(emb.summed_table(a).T)
 
 
-ui.cached_section("embeddings_sentence", sentence_one, settings, tokens_a, scale)
-ui.downloads(f"{e_name} + P", lambda: emb.summed_table(emb.sentence_matrices(tokens_a, settings, scale=scale)),
-             key="embeddings_sum")
-ui.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale))
+blocks.cached_section("embeddings_sentence", sentence_one, settings, tokens_a, scale)
+blocks.downloads(f"{e_name} + P", lambda: emb.summed_table(emb.sentence_matrices(tokens_a, settings, scale=scale)),
+                 key="embeddings_sum")
+blocks.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale))
 
 b = emb.sentence_matrices(tokens_b, settings, scale=scale)
 
@@ -120,7 +120,7 @@ def word_order_and_sizes() -> None:
                 "its k-th copy in sentence 2; a copy without partner has an empty position.")
     st.dataframe(moves, hide_index=True)
     if moves["distance with PE"].notna().any():
-        ui.chart(emb.moves_figure(moves), key="embeddings_moves")
+        blocks.chart(emb.moves_figure(moves), key="embeddings_moves")
 
     # (c) ---------------------------------------------------------------------------------
     st.header("Sizes: embedding against positional encoding")
@@ -136,7 +136,7 @@ def word_order_and_sizes() -> None:
         f"‖p_k‖ / ‖{e_name} row‖ (mean)",
         f"{pe_norm / float(norms['‖√d·x_k‖' if scale else '‖x_k‖'].mean()):.3g}",
     )
-    ui.chart(emb.norms_figure(norms, d=d), key="embeddings_norms")
+    blocks.chart(emb.norms_figure(norms, d=d), key="embeddings_norms")
     st.dataframe(norms, column_config={
         "‖x_k‖": st.column_config.NumberColumn(format="%.8f"),
         "‖√d·x_k‖": st.column_config.NumberColumn(format="%.8f"),
@@ -150,4 +150,4 @@ def word_order_and_sizes() -> None:
     )
 
 
-ui.cached_section("embeddings_order", word_order_and_sizes, settings, tokens_a, tokens_b, scale)
+blocks.cached_section("embeddings_order", word_order_and_sizes, settings, tokens_a, tokens_b, scale)

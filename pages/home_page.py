@@ -5,17 +5,19 @@ import math
 
 import streamlit as st
 
-from explorer import controls, criteria, page_list, ui
+from explorer import criteria, page_list
 from explorer.presets import PRESETS
 from explorer.settings import Settings, format_n
+from explorer.topics import home
+from explorer.ui import blocks, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def measured_criteria(settings: Settings) -> tuple[criteria.Measurement, ...]:
-    """Seed 000's four criteria measured for the settings (explorer.criteria; ~0.6 s at the largest)."""
-    return criteria.evaluate(settings)
+    """Seed 000's four criteria measured for the settings (explorer.topics.home; ~0.6 s at the largest)."""
+    return home.evaluate(settings)
 
 
 settings: Settings = st.session_state["settings"]
@@ -72,9 +74,9 @@ def criteria_section() -> None:
     st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
 
 
-ui.cached_section("home_criteria", criteria_section, settings)
-ui.downloads("the criteria", lambda: criteria.criteria_table(measured_criteria(settings)), key="home_criteria")
-ui.reproduce(criteria.home_code(settings))
+blocks.cached_section("home_criteria", criteria_section, settings)
+blocks.downloads("the criteria", lambda: home.criteria_table(measured_criteria(settings)), key="home_criteria")
+blocks.reproduce(home.home_code(settings))
 
 st.header("Reproduce a figure of the sources")
 st.markdown("Each button sets every control as the source did and opens the page that draws it.")
@@ -96,4 +98,4 @@ def page_map() -> None:
             st.caption(info.summary)
 
 
-ui.cached_section("home_page_map", page_map)
+blocks.cached_section("home_page_map", page_map)

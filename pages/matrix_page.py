@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import cached, controls, figures, matrix, ui
+from explorer import figures
 from explorer.settings import Settings, format_n
+from explorer.topics import matrix
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -60,13 +62,13 @@ def heatmap() -> None:
                 help=f"The window shows positions from here to here + {grid[0] - 1}, one each.",
             )
     if view == "values":
-        ui.cached_section("matrix_values", lambda: values_map(grid, transpose, row_start), settings, transpose,
-                          row_start)
-        ui.downloads("the heatmap's values", lambda: values_table(grid, transpose, row_start), key="matrix_heatmap")
+        blocks.cached_section("matrix_values", lambda: values_map(grid, transpose, row_start), settings, transpose,
+                              row_start)
+        blocks.downloads("the heatmap's values", lambda: values_table(grid, transpose, row_start), key="matrix_heatmap")
     else:
-        ui.cached_section("matrix_angles", lambda: angles_map(grid, transpose, row_start), settings, transpose,
-                          row_start)
-        ui.downloads("the angles (degrees)", lambda: angles_table(grid, transpose, row_start), key="matrix_angles")
+        blocks.cached_section("matrix_angles", lambda: angles_map(grid, transpose, row_start), settings, transpose,
+                              row_start)
+        blocks.downloads("the angles (degrees)", lambda: angles_table(grid, transpose, row_start), key="matrix_angles")
     snippet.update(view=view, transpose=transpose, row_start=row_start, max_rows=grid[0], max_cols=grid[1])
 
 
@@ -89,9 +91,9 @@ def values_map(grid: tuple[int, int], transpose: bool, row_start: int | None) ->
         reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
         title=f"Positional encoding P ({shape})", transpose=transpose,
     )
-    ui.chart(fig, key="matrix_heatmap")
+    blocks.chart(fig, key="matrix_heatmap")
     if row_start is None:
-        ui.reduced_note("Encoding", reduced.values.shape, (L, d))
+        blocks.reduced_note("Encoding", reduced.values.shape, (L, d))
         averaging = figures.averaging_note(reduced.row_first, reduced.row_last, w)
         if averaging:
             st.caption(f"{averaging} To see single positions, choose a window of {grid[0]} single positions above.")
@@ -117,9 +119,9 @@ def angles_map(grid: tuple[int, int], transpose: bool, row_start: int | None) ->
         title=f"Angle k·ω_i in degrees, mod 360 ({shape})", transpose=transpose, value_name="angle (deg)",
         colorscale=figures.CYCLIC, zrange=(0.0, 360.0),
     )
-    ui.chart(fig, key="matrix_angles")
+    blocks.chart(fig, key="matrix_angles")
     if row_start is None:
-        ui.reduced_note("Angles", degrees.shape, (L, len(w)))
+        blocks.reduced_note("Angles", degrees.shape, (L, len(w)))
     else:
         st.caption(matrix.window_note(start, grid[0], L, (degrees.shape[1], len(w)), "pairs"))
     st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
@@ -140,7 +142,7 @@ def angles_table(grid: tuple[int, int], transpose: bool, row_start: int | None):
 def rates() -> None:
     st.header("Frequencies and wavelengths")
     st.markdown(r"Pair i turns at $\omega_i$ rad/position, so it repeats every $\lambda_i = 2\pi/\omega_i$ positions.")
-    ui.chart(matrix.rates_figure(w), key="matrix_rates")
+    blocks.chart(matrix.rates_figure(w), key="matrix_rates")
 
 
 def numbers() -> None:
@@ -153,10 +155,10 @@ L, d = settings.L, settings.d
 w = cached.frequencies(settings)
 #: The reproduce-this code's arguments; the heatmap's controls add theirs.
 snippet: dict[str, object] = {}
-ui.fragment(heatmap)
-ui.first_chart_sent()
-ui.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)
-ui.downloads("ω_i and λ_i", lambda: matrix.frequency_table(w), key="matrix_rates")
+blocks.fragment(heatmap)
+blocks.first_chart_sent()
+blocks.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)
+blocks.downloads("ω_i and λ_i", lambda: matrix.frequency_table(w), key="matrix_rates")
 if settings.L * settings.d <= 64:
-    ui.cached_section("matrix_numbers", numbers, settings)
-ui.reproduce(matrix.matrix_code(settings, **snippet), matrix.matrix_code(settings, **snippet, library="torch"))
+    blocks.cached_section("matrix_numbers", numbers, settings)
+blocks.reproduce(matrix.matrix_code(settings, **snippet), matrix.matrix_code(settings, **snippet, library="torch"))

@@ -5,8 +5,10 @@ import math
 
 import streamlit as st
 
-from explorer import cached, controls, figures, pitfalls, ui
+from explorer import figures
 from explorer.settings import N_OPTIONS, Settings, format_n
+from explorer.topics import pitfalls
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -16,13 +18,13 @@ def pitfalls_comparison(
     a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
 ) -> pitfalls.Comparison:
     """Two variants as drawn, their difference, and the largest |A - B| over the full matrices
-    (explorer.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest)."""
+    (explorer.topics.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest)."""
     return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
 
 
 @st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
 def pitfalls_upload(name: str, data: bytes) -> pitfalls.UploadCheck:
-    """Load, identify and compare an uploaded matrix (explorer.pitfalls.check_upload); keeps only
+    """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
     display-sized results, never the upload itself. Raises ValueError for a bad file."""
     return pitfalls.check_upload(name, data, max_cells=cached.FULL_MATRIX_CELLS)
 
@@ -84,16 +86,18 @@ def comparison_maps() -> None:
 
     chart_a, chart_b = st.columns(2)
     with chart_a:
-        ui.chart(heatmap(comparison.values_a, f"A: {variant_a.describe()}", "A[r, j]", (-1.0, 1.0)), key="pitfalls_a")
+        blocks.chart(heatmap(comparison.values_a, f"A: {variant_a.describe()}", "A[r, j]", (-1.0, 1.0)),
+                     key="pitfalls_a")
     with chart_b:
-        ui.chart(heatmap(comparison.values_b, f"B: {variant_b.describe()}", "B[r, j]", (-1.0, 1.0)), key="pitfalls_b")
+        blocks.chart(heatmap(comparison.values_b, f"B: {variant_b.describe()}", "B[r, j]", (-1.0, 1.0)),
+                     key="pitfalls_b")
     drawn_max = float(abs(comparison.difference).max())
     span = drawn_max if drawn_max > 0 else 1.0
-    ui.chart(
+    blocks.chart(
         heatmap(comparison.difference, f"Difference A - B (L={L:,}, d={d:,})", "A - B", (-span, span)),
         key="pitfalls_difference",
     )
-    ui.reduced_note("Each map", comparison.difference.shape, (L, d))
+    blocks.reduced_note("Each map", comparison.difference.shape, (L, d))
     if comparison.is_reduced and comparison.columns.col_edges is not None:
         st.caption(
             "The two layouts disagree on which columns are sines, so a drawn column averages a run of raw "
@@ -111,7 +115,7 @@ def comparison_maps() -> None:
     )
 
 
-ui.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b, other_n, offset)
+blocks.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b, other_n, offset)
 
 
 
@@ -121,8 +125,8 @@ def difference_table():
                                  rows_name="row r", cols_name="column j")
 
 
-ui.downloads("the difference map", difference_table, key="pitfalls_difference")
-ui.reproduce(pitfalls.difference_code(
+blocks.downloads("the difference map", difference_table, key="pitfalls_difference")
+blocks.reproduce(pitfalls.difference_code(
     variant_a, variant_b, L, d, pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS),
     (pitfalls.VARIANTS[key_a], pitfalls.VARIANTS[key_b]),
 ))
@@ -176,7 +180,7 @@ if upload is not None:
                 )
             ]
             span = float(abs(check.difference).max()) or 1.0
-            ui.chart(
+            blocks.chart(
                 figures.heatmap_figure(
                     check.difference, row_labels=up_rows, col_labels=check.columns.labels,
                     row_ticks=figures.round_ticks(up_rows, [int(r) for r in check.row_edges[:-1]]),
@@ -188,12 +192,12 @@ if upload is not None:
                 key="pitfalls_upload_difference",
             )
             length = check.shape[1] if result["transposed"] else check.shape[0]
-            ui.reduced_note("Difference", check.difference.shape, (length, check.columns.order.size))
+            blocks.reduced_note("Difference", check.difference.shape, (length, check.columns.order.size))
             if check.set_aside_note:
                 st.caption(check.set_aside_note)
             if result["transposed"]:
                 st.caption("Your matrix is transposed (dimensions down); it is drawn with positions down.")
-            ui.downloads(
+            blocks.downloads(
                 "this difference map",
                 figures.heatmap_table(
                     check.difference, up_rows, check.columns.labels, rows_name="row r", cols_name="column j"

@@ -9,9 +9,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import cached, controls, precision, ui
-from explorer import precision as pr
 from explorer.settings import Settings, format_n
+from explorer.topics import precision
+from explorer.topics import precision as pr
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -107,7 +108,7 @@ def formats() -> None:
     )
 
 
-ui.cached_section("precision_formats", formats)
+blocks.cached_section("precision_formats", formats)
 
 
 
@@ -115,7 +116,7 @@ def errors() -> None:
     st.header("Error against float64, up to position 10⁷")
     result = precision_errors(settings)
     lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
-    ui.chart(
+    blocks.chart(
         precision.precision_figure(
             result.positions, lines, pr.NAMES, title=f"Largest |P̃[k, j] − P[k, j]| over the {d:,} columns ({shape})",
             y_title="absolute error (log scale)",
@@ -161,7 +162,7 @@ def errors() -> None:
             + (f". Computed in it, not finite from k = {low.first_nonfinite:,}." if low.first_nonfinite is not None
                else ".")
         )
-    ui.chart(
+    blocks.chart(
         precision.precision_figure(
             result.positions, {key: result.telling[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
             title=f"Columns in which P̃[k] and P̃[k+1] differ, of d = {d:,}", y_title="columns (of d)", log_y=False,
@@ -175,7 +176,7 @@ def errors() -> None:
     )
 
 
-ui.cached_section("precision_errors", errors, settings)
+blocks.cached_section("precision_errors", errors, settings)
 
 
 
@@ -186,8 +187,8 @@ def column_section() -> None:
         "column", "Column j of P", default=0, low=0, high=d - 1,
         help="0 is the fastest sine (ω = 1 rad per position); the last columns are the slowest pairs.",
     )
-    ui.cached_section("precision_column", lambda: column_errors(column_index), settings, column_index)
-    ui.downloads(
+    blocks.cached_section("precision_column", lambda: column_errors(column_index), settings, column_index)
+    blocks.downloads(
         f"column {column_index}'s errors",
         lambda: pd.DataFrame(precision_column(settings, column_index),
                              index=pd.Index(precision_errors(settings).positions, name="position k")),
@@ -201,7 +202,7 @@ def column_errors(column_index: int) -> None:
     w = cached.frequencies(settings)
     pair = int(pair_of[column_index])
     by_column = precision_column(settings, column_index)
-    ui.chart(
+    blocks.chart(
         precision.precision_figure(
             result.positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
             title=f"|P̃[k, {column_index}] − P[k, {column_index}]|: {'sin' if is_sine[column_index] else 'cos'} of "
@@ -217,10 +218,10 @@ def summary_table() -> pd.DataFrame:
     return pr.summary_table(precision_errors(settings), precision_neighbours(settings))
 
 
-ui.downloads("the summary", summary_table, key="precision_summary")
-ui.downloads("the errors by position", lambda: pr.errors_table(precision_errors(settings)),
-             key="precision_errors")
-ui.fragment(column_section)
+blocks.downloads("the summary", summary_table, key="precision_summary")
+blocks.downloads("the errors by position", lambda: pr.errors_table(precision_errors(settings)),
+                 key="precision_errors")
+blocks.fragment(column_section)
 
 
 def what_helps() -> None:
@@ -241,5 +242,5 @@ def what_helps() -> None:
     )
 
 
-ui.cached_section("precision_what_helps", what_helps, settings)
-ui.reproduce(pr.snippet(settings))
+blocks.cached_section("precision_what_helps", what_helps, settings)
+blocks.reproduce(pr.snippet(settings))

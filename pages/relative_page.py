@@ -5,8 +5,10 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import animation, cached, controls, figures, relative, ui
+from explorer import animation, figures
 from explorer.settings import Settings, format_n
+from explorer.topics import relative
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -15,17 +17,17 @@ from explorer.settings import Settings, format_n
 def shift_comparison(
     settings: Settings, delta: int, max_rows: int, max_cols: int
 ) -> relative.ShiftComparison:
-    """P @ M(delta) against PE(k + delta) computed directly (explorer.relative.compare_shift)."""
+    """P @ M(delta) against PE(k + delta) computed directly (explorer.topics.relative.compare_shift)."""
     return relative.compare_shift(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
         max_rows=max_rows, max_cols=max_cols, full_cells=cached.FULL_MATRIX_CELLS,
     )
 
 
-#: Rows and columns of M drawn at once, and row blocks of each shifted map (see explorer.relative).
+#: Rows and columns of M drawn at once, and row blocks of each shifted map (see explorer.topics.relative).
 WINDOW = relative.TRANSITION_WINDOW
 
-settings = ui.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
+settings = blocks.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
 d, L = settings.d, settings.L
 st.markdown(
     "For any offset δ there is one matrix M(δ), the same for every position, that turns the "
@@ -58,8 +60,8 @@ def transition_section() -> None:
             default=0, low=0, high=relative.transition_window_limit(d, settings.layout, WINDOW),
             help="M is d x d; a window of it is drawn so that each cell stays visible.",
         )
-    ui.cached_section("relative_transition", lambda: transition(window_start), settings, delta, window_start)
-    ui.downloads("the drawn M", lambda: transition_table(window_start), key="relative_transition")
+    blocks.cached_section("relative_transition", lambda: transition(window_start), settings, delta, window_start)
+    blocks.downloads("the drawn M", lambda: transition_table(window_start), key="relative_transition")
     snippet["window_start"] = window_start
 
 
@@ -79,7 +81,7 @@ def transition_table(window_start: int):
 def transition(window_start: int) -> None:
     dims, M_window = transition_window(window_start)
     window = relative.window_text(dims, d)
-    ui.chart(
+    blocks.chart(
         relative.transition_figure(
             M_window, dims, d=d, layout=settings.layout, delta=delta,
             title=f"M({delta}), rows and columns: {window}" + (" (window)" if dims.size < d else ""),
@@ -106,21 +108,21 @@ def shifted_maps() -> None:
         comparison.column_is_sine, comparison.pair_first, comparison.pair_last, w, settings.layout
     )
     # One above the other at the page's width, so that seed 001's 512 columns get a pixel each.
-    ui.chart(
+    blocks.chart(
         figures.encoding_figure(
             comparison.shifted, comparison.row_first, comparison.row_last, labels, ticks,
             title=f"P @ M({delta}): row k is P[k]·M({delta})", value_name="(P M)[k, j]",
         ),
         key="relative_shifted",
     )
-    ui.chart(
+    blocks.chart(
         figures.encoding_figure(
             comparison.direct, comparison.row_first, comparison.row_last, labels, ticks,
             title=f"PE(k{delta:+d}) computed directly", value_name=f"PE(k{delta:+d}, j)",
         ),
         key="relative_direct",
     )
-    ui.reduced_note("Both maps", comparison.shifted.shape, (L, d))
+    blocks.reduced_note("Both maps", comparison.shifted.shape, (L, d))
     averaging = figures.averaging_note(comparison.row_first, comparison.row_last, w)
     if averaging:
         st.caption(averaging)
@@ -155,7 +157,7 @@ def shifted_maps() -> None:
 
 
 def shift_play() -> None:
-    ui.chart(
+    blocks.chart(
         relative.shift_play_figure(L, d, settings.n, layout=settings.layout, convention=settings.convention,
                                    delta=delta),
         key="relative_shift_play",
@@ -185,11 +187,11 @@ def pair_section() -> None:
     pair_col, k_col = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
-    ui.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
-    ui.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
-                 key="relative_rotation")
-    ui.downloads("the Play frames' points", lambda: relative.rotation_play_table(k * w[pair], delta * w[pair]),
-                 key="relative_rotation_play")
+    blocks.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
+    blocks.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
+                     key="relative_rotation")
+    blocks.downloads("the Play frames' points", lambda: relative.rotation_play_table(k * w[pair], delta * w[pair]),
+                     key="relative_rotation_play")
     snippet.update(pair=pair, position=k)
 
 
@@ -200,7 +202,7 @@ def rotation(pair: int, k: int) -> None:
         axis_names = (f"column {2 * pair} = sin(k·ω_{pair})", f"column {2 * pair + 1} = cos(k·ω_{pair})")
     else:
         axis_names = (f"column {pair} = sin(k·ω_{pair})", f"column {m + pair} = cos(k·ω_{pair})")
-    ui.chart(
+    blocks.chart(
         relative.rotation_figure(theta, phi, pair=pair, k=k, delta=delta, axis_names=axis_names),
         key="relative_rotation",
     )
@@ -238,14 +240,14 @@ def rotation(pair: int, k: int) -> None:
 map_grid = figures.heatmap_grid(L, d, power_of_two_columns=True)
 #: The reproduce-this code's arguments; the sections' controls add theirs.
 snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": map_grid[0], "map_cols": map_grid[1]}
-ui.fragment(transition_section)
-ui.cached_section("relative_shifted", shifted_maps, settings, delta)
-ui.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
-ui.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
-ui.cached_section("relative_shift_play", shift_play, settings, delta)
-ui.downloads("the Play frames", lambda: relative.shift_play_table(
+blocks.fragment(transition_section)
+blocks.cached_section("relative_shifted", shifted_maps, settings, delta)
+blocks.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
+blocks.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
+blocks.cached_section("relative_shift_play", shift_play, settings, delta)
+blocks.downloads("the Play frames", lambda: relative.shift_play_table(
     L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta), key="relative_shift_play")
-ui.fragment(pair_section)
-ui.reproduce(
+blocks.fragment(pair_section)
+blocks.reproduce(
     relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")
 )

@@ -5,16 +5,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import controls, ui
-from explorer import scorecard as sc
 from explorer.settings import Settings, format_n
+from explorer.topics import scorecard as sc
+from explorer.ui import blocks, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def measured_scorecard(settings: Settings, offset: int) -> sc.Scorecard:
-    """Every scheme x criterion of the Criteria scorecard (explorer.scorecard; ~1 s at the largest)."""
+    """Every scheme x criterion of the Criteria scorecard (explorer.topics.scorecard; ~1 s at the largest)."""
     return sc.evaluate(settings, offset)
 
 
@@ -89,15 +89,15 @@ def scorecard_table() -> None:
         )
 
 
-ui.cached_section("scorecard_table", scorecard_table, settings, offset)
-ui.downloads("the scorecard", lambda: sc.numbers_table(measured_scorecard(settings, offset)), key="scorecard_table")
+blocks.cached_section("scorecard_table", scorecard_table, settings, offset)
+blocks.downloads("the scorecard", lambda: sc.numbers_table(measured_scorecard(settings, offset)), key="scorecard_table")
 
 
 def distances() -> None:
     st.header("Distance by offset")
     offsets, series = scorecard_distances(settings)
     if offsets.size:
-        ui.chart(
+        blocks.chart(
             sc.scheme_distance_figure(
                 offsets, series, title=f"‖P[δ] − P[0]‖ relative to offset 1 ({shape})", dashes=sc.chart_dashes(series),
             ),
@@ -115,7 +115,7 @@ def distances() -> None:
         st.info("One position only: there is no offset to draw. Increase L in the sidebar.", icon=":material/info:")
 
 
-ui.cached_section("scorecard_distances", distances, settings)
+blocks.cached_section("scorecard_distances", distances, settings)
 
 
 def distances_table() -> pd.DataFrame:
@@ -123,5 +123,5 @@ def distances_table() -> pd.DataFrame:
     return pd.DataFrame(series, index=pd.Index(offsets, name="offset δ"))
 
 
-ui.downloads("the distances", distances_table, key="scorecard_distances")
-ui.reproduce(sc.snippet(settings, measured_scorecard(settings, offset).offset))
+blocks.downloads("the distances", distances_table, key="scorecard_distances")
+blocks.reproduce(sc.snippet(settings, measured_scorecard(settings, offset).offset))

@@ -6,9 +6,11 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import animation, cached, controls, figures, similarity, ui
+from explorer import animation, figures
 from explorer.settings import Settings, format_n
-from explorer.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
+from explorer.topics import similarity
+from explorer.topics.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -44,7 +46,7 @@ def reference_curves(settings: Settings, ref: int) -> tuple[similarity.Similarit
 #: Rows of the table of exact values around the reference position.
 TABLE_RADIUS = 5
 
-settings = ui.even_d_page("Similarity", "the closed forms need sine/cosine pairs")
+settings = blocks.even_d_page("Similarity", "the closed forms need sine/cosine pairs")
 d, L = settings.d, settings.L
 st.markdown(
     "Nearby positions have similar encodings. Compare every position k with one reference "
@@ -73,8 +75,8 @@ def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int
 def against_reference(ref: int) -> None:
     curves, method = reference_curves(settings, ref)
     st.header(f"Every position against position {ref}")
-    ui.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
-             key="similarity_lines")
+    blocks.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
+                 key="similarity_lines")
     st.caption(method)
     if figures.envelope_note(L):
         st.caption(figures.envelope_note(L, "position"))
@@ -104,7 +106,7 @@ def closed_form(ref: int) -> None:
     closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
     difference = float(np.abs(measured - closed).max())
     st.header("The closed form")
-    ui.chart(
+    blocks.chart(
         similarity.closed_form_figure(
             by_offset, measured=measured, measured_first_offset=first - ref,
             title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
@@ -135,14 +137,14 @@ def reference_sections() -> None:
         "ref", "Reference position", default=min(20, L - 1), low=0, high=L - 1,
         help="Every position is compared with this one (seed 001 uses 20).",
     )
-    ui.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
-    ui.first_chart_sent()
-    ui.downloads("these curves", lambda: similarity.similarity_table(reference_curves(settings, ref)[0]),
-                 key="similarity_lines")
-    ui.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
-    ui.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
-    ui.downloads("the closed form and the measured points", lambda: closed_form_table(ref),
-                 key="similarity_closed_form")
+    blocks.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
+    blocks.first_chart_sent()
+    blocks.downloads("these curves", lambda: similarity.similarity_table(reference_curves(settings, ref)[0]),
+                     key="similarity_lines")
+    blocks.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
+    blocks.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
+    blocks.downloads("the closed form and the measured points", lambda: closed_form_table(ref),
+                     key="similarity_closed_form")
     snippet["ref"] = ref
 
 
@@ -152,7 +154,7 @@ def reference_play() -> None:
     )
     swept = [int(frame.name) for frame in figure.frames]
     st.header("The reference position, moving")
-    ui.chart(figure, key="similarity_reference_play")
+    blocks.chart(figure, key="similarity_reference_play")
     st.caption(
         f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in {len(swept)} frames"
         + (f" (evenly spread positions of 0..{L - 1:,})" if len(swept) < L else "")
@@ -165,9 +167,9 @@ def reference_play() -> None:
 def offset_matrix() -> None:
     st.header("Every pair of positions")
     edges = pe_core.block_edges(L, SIMILARITY_BLOCKS)
-    blocks = pe_core.offset_matrix_block_average(by_offset, edges)
-    ui.chart(
-        similarity.offset_matrix_figure(blocks, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
+    block_means = pe_core.offset_matrix_block_average(by_offset, edges)
+    blocks.chart(
+        similarity.offset_matrix_figure(block_means, edges, d=d, title=f"Dot product P[k]·P[k′] ({shape})"),
         key="similarity_matrix",
     )
     st.caption(
@@ -175,7 +177,7 @@ def offset_matrix() -> None:
         "(a Toeplitz matrix): it is drawn from the closed form Σ cos(ω_i (k′ − k)) over the 2L − 1 offsets, "
         "never built as an L x L matrix."
     )
-    ui.reduced_note("Dot-product matrix", blocks.shape, (L, L))
+    blocks.reduced_note("Dot-product matrix", block_means.shape, (L, L))
 
 
 def offset_matrix_table() -> pd.DataFrame:
@@ -185,13 +187,13 @@ def offset_matrix_table() -> pd.DataFrame:
 
 #: The reproduce-this code's reference position (set by its control's fragment).
 snippet: dict[str, int] = {}
-ui.fragment(reference_sections)
-ui.cached_section("similarity_reference_play", reference_play, settings)
-ui.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
-             key="similarity_reference_play")
-ui.cached_section("similarity_matrix", offset_matrix, settings)
-ui.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
-ui.reproduce(
+blocks.fragment(reference_sections)
+blocks.cached_section("similarity_reference_play", reference_play, settings)
+blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
+                 key="similarity_reference_play")
+blocks.cached_section("similarity_matrix", offset_matrix, settings)
+blocks.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
+blocks.reproduce(
     similarity.similarity_code(
         settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=cached.FULL_MATRIX_CELLS,
         measured_cells=MEASURED_CELLS,

@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer import animation, cached, controls, ui, waves
+from explorer import animation
 from explorer.settings import Settings, format_n, parse_int_list
+from explorer.topics import waves
+from explorer.ui import blocks, cached, controls
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
 MAX_WAVE_COLUMNS = 8
@@ -43,13 +45,13 @@ def profile_section() -> None:
         "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
     )
     positions = [int(k) for k in positions_text.split(",")]
-    ui.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
-    ui.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
-                 key="waves_profiles")
-    ui.cached_section("waves_profile_play", lambda: profile_play(wave_dims), settings, wave_dims)
-    ui.downloads("the Play frames' values",
-                 lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(), w[:wave_dims]),
-                 key="waves_profile_play")
+    blocks.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
+    blocks.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
+                     key="waves_profiles")
+    blocks.cached_section("waves_profile_play", lambda: profile_play(wave_dims), settings, wave_dims)
+    blocks.downloads("the Play frames' values",
+                     lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(), w[:wave_dims]),
+                     key="waves_profile_play")
     snippet.update(positions=positions, pairs_shown=wave_dims)
 
 
@@ -60,7 +62,7 @@ def profiles(positions: list[int], wave_dims: int) -> None:
         "matrix. Position 0 is flat at 0; the larger k, the more the fast pairs (small x) oscillate "
         "while the slow pairs stay near sin(0) = 0."
     )
-    ui.chart(
+    blocks.chart(
         waves.position_profile_figure(
             positions, w[:wave_dims], title=f"sin(k·ω_x) for pairs x = 0..{wave_dims - 1} ({shape})"
         ),
@@ -72,7 +74,7 @@ def profiles(positions: list[int], wave_dims: int) -> None:
 
 def profile_play(wave_dims: int) -> None:
     swept = waves.profile_play_positions(wave_dims)
-    ui.chart(
+    blocks.chart(
         waves.profile_play_figure(w[:wave_dims], title=f"Play: sin(k·ω_x), k = {swept[0]}..{swept[-1]}"),
         key="waves_profile_play",
     )
@@ -99,9 +101,9 @@ def columns_section() -> None:
             "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
             high=L - window_size, help=f"The chart shows positions from here to here + {window_size - 1}.",
         )
-    ui.cached_section("waves_columns", lambda: column_lines(chosen, window_first, window_size), settings, chosen,
-                      window_first)
-    ui.downloads("these lines' values", lambda: column_values(chosen)[2], key="waves_columns")
+    blocks.cached_section("waves_columns", lambda: column_lines(chosen, window_first, window_size), settings, chosen,
+                          window_first)
+    blocks.downloads("these lines' values", lambda: column_values(chosen)[2], key="waves_columns")
     snippet["columns"] = chosen
 
 
@@ -117,7 +119,7 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
     window_last = window_first + window_size - 1
     values, names, lines = column_values(chosen)
     listed = ",".join(str(c) for c in chosen)
-    ui.chart(
+    blocks.chart(
         waves.columns_over_positions_figure(
             values[window_first : window_last + 1], names, first=window_first,
             title=f"Columns {listed} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
@@ -151,13 +153,13 @@ def circle_section() -> None:
     left, right = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
-    ui.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
-    ui.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
-    ui.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
+    blocks.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
+    blocks.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
+    blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
     swept = waves.circle_play_positions(k, L)
-    ui.downloads("the Play frames' points",
-                 lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
-                 key="waves_circle_play")
+    blocks.downloads("the Play frames' points",
+                     lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
+                     key="waves_circle_play")
     snippet.update(pair=pair, position=k)
 
 
@@ -165,7 +167,7 @@ def circle(pair: int, k: int) -> None:
     angle = k * w[pair]
     circle_col, numbers_col = st.columns([3, 2])
     with circle_col:
-        ui.chart(waves.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
+        blocks.chart(waves.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
     with numbers_col:
         trail_first = max(0, k - waves.MAX_TRAIL + 1)
         st.markdown(
@@ -186,7 +188,7 @@ def circle(pair: int, k: int) -> None:
 
 def circle_play(pair: int, k: int) -> None:
     swept = waves.circle_play_positions(k, L)
-    ui.chart(waves.unit_circle_play_figure(float(w[pair]), swept, pair=pair, shown=k), key="waves_circle_play")
+    blocks.chart(waves.unit_circle_play_figure(float(w[pair]), swept, pair=pair, shown=k), key="waves_circle_play")
     st.caption(
         f"Press Play: pair {pair} turns by ω_{pair} = {w[pair]:.6g} rad per position through positions "
         f"{swept[0]:,}..{swept[-1]:,}, one frame each, drawn by your browser (no server run per frame). "
@@ -196,7 +198,7 @@ def circle_play(pair: int, k: int) -> None:
 
 #: The reproduce-this code's arguments, set by the sections' controls.
 snippet: dict[str, object] = {}
-ui.fragment(profile_section)
-ui.fragment(columns_section)
-ui.fragment(circle_section)
-ui.reproduce(waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))
+blocks.fragment(profile_section)
+blocks.fragment(columns_section)
+blocks.fragment(circle_section)
+blocks.reproduce(waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))

@@ -1,4 +1,4 @@
-"""App replicas behind a real HAProxy on loopback, for tests/test_deploy.py and
+"""App replicas behind a real HAProxy on loopback, for tests/deploy/test_deploy.py and
 ``benchmarks/load_test.py --replicas``: one way to start them, used by both.
 
 HAProxy runs a copy of deploy/haproxy.cfg in which three things change: it listens on a

@@ -25,7 +25,7 @@ from test_browser import (
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
 
 from explorer import page_list
-from explorer.ui import CODE_KEY
+from explorer.ui.blocks import CODE_KEY
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -45,7 +45,7 @@ ALSO_FAILING_RULES = {"heading-order"}
 PHONE = {"width": 390, "height": 844}
 
 
-#: The app's CSS (explorer/style.py) is on the page. Its st.html is drawn a moment after the
+#: The app's CSS (explorer/ui/style.py) is on the page. Its st.html is drawn a moment after the
 #: rest of the first run (Streamlit loads that element's code on demand).
 APP_STYLE_JS = """() => document.querySelector('[data-testid="stHtml"] style') !== null"""
 
@@ -131,7 +131,7 @@ FOCUSED_JS = """() => {
 #: Left out: what Streamlit takes out of the tab order itself (tabindex -1: a select box's
 #: "Open" arrow, whose box, a tab stop, opens with ArrowDown), and what is inside a Plotly
 #: chart: its mode bar's buttons (Plotly's own tab stops), the Play controls and legend
-#: entries (explorer/keyboard.py; test_play.py and test_legend_entries_by_keyboard_alone).
+#: entries (explorer/ui/keyboard.py; test_play.py and test_legend_entries_by_keyboard_alone).
 CONTROLS_JS = """() => {
     const selector = 'input:not([type="hidden"]):not([type="file"]), button, a[href], textarea, [role="slider"]';
     const roots = ['stSidebar', 'stMain'].map((id) => document.querySelector(`[data-testid="${id}"]`));
@@ -210,7 +210,7 @@ def test_slider_toggle_and_select_box_by_keyboard_alone(app_server: str, page) -
 
 
 def test_legend_entries_by_keyboard_alone(app_server: str, page) -> None:
-    """A chart's legend entries are switches (explorer/keyboard.py): Tab reaches them, Enter
+    """A chart's legend entries are switches (explorer/ui/keyboard.py): Tab reaches them, Enter
     hides the trace and Space shows it again, as a click on the entry does (Similarity, seed
     001: the closed form's chart and its measured points)."""
     page.goto(f"{app_server}/similarity?preset=seed001-similarity", timeout=FIRST_LOAD_MS)

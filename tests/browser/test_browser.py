@@ -14,7 +14,7 @@ import pytest
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT
 from seed_code import seed002_positional_encoding
 
-from explorer.ui import PAGE_FAILED
+from explorer.ui.navigation import PAGE_FAILED
 
 try:
     from playwright.sync_api import expect

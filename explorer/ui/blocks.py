@@ -1,0 +1,200 @@
+"""The building blocks of a page: its charts, cached sections, downloads, fragments and
+"reproduce this" code, so that no page repeats them."""
+
+from __future__ import annotations
+
+import functools
+import io
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from explorer import figures, share
+from explorer.settings import Settings, even_settings
+from explorer.ui import controls
+from explorer.ui.classroom import presenting
+
+#: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
+PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+#: Plotly's height for a figure that sets none.
+PLOTLY_DEFAULT_HEIGHT = 450
+# Importing Streamlit made its chart theme Plotly's default template; every figure the pages
+# build from here on takes it with figures.TEMPLATE over it, merged once here (a default named
+# "streamlit+explorer" would be merged again for every figure, 2.4 ms each).
+pio.templates["explorer"] = pio.templates.merge_templates(pio.templates["streamlit"], figures.TEMPLATE)
+pio.templates.default = "explorer"
+
+
+def even_d_page(title: str, why: str) -> Settings:
+    """The title of a page that needs sine/cosine pairs, and the shared settings with an even d
+    (with a one-line notice when d was odd: ``why`` says what an odd d would break)."""
+    settings, odd_notice = even_settings(st.session_state["settings"], why)
+    st.title(title)
+    if odd_notice:
+        st.warning(odd_notice, icon=":material/warning:")
+    return settings
+
+
+def chart(fig: go.Figure, *, key: str | None = None) -> None:
+    """Draw a Plotly figure at the width of the layout (larger in presentation mode)."""
+    if presenting():
+        _enlarge_for_room(fig)
+    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
+
+
+def _enlarge_for_room(fig: go.Figure) -> None:
+    """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
+    each kind of text itself, so each is set here, not only the figure's base font."""
+    text = share.PRESENT_CHART_FONT_PX
+    fig.update_layout(
+        height=round((fig.layout.height or PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR),
+        font_size=text, title_font_size=round(text * 1.2), legend_font_size=text, hoverlabel_font_size=text,
+    )
+    fig.update_xaxes(tickfont_size=text, title_font_size=text)
+    fig.update_yaxes(tickfont_size=text, title_font_size=text)
+    fig.update_annotations(font_size=text)  # subplot titles
+    fig.update_coloraxes(colorbar_tickfont_size=text)
+    fig.for_each_trace(lambda trace: trace.update(colorbar_tickfont_size=text), selector={"type": "heatmap"})
+
+
+def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> None:
+    """Say on the page that a chart shows block averages, and of what."""
+    if shown != full:
+        st.caption(
+            f"{what}: {full[0]:,} x {full[1]:,} values drawn as {shown[0]:,} x {shown[1]:,} block averages "
+            "(each cell is the mean of the block it stands for; hover says which). Nothing is skipped."
+        )
+
+
+def downloads(name: str, table: Callable[[], pd.DataFrame], *, key: str) -> None:
+    """CSV and NPY downloads of the data a chart shows, when the sidebar's toggle asks for them.
+
+    Off by default: two download buttons per chart cost every rerun a registration in
+    Streamlit's media file manager (under its lock), for files nobody asked for. ``table``
+    is called only when the buttons are drawn, and the files are made only when clicked.
+    """
+    if not st.session_state.get(controls.OFFER_DOWNLOADS, False):
+        return
+    data = table()
+    csv_col, npy_col = st.columns(2)
+    # A table of lines holds its x as a column and has no row labels: no index column then.
+    labelled = not (isinstance(data.index, pd.RangeIndex) and data.index.name is None)
+    csv_col.download_button(
+        f"Download {name} (CSV)",
+        data=lambda: data.to_csv(index=labelled).encode(),
+        file_name=f"{key}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+    def npy_bytes() -> bytes:
+        buffer = io.BytesIO()
+        np.save(buffer, data.to_numpy(), allow_pickle=False)
+        return buffer.getvalue()
+
+    npy_col.download_button(
+        f"Download {name} (NPY)",
+        data=npy_bytes,
+        file_name=f"{key}.npy",
+        mime="application/octet-stream",
+        key=f"{key}_npy",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+#: Finished sections kept across sessions (a section is a few elements, a chart at most 1.5 MB).
+SECTION_CACHE_ENTRIES = 128
+
+
+@st.cache_data(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False)
+def _drawn_once(name: str, inputs: tuple, _draw: Callable[[], None]) -> None:
+    """Run ``_draw``: st.cache_data records the elements it draws, and a hit replays them."""
+    _draw()
+
+
+def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None:
+    """Draw a part of a page once per ``inputs``, for every session: later runs replay its
+    finished elements (charts, captions, tables, metrics) without building them again.
+
+    ``inputs`` must hold everything ``draw`` reads that can change (the settings, the page
+    controls it uses); ``name`` tells the sections of all pages apart. ``draw`` must not
+    create widgets (Streamlit cannot replay them): downloads and controls stay outside.
+    """
+    # Presentation mode draws the charts larger: its sections are others.
+    _drawn_once(name, (*inputs, presenting()), draw)
+
+
+#: How long a page waits after its first chart before it sends the rest (no CPU: the script
+#: sleeps). The browser takes 35-55 ms from a heatmap's message to its picture at L=16384,
+#: d=2048; what arrives sooner is laid out, and computed on the server, alongside it (an L step
+#: on Encoding matrix and Similarity 5-16 ms slower with 30 ms than with 80, same runs).
+FIRST_CHART_LEAD_S = 0.08
+
+
+def first_chart_sent() -> None:
+    """Let the browser draw the page's first chart before the rest of the page arrives.
+
+    The browser lays out every element that has arrived before it paints (about 1 ms an
+    element, even an unchanged one) and draws all the charts that changed in one frame, so
+    without a pause the chart a visitor is watching waits for the whole page. Measured in
+    benchmarks/latency.py: a d step on Similarity at L=16384, d=2048 from about 160 to
+    about 115 ms, the trivial app taking 59.
+    """
+    time.sleep(FIRST_CHART_LEAD_S)
+
+
+#: URL key of the toggle that shows the "reproduce this" code.
+CODE_KEY = "code"
+
+
+def in_fragment_rerun() -> bool:
+    """True while only a fragment reruns (a control inside it moved), not the whole page."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def fragment(body: Callable[[], None]) -> None:
+    """Run ``body`` as an st.fragment, now: a control inside it reruns only ``body``, not
+    the page, and the URL still follows (the page's other controls keep their keys)."""
+
+    @functools.wraps(body)  # st.fragment tells fragments apart by their function's name
+    def run() -> None:
+        body()
+        if in_fragment_rerun():
+            controls.write_url()
+            if st.session_state.get(CODE_KEY, False):
+                # The page's "reproduce this" code, outside the fragment, holds its controls' values.
+                st.rerun(scope="app")
+
+    st.fragment(run)()
+
+
+def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
+    """The 'reproduce this' code for the exact current settings, NumPy and PyTorch, shown on
+    request by a toggle kept in the URL (``code=true``, on every page alike).
+
+    Not an expander: a collapsed expander's code is still sent and highlighted by the
+    browser, and since the code holds the settings it changes, and costs ~10 ms per block,
+    on every slider step.
+    """
+    libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
+    if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
+        return
+    # Long lines wrap: a block that scrolls sideways cannot be scrolled from the keyboard
+    # (axe's scrollable-region-focusable), and runs off a phone. The copy button copies them whole.
+    with st.container(border=True):
+        if torch_code is None:
+            st.code(numpy_code, language="python", wrap_lines=True)
+            return
+        numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
+        numpy_tab.code(numpy_code, language="python", wrap_lines=True)
+        torch_tab.code(torch_code, language="python", wrap_lines=True)

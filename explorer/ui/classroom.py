@@ -1,0 +1,82 @@
+"""In front of a class: presentation mode, the Share button, and the Share panel with the
+view's address and its QR code."""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.navigation.page import StreamlitPage
+
+from explorer import share
+from explorer.ui import controls, keyboard, style
+
+#: Key of the Share button (not in the URL).
+SHARE_BUTTON_KEY = "share_view"
+
+
+def presenting() -> bool:
+    """True in presentation mode (``present=true`` in the URL, or its toggle)."""
+    return bool(st.session_state.get(share.PRESENT_KEY, False))
+
+
+def presentation_mode(bar: DeltaGenerator) -> None:
+    """Before the page runs: presentation mode (``present=true`` in the URL, or its toggle)
+    applied: the sidebar closed and the larger style, in ``bar`` above the page."""
+    if controls.seed_bool(share.PRESENT_KEY):
+        st.set_page_config(initial_sidebar_state="collapsed")
+        style.present(bar)
+    else:
+        st.set_page_config(initial_sidebar_state="auto")
+
+
+def classroom_bar(bar: DeltaGenerator) -> bool:
+    """In ``bar`` above the page, drawn after it (on a step the page's first chart goes out
+    first): the Share button and presentation mode's toggle, reachable with the sidebar
+    closed. Returns whether Share was pressed: ``share_panel`` then opens the panel, after
+    controls.write_url, when every control's value, also one a fragment moved since the
+    last full run, is in the URL.
+    """
+    with bar, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+        # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
+        # address is the current one, and a modal dialog cannot go stale behind a moved control.
+        pressed = st.button(
+            "Share this view", icon=":material/qr_code_2:", key=SHARE_BUTTON_KEY,
+            help="This view's address with all its settings, to copy or to scan as a QR code.",
+        )
+        controls.bool_control(share.PRESENT_KEY, "Presentation mode")
+        keyboard.play_keys()
+    return pressed
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _qr_png(url: str) -> bytes | None:
+    return share.qr_png(url)
+
+
+@st.dialog("Share this view", width="large")
+def _share_dialog(url: str | None) -> None:
+    if url is None:
+        st.warning("This view's address is unknown here: copy it from the address bar.", icon=":material/link_off:")
+        return
+    st.caption("This view's address, with all its settings (the copy button is at its right):")
+    st.code(url, language=None, wrap_lines=True)
+    if share.is_local(url):
+        st.warning(
+            "This address names this computer only: other devices cannot open it. "
+            "Open the app by its network address to share it.", icon=":material/warning:",
+        )
+    png = _qr_png(url)
+    if png is None:
+        st.caption("This address is too long for a QR code: copy it instead.")
+        return
+    st.image(
+        png, width="content", caption="Scan with a phone's camera to open this view.",
+        alt="QR code of this view's address, shown above.",
+    )
+
+
+def share_panel(pressed: bool, page: StreamlitPage) -> None:
+    """When Share was pressed, open the Share panel: the address of this view, with
+    st.code's copy button, and its QR code. Call after controls.write_url."""
+    if pressed:
+        _share_dialog(share.share_url(st.context.url, st.context.headers, page.url_path, st.query_params.to_dict()))

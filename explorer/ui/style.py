@@ -1,0 +1,72 @@
+"""The app's CSS: what Streamlit's own styles cannot be told by its options.
+
+Static text only, built from no input, so no user text can reach the raw HTML it is sent
+as (tests/app/test_code_rules.py allows ``st.html`` here alone, and only with these constants).
+Each rule says which check it answers (tests/browser/test_accessibility.py).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+CSS = """<style>
+/* axe color-contrast: Streamlit draws captions (st.caption) in the text colour at opacity
+   0.6, 3.9:1 on white, under the 4.5:1 that small text needs. At 0.75 it is 6:1 on white,
+   and a caption still reads as secondary (the dark theme's light text gains too). */
+[data-testid="stCaptionContainer"] { opacity: 0.75; }
+/* axe heading-order: a page's sections are st.header (h2) under its st.title (h1), not h3;
+   they keep the size they had as h3. */
+[data-testid="stMain"] [data-testid="stHeading"] h2 { font-size: 1.75rem; }
+/* Keyboard: Streamlit shows the sidebar's collapse button only while the pointer is over
+   the sidebar (visibility: hidden otherwise), which also keeps it out of the tab order. */
+[data-testid="stSidebarHeader"] [data-testid="stSidebarCollapseButton"] { visibility: visible; }
+/* axe color-contrast, with the "reproduce this" code shown: Streamlit's syntax colours are
+   2.2 to 3.6:1 on its light code background, and its blue and grey 4.0 and 4.2:1 on the dark
+   one. The same hues, darkened (light theme) or lightened (dark theme) to 4.8:1 at least;
+   light-dark() follows the app's color-scheme, which Streamlit sets with its theme. */
+.stCode pre code .token.comment, .stCode pre code .token.punctuation { color: light-dark(#696c7a, #8a8e9d); }
+.stCode pre code .token.keyword, .stCode pre code .token.function { color: light-dark(#186ebd, #3a93e5); }
+.stCode pre code .token.boolean { color: light-dark(#157d36, #21c354); }
+.stCode pre code .token.number { color: light-dark(#1c796c, #29b09d); }
+.stCode pre code .token.operator { color: light-dark(#af520e, #ed6f13); }
+.stCode pre code .token.string { color: light-dark(#077f2c, #09ab3b); }
+/* axe color-contrast, dark theme: a slider's value above its thumb and the selected tab's
+   label are in the dark theme's primary red (#cf4250), 3.5 and 3.9:1 on its backgrounds;
+   lightened there to 4.8:1. The light theme's (#c53948) is kept. */
+[data-testid="stSliderThumbValue"], [role="tab"][aria-selected="true"] p {
+    color: light-dark(#c53948, #da6d78);
+}
+/* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
+   relations and operators) instead of scrolling in a box that the keyboard cannot scroll
+   (axe scrollable-region-focusable); formulas that fit are unchanged. */
+.katex-display > .katex { white-space: normal; }
+/* Keyboard: explorer/ui/keyboard.py puts Plotly's Play and Pause buttons, frame slider and legend
+   entries (SVG) in the tab order; this shows which one has the focus. Its own element is empty. */
+.js-plotly-plot .updatemenu-button:focus-visible, .js-plotly-plot .slider-container:focus-visible,
+.js-plotly-plot .legend .traces:focus-visible {
+    outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
+}
+.st-key-play_keys { display: none; }
+</style>"""
+
+
+#: Presentation mode's style: larger type everywhere (Streamlit sizes its text in rem), the
+#: toolbar's menu and deploy decorations hidden (the sidebar's open button stays), less
+#: empty space above the title. A constant: nothing a visitor typed or sent reaches it.
+PRESENT_STYLE = """<style>
+html { font-size: 21px; }
+[data-testid="stMainMenu"], [data-testid="stToolbarActions"], [data-testid="stDecoration"],
+[data-testid="stAppDeployButton"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; max-width: none; }
+</style>"""
+
+
+def apply() -> None:
+    """Send the CSS with the page (an st.html of styles only takes no room on it)."""
+    st.html(CSS)
+
+
+def present(container: DeltaGenerator) -> None:
+    """Presentation mode's style, in ``container`` (above the page, so it comes first)."""
+    container.html(PRESENT_STYLE)

@@ -1,0 +1,82 @@
+"""Rules of the code base that a reviewer would otherwise check by eye."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_CODE = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "explorer").rglob("*.py"))]
+CORE_CODE = sorted((ROOT / "pe_core").glob("*.py"))
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff")
+    command = [ruff] if ruff else [sys.executable, "-m", "ruff"]
+    result = subprocess.run([*command, "check", "--quiet", str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("path", CORE_CODE, ids=lambda p: p.name)
+def test_pe_core_imports_no_streamlit(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    imported = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    } | {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert not imported & {"streamlit", "plotly", "pandas"}, f"{path.name} imports {imported}"
+
+
+#: The one module allowed to send raw HTML: its static CSS, a string constant of the module.
+STYLE_MODULE = ROOT / "explorer" / "ui" / "style.py"
+
+
+def _module_string_constants(tree: ast.Module) -> set[str]:
+    """Names assigned a literal string at module level (and nowhere else in the module)."""
+    literal = {
+        target.id for node in tree.body if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets if isinstance(target, ast.Name)
+    }
+    assigned = [
+        target.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    ]
+    return {name for name in literal if assigned.count(name) == 1}
+
+
+@pytest.mark.parametrize("path", APP_CODE, ids=lambda p: p.name)
+def test_no_raw_html_anywhere(path: Path) -> None:
+    """No page renders raw HTML, so no user text (URL, upload, typed) can reach it; the
+    style module alone sends its static CSS, a literal string of its own."""
+    tree = ast.parse(path.read_text())
+    constants = _module_string_constants(tree) if path == STYLE_MODULE else set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "unsafe_allow_html":
+            pytest.fail(f"{path.name}:{node.value.lineno} passes unsafe_allow_html")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "html":
+            static = (
+                len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in constants
+            )
+            if not static:
+                pytest.fail(f"{path.name}:{node.lineno} calls .html with something else than a constant of its own")
+        elif isinstance(node, ast.Attribute) and node.attr == "html" and path != STYLE_MODULE:
+            pytest.fail(f"{path.name}:{node.lineno} refers to .html")
+
+
+def test_the_style_constants_are_only_styles() -> None:
+    """What st.html may send holds one <style> block each: no markup, script or URL."""
+    from explorer.ui import style
+
+    sent = _module_string_constants(ast.parse(STYLE_MODULE.read_text()))
+    assert {"CSS", "PRESENT_STYLE"} <= sent
+    for name in sent:
+        value = getattr(style, name)
+        assert value.startswith("<style>") and value.endswith("</style>") and value.count("<") == 2, name
+        assert not any(word in value.lower() for word in ("script", "url(", "@import", "javascript")), name

@@ -1,0 +1,146 @@
+"""The package's layout, held by its folders rather than by a list of names:
+
+- only app.py, pages/ and explorer/ui/ import streamlit; explorer/topics/ and the shared
+  modules at explorer/'s top level never do, directly or through another module;
+- a topic imports no other topic and nothing in ui/; a shared module imports no topic and
+  nothing in ui/ (what two topics share lives there);
+- a page is its page file in pages/ and its topic module, explorer/topics/<url path>.py,
+  and the page file lays out no other topic.
+
+Adding a page is a page file, a topic module and one line in explorer/page_list.py; this
+file and tests/app/test_pages.py then hold it to the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import page_list
+from explorer.page_list import PageInfo
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPLORER = ROOT / "explorer"
+
+
+def module_name(path: Path) -> str:
+    """explorer/topics/waves.py -> explorer.topics.waves; a package's __init__ -> the package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+#: Every module of the explorer package, by dotted name.
+MODULES: dict[str, Path] = {module_name(path): path for path in sorted(EXPLORER.rglob("*.py"))}
+TOPICS = {name for name in MODULES if name.startswith("explorer.topics.")}
+UI = {name for name in MODULES if name.startswith("explorer.ui.")}
+#: The Streamlit-free pieces several topics share: the modules at the package's top level.
+SHARED = {name for name, path in MODULES.items() if path.parent == EXPLORER and path.stem != "__init__"}
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module a file imports, as dotted names; ``from a import b`` gives a.b and a
+    (b may be a module or a name in a), ``import a.b`` gives a.b."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def explorer_imports(path: Path) -> set[str]:
+    """The explorer modules a file imports."""
+    return imported_names(path) & set(MODULES)
+
+
+def imports_streamlit(path: Path) -> bool:
+    return any(name == "streamlit" or name.startswith("streamlit.") for name in imported_names(path))
+
+
+def reached_from(name: str) -> set[str]:
+    """The explorer modules ``name`` imports, directly or through one another."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        for imported in explorer_imports(MODULES[current]) - seen:
+            seen.add(imported)
+            todo.append(imported)
+    return seen
+
+
+def test_the_three_kinds_are_in_the_tree() -> None:
+    assert TOPICS and UI and SHARED
+    assert (EXPLORER / "topics" / "__init__.py").is_file() and (EXPLORER / "ui" / "__init__.py").is_file()
+    assert {path.parent for path in MODULES.values()} == {EXPLORER, EXPLORER / "topics", EXPLORER / "ui"}
+
+
+def test_streamlit_is_imported_only_by_the_app_the_pages_and_ui() -> None:
+    direct = {name for name, path in MODULES.items() if imports_streamlit(path)}
+    assert direct <= UI, f"Streamlit imported outside explorer/ui/: {sorted(direct - UI)}"
+
+
+@pytest.mark.parametrize("name", sorted(TOPICS | SHARED))
+def test_no_topic_or_shared_module_reaches_streamlit_through_another_module(name: str) -> None:
+    reached = reached_from(name)
+    through = sorted(module for module in reached if imports_streamlit(MODULES[module]))
+    assert not through, f"{name} imports {through}, which import streamlit"
+    assert not reached & UI, f"{name} imports {sorted(reached & UI)} from explorer/ui/"
+
+
+def test_importing_every_topic_and_shared_module_loads_no_streamlit() -> None:
+    """The same rule as Python sees it: third-party imports included, in a fresh interpreter."""
+    names = sorted(TOPICS | SHARED)
+    script = "import sys\n" + "".join(f"import {name}\n" for name in names) + "print('streamlit' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False", "importing the topics and shared modules loaded streamlit"
+
+
+@pytest.mark.parametrize("name", sorted(TOPICS))
+def test_a_topic_imports_no_other_topic(name: str) -> None:
+    others = explorer_imports(MODULES[name]) & (TOPICS - {name})
+    assert not others, f"{name} imports the topics {sorted(others)}: move what they share to explorer/"
+
+
+@pytest.mark.parametrize("name", sorted(SHARED))
+def test_a_shared_module_imports_no_topic(name: str) -> None:
+    topics = explorer_imports(MODULES[name]) & TOPICS
+    assert not topics, f"{name} imports the topics {sorted(topics)}"
+
+
+def test_the_rule_catches_what_it_forbids(tmp_path: Path) -> None:
+    """The checks above on files that break them: they must see it."""
+    topic = tmp_path / "bad_topic.py"
+    topic.write_text("from explorer.topics import waves\nfrom explorer.ui import blocks\n")
+    assert {"explorer.topics.waves", "explorer.ui.blocks"} <= explorer_imports(topic)
+    streamlit_user = tmp_path / "bad_shared.py"
+    streamlit_user.write_text("import streamlit.components.v2 as components\n")
+    assert imports_streamlit(streamlit_user)
+    assert "explorer.ui.controls" in reached_from("explorer.ui.blocks")
+
+
+def page_id(page: PageInfo) -> str:
+    return page.url_path
+
+
+@pytest.mark.parametrize("page", page_list.PAGES, ids=page_id)
+def test_a_page_is_its_page_file_and_its_topic_module(page: PageInfo) -> None:
+    path = ROOT / page.path
+    assert path.is_file(), f"no page file {page.path}"
+    assert path.parent == ROOT / "pages" and path.stem == f"{page.url_path}_page"
+    assert path.stem != page.url_path, "a deep link to the page would run its file without app.py"
+    assert page.topic == f"explorer.topics.{page.url_path}", "a topic is named after its page's URL path"
+    assert page.topic in MODULES, f"no topic module {page.topic}"
+    used_topics = explorer_imports(path) & TOPICS
+    assert used_topics == {page.topic}, f"{page.path} lays out {sorted(used_topics)}, not its topic alone"
+
+
+def test_every_topic_module_is_a_page_s() -> None:
+    assert {page.topic for page in page_list.PAGES} == TOPICS

@@ -1,0 +1,110 @@
+"""A class on one server: the caches are warm before the first visitor, and a page control
+reruns only its own part of the page (st.fragment) while the URL still follows it.
+
+Both against the real server (``streamlit run app.py``, so through app.py's st.App and its
+start-up), spoken to over Streamlit's own WebSocket protocol (tests/st_client.py), with
+the cache counters read from Streamlit's own metrics endpoint (``/_stcore/metrics``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import urllib.request
+from collections.abc import Iterator
+from urllib.parse import parse_qs
+
+import pytest
+from st_client import RunResult, StreamlitServer, StreamlitSession
+
+from explorer.presets import PRESETS
+from explorer.ui import startup
+
+LOOKUP = re.compile(r'^cache_lookups_total\{cache="([^"]+)",cache_type="st_cache_data",result="(hit|miss)"\} (\d+)$')
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[StreamlitServer]:
+    with StreamlitServer("app.py") as running:
+        yield running
+
+
+def cache_lookups(server: StreamlitServer) -> dict[tuple[str, str], int]:
+    """(cached function, "hit" or "miss") -> lookups so far, as Streamlit counts them."""
+    with urllib.request.urlopen(f"{server.url}/_stcore/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {(m[1], m[2]): int(m[3]) for line in text.splitlines() if (m := LOOKUP.match(line))}
+
+
+async def open_and_close(server: StreamlitServer, page: str, query: str) -> RunResult:
+    async with StreamlitSession(server.url) as session:
+        return await session.open_page(page, query)
+
+
+def test_start_up_visits_every_page_and_every_preset() -> None:
+    visits = startup.start_up_visits()
+    assert {v.page for v in visits if not v.query} == {
+        "" if info.url_path == "home" else info.url_path for info in startup.page_list.PAGES
+    }
+    assert {v.query for v in visits if v.query} == {f"preset={key}" for key in PRESETS}
+
+
+def test_start_up_caps_malloc_arenas_on_glibc() -> None:
+    # The CI machine and the image are Debian (glibc): the cap must take there.
+    assert startup.limit_malloc_arenas() is True
+
+
+def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -> None:
+    """Start-up has run every page (misses before anyone came); the default page and a
+    preset are then served from those caches: no new miss anywhere, and new hits."""
+    before = cache_lookups(server)
+    warmed = {name for (name, result), count in before.items() if result == "miss" and count > 0}
+    # A page's own cached computations are defined in its script, which runs as __main__.
+    assert {"explorer.ui.blocks._drawn_once", "__main__.measured_criteria", "__main__.precision_scan",
+            "__main__.measured_scorecard", "__main__.pitfalls_comparison",
+            "__main__.shift_comparison", "explorer.ui.cached.reduced_encoding"} <= warmed
+    assert "start-up visit" not in server.log_tail(20_000), "a start-up visit failed"
+
+    key, preset = "seed001-similarity", PRESETS["seed001-similarity"]
+    for page, query in (("", ""), ("precision", ""), ("scorecard", ""), (preset.page, f"preset={key}")):
+        run = asyncio.run(open_and_close(server, page, query))
+        assert run.finished and not run.exceptions, (page, query, run.status)
+    after = cache_lookups(server)
+    new_misses = {
+        name: after[(name, "miss")] - before.get((name, "miss"), 0)
+        for name, result in after if result == "miss" and after[(name, "miss")] != before.get((name, "miss"), 0)
+    }
+    assert new_misses == {}, f"computed again after start-up: {new_misses}"
+    # The finished sections were replayed, and a computation outside them (Similarity's offsets) was a hit.
+    for name in ("explorer.ui.blocks._drawn_once", "explorer.ui.cached.dot_from_zero"):
+        assert after[(name, "hit")] > before.get((name, "hit"), 0), name
+
+
+async def move_in_fragment(server: StreamlitServer, page: str, key: str, value: int) -> tuple[RunResult, RunResult]:
+    async with StreamlitSession(server.url) as session:
+        first = await session.open_page(page, "")
+        return first, await session.set_slider(key, value, first)
+
+
+@pytest.mark.parametrize(
+    ("page", "control", "value", "rerun_charts", "kept_charts"),
+    [
+        ("similarity", "ref", 7, {"similarity_lines", "similarity_closed_form"}, {"similarity_matrix"}),
+        ("waves", "k", 3, {"waves_circle"}, {"waves_profiles", "waves_columns"}),
+        ("relative", "pair", 2, {"relative_rotation"}, {"relative_transition", "relative_shifted", "relative_direct"}),
+    ],
+)
+def test_a_page_control_reruns_only_its_fragment(
+    server: StreamlitServer, page: str, control: str, value: int, rerun_charts: set[str], kept_charts: set[str]
+) -> None:
+    first, moved = asyncio.run(move_in_fragment(server, page, control, value))
+    assert control in first.fragment_ids, f"{control} is not drawn inside an st.fragment"
+    assert rerun_charts | kept_charts <= set(first.widget_ids), "the page did not draw its charts"
+    assert moved.finished and not moved.exceptions, moved.status
+    # The URL follows the control, and keeps nothing else.
+    assert parse_qs(moved.query_string) == {control: [str(value)]}
+    # Only the fragment's elements come again: its charts, not the page's other charts nor the sidebar.
+    sent = set(moved.widget_ids)
+    assert rerun_charts <= sent
+    assert not sent & kept_charts, f"unchanged charts re-sent: {sent & kept_charts}"
+    assert not sent & {"d", "n", "L", "layout", "convention", "preset"}, "the sidebar ran again"

@@ -1,0 +1,76 @@
+"""Open the app in streamlit.testing as a copied URL does (a fresh session on
+/<url path>?<query>), check that the page ran, and measure what it sends: shared by the
+app, topic and shared-piece tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
+
+from explorer import page_list
+from explorer.page_list import PageInfo
+from explorer.ui.navigation import PAGE_FAILED
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+#: Budgets of PRODUCT.md, in bytes of what the server sends.
+MAX_CHART_BYTES = 1_500_000
+MAX_PAGE_BYTES = 3_000_000
+SIDEBAR_KEYS = ("d", "n", "L", "layout", "convention", "preset")
+
+
+PAGES = page_list.PAGES
+PAGE_BY_KEY = {page.url_path: page for page in PAGES}
+HOME = page_list.HOME
+MATRIX = PAGE_BY_KEY["matrix"]
+
+
+def page_id(page: PageInfo) -> str:
+    return page.url_path
+
+
+def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -> AppTest:
+    """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
+    at = open_url("" if page is HOME else page.url_path, query)
+    assert_page_ran(at, page)
+    return at
+
+
+def ran_page_path(at: AppTest) -> str:
+    """The file of the page the last run drew (from AppTest's navigation registry)."""
+    info = at._registered_pages.get(at._finished_page_script_hash, {})  # no public API for it in 1.67
+    return Path(str(info.get("script_path", ""))).resolve().relative_to(ROOT).as_posix()
+
+
+def assert_page_ran(at: AppTest, page: PageInfo) -> None:
+    assert not at.exception, f"{page.path} raised: {[e.value for e in at.exception]}"
+    # app.py turns a page's exception into a friendly message: that is a failure too.
+    assert PAGE_FAILED not in [e.value for e in at.error], f"{page.path} failed (see the log)"
+    assert ran_page_path(at) == page.path
+
+
+def open_url(url_path: str, query: dict[str, str | list[str]] | None = None, *, run: bool = True) -> AppTest:
+    """A fresh AppTest session on the page at ``url_path`` ("" for the default page).
+
+    A browser's deep link names the page by its URL path, and st.Page identifies a page by
+    the hash of its url_path; AppTest has no public way to name a page that way before its
+    first run (its switch_page goes by file name, which differs from the URL path here: see
+    app.py), so the session is given that hash directly.
+    """
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    if url_path:
+        at._page_hash = calc_hash(url_path)
+    at.query_params.update(query or {})
+    return at.run() if run else at
+
+
+def element_bytes(at: AppTest) -> int:
+    """Serialised size of every element of the run: roughly what goes over the wire."""
+    return sum(
+        node.proto.ByteSize()
+        for block in (at.main, at.sidebar)
+        for node in block
+        if not hasattr(node, "children") and getattr(node, "proto", None) is not None
+    )

@@ -1,0 +1,246 @@
+"""explorer.topics.scorecard and the scheme-generic measurements of explorer.criteria, against
+independent formulas written here (all-pairs distances, seed 004's 1/(L-1), popcounts, a
+dense least-squares fit), and the reproduce snippet against the app's numbers."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import pe_core
+from explorer import criteria
+from explorer.reproduce import run_snippet
+from explorer.settings import Settings
+from explorer.topics import scorecard as sc
+
+
+def all_pairs_min_distance(P: np.ndarray) -> float:
+    diff = P[:, None, :] - P[None, :, :]
+    distance = np.sqrt((diff**2).sum(-1))
+    np.fill_diagonal(distance, np.inf)
+    return float(distance.min())
+
+
+def verdicts(card: sc.Scorecard) -> dict[str, str]:
+    """Each scheme's pass (1) / fail (0) string over the criteria, in CRITERIA order."""
+    return {key: "".join("1" if m.passed else "0" for m in ms) for key, ms in card.results}
+
+
+# --- the schemes -----------------------------------------------------------------------
+
+
+def test_scheme_rows_are_what_they_say() -> None:
+    assert sc.integer_rows(5, 3, 100)[:, 0].tolist() == [5.0, 6.0, 7.0]
+    assert sc.scaled_rows(0, 100, 100)[[0, 1, 99], 0].tolist() == pytest.approx([0.0, 1 / 99, 1.0])
+    assert sc.scaled_rows(0, 1, 1)[0, 0] == 0.0  # one position: no division by zero
+    np.testing.assert_array_equal(sc.binary_rows(0, 100, 100), pe_core.binary_encoding(100))
+    np.testing.assert_array_equal(sc.binary_rows(37, 5, 100), pe_core.binary_encoding(100)[37:42])
+    P = sc.sinusoid_rows(Settings(d=8, n=100.0, layout="concatenated"))(3, 4, 10)
+    np.testing.assert_array_equal(P, pe_core.positional_encoding(7, 8, 100.0, layout="concatenated")[3:])
+
+
+def test_learned_table_rows_are_the_seeded_table_and_stop_at_its_length() -> None:
+    rows = sc.learned_rows(50, 16)
+    table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((50, 16))
+    np.testing.assert_array_equal(rows(10, 20, 50), table[10:30])
+    np.testing.assert_array_equal(rows(0, 50, 999), table)  # the sentence length does not matter
+    with pytest.raises(criteria.NoCodeError):
+        rows(45, 6, 100)
+
+
+# --- the scorecard at the defaults: seed 004's verdicts ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def default_card() -> sc.Scorecard:
+    return sc.evaluate(Settings(), 1)
+
+
+def test_verdicts_at_the_defaults(default_card: sc.Scorecard) -> None:
+    # unique, bounded, same distance, deterministic, defined beyond L, linear shift
+    assert verdicts(default_card) == {
+        "sinusoid": "111111",
+        "integer": "101110",  # unbounded; k + 1 is affine, not linear
+        "scaled": "110110",  # the step depends on the length
+        "binary": "110110",  # Hamming steps vary; no linear +1
+        "learned": "110100",  # random steps; no row at L; no map beyond the fitted rows
+    }
+
+
+def test_numbers_at_the_defaults_match_independent_formulas(default_card: sc.Scorecard) -> None:
+    L, d = 100, 128
+    get = default_card.get
+    P = pe_core.positional_encoding(L, d)
+    assert get("sinusoid", "unique").value == pytest.approx(all_pairs_min_distance(P), rel=1e-12)
+    assert get("integer", "unique").value == 1.0
+    assert get("scaled", "unique").value == pytest.approx(1 / (L - 1), rel=1e-12)
+    assert get("binary", "unique").value == 1.0
+    table = np.random.default_rng(0).standard_normal((L, d))
+    assert get("learned", "unique").value == pytest.approx(all_pairs_min_distance(table), rel=1e-12)
+    assert get("integer", "bounded").value == 10 * L  # seed 004: unbounded
+    assert get("sinusoid", "bounded").value == 1.0
+    assert get("learned", "bounded").value == pytest.approx(np.abs(table).max())
+    # seed 004: offset 1 is 1/(L-1) in a sentence of L and 1/(2L-1) in one of 2L.
+    assert get("scaled", "consistent").value == pytest.approx(1 / (L - 1) - 1 / (2 * L - 1), rel=1e-9)
+    assert "0.0101010101 at L=100" in get("scaled", "consistent").reason
+    assert "0.005025125628 at L=200" in get("scaled", "consistent").reason
+    assert get("integer", "consistent").value == 0.0
+    assert get("learned", "defined").value == L and "No code for position 100" in get("learned", "defined").reason
+    assert math.isinf(get("binary", "defined").value)
+    assert "needs 10 columns where positions 0..99 need 7" in get("binary", "defined").reason
+    assert get("sinusoid", "shift").value < 1e-13
+    assert all(get(key, "deterministic").value == 0.0 for key in sc.SCHEMES)
+    assert "seed 1" in get("learned", "deterministic").reason
+
+
+def test_shift_residuals_match_a_dense_least_squares_fit(default_card: sc.Scorecard) -> None:
+    # Binary: fit M on k = 0..48 (dense lstsq), test on k = 49..97.
+    B = pe_core.binary_encoding(100)
+    M = np.linalg.lstsq(B[:49], B[1:50], rcond=None)[0]
+    expected = np.abs(B[:98] @ M - B[1:99]).max()
+    assert default_card.get("binary", "shift").value == pytest.approx(expected, rel=1e-9)
+    # Integer: the best c with c k = k + 1 on k = 0..48, tested on 0..97.
+    k = np.arange(98.0)
+    c = (k[:49] @ (k[:49] + 1)) / (k[:49] @ k[:49])
+    assert default_card.get("integer", "shift").value == pytest.approx(np.abs(c * k - (k + 1)).max(), rel=1e-9)
+    # Learned: fewer rows than columns, so the fit is exact on its rows and fails on the others.
+    reason = default_card.get("learned", "shift").reason
+    assert "on those pairs and" in reason and "which it was not fitted on" in reason
+
+
+def test_least_squares_image_is_the_dense_fit_either_way() -> None:
+    rng = np.random.default_rng(3)
+    for rows, width, fit in [(40, 6, 20), (40, 30, 10)]:
+        X, Y = rng.standard_normal((rows, width)), rng.standard_normal((rows, width))
+        M = np.linalg.lstsq(X[:fit], Y[:fit], rcond=None)[0]
+        np.testing.assert_allclose(criteria.least_squares_image(X, Y, fit), X @ M, atol=1e-10)
+
+
+def test_seed004_facts_say_it_with_numbers(default_card: sc.Scorecard) -> None:
+    facts = " ".join(sc.seed004_facts(default_card))
+    assert "1,000 at position 1,000" in facts
+    assert "offset 1 is 0.0101 at L=100 but 0.005025 at L=200" in facts
+    assert "positions 0..99 and none for position 100" in facts
+
+
+def test_tables_for_display_and_download(default_card: sc.Scorecard) -> None:
+    shown = sc.display_table(default_card)
+    assert list(shown.columns) == list(sc.CRITERIA.values()) and list(shown.index) == list(sc.SCHEMES.values())
+    assert shown.loc[sc.SCHEMES["integer"], "Bounded"] == "✗ 1000"
+    assert shown.loc[sc.SCHEMES["learned"], "Defined beyond L"] == "✗ 100"
+    assert shown.loc[sc.SCHEMES["sinusoid"], "Defined beyond L"] == "✓ none"
+    numbers = sc.numbers_table(default_card)
+    assert numbers.shape == (5, 12) and numbers.to_numpy().dtype == np.float64
+    np.save(io.BytesIO(), numbers.to_numpy(), allow_pickle=False)  # the NPY download works
+
+
+# --- bounded work ------------------------------------------------------------------------
+
+
+def test_plan_bounds_the_work_at_the_largest_settings() -> None:
+    plans = sc.plan(Settings(d=2048, L=16384), sc.MAX_OFFSET)
+    for key, p in plans.items():
+        if p.unique_sample is not None:
+            assert p.unique_sample**2 * p.width <= sc.PAIRS_CELLS
+        assert sum(count for _, count in p.bounded_ranges) * p.width <= sc.SAMPLE_CELLS, key
+        assert p.shift_fit * p.width <= sc.SHIFT_CELLS and p.shift_test <= p.shift_fit
+    learned = plans["learned"]
+    assert learned.bounded_ranges == ((0, sc.SAMPLE_CELLS // 2048),) and learned.deterministic_starts == (0,)
+    assert plans["sinusoid"].bounded_ranges == ((0, 1024), (16384 - 1024, 1024))
+
+
+def test_offset_is_clamped() -> None:
+    assert [sc.clamp_offset(x, 100) for x in (-5, 0, 1, 50, 99, 10**9)] == [1, 1, 1, 50, 99, 99]
+    assert sc.clamp_offset(7, 1) == 1 and sc.clamp_offset(10**9, 16384) == sc.MAX_OFFSET
+
+
+def test_one_position_is_handled() -> None:
+    card = sc.evaluate(Settings(L=1), 1)
+    assert math.isinf(card.get("sinusoid", "unique").value)
+    assert card.get("sinusoid", "consistent").passed  # measured in a longer sentence
+    assert math.isnan(card.get("learned", "consistent").value) and not card.get("learned", "consistent").passed
+    assert math.isnan(card.get("learned", "shift").value)
+    assert sc.distance_by_offset(Settings(L=1))[0].size == 0
+
+
+# --- the chart --------------------------------------------------------------------------
+
+
+def test_distance_by_offset_matches_independent_formulas() -> None:
+    settings = Settings(d=64, L=40)
+    offsets, series = sc.distance_by_offset(settings)
+    assert offsets.tolist() == list(range(1, 40))
+    np.testing.assert_allclose(series[sc.SCHEMES["integer"]], offsets, rtol=1e-12)
+    np.testing.assert_allclose(series[sc.SCHEMES["scaled"]], offsets, rtol=1e-12)
+    longer = next(v for name, v in series.items() if "2L" in name)
+    np.testing.assert_allclose(longer, offsets * 39 / 79, rtol=1e-12)
+    popcount = np.array([bin(int(t)).count("1") for t in offsets])
+    np.testing.assert_allclose(series[sc.SCHEMES["binary"]], np.sqrt(popcount), rtol=1e-12)
+    sse = pe_core.sse_by_offset(offsets.astype(float), 64)
+    np.testing.assert_allclose(series[sc.SCHEMES["sinusoid"]], np.sqrt(sse / sse[0]), rtol=1e-9)
+    assert set(sc.chart_dashes(series)) == {sc.SCHEMES["scaled"], next(n for n in series if "2L" in n)}
+
+
+# --- reproduce this ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "offset"),
+    [
+        (Settings(), 1),
+        (Settings(L=1), 1),
+        (Settings(d=64, n=100.0, L=300, layout="concatenated", convention="tensor2tensor"), 7),
+        # Sampled paths: closed-form uniqueness, first/last rows, fewer fit rows than columns.
+        (Settings(d=1024, n=1e8, L=4500), 3),
+    ],
+    ids=["defaults", "one-position", "t2t-concatenated", "sampled"],
+)
+def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
+    settings: Settings, offset: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = sc.snippet(settings, offset)
+    assert "pe_core" not in code and "explorer" not in code
+    result = run_snippet(code)["result"]["scorecard_table"]
+    app = sc.numbers_table(sc.evaluate(settings, offset)).to_numpy()
+    # Every check's logic, bit for bit: the app run with the snippet's textbook angles fl(k w).
+    monkeypatch.setattr(pe_core.encoding, "sin_cos_outer", textbook_sin_cos_outer)
+    monkeypatch.setattr(pe_core.relative, "sin_cos_outer", textbook_sin_cos_outer)
+    monkeypatch.setattr(pe_core.similarity, "dot_by_offset", textbook_dot_by_offset)
+    criteria._sse_by_offset_up_to_max.cache_clear()
+    np.testing.assert_array_equal(result, sc.numbers_table(sc.evaluate(settings, offset)).to_numpy())
+    monkeypatch.undo()
+    criteria._sse_by_offset_up_to_max.cache_clear()
+    # The app's own numbers: only the sinusoid's measured values move, and by no more than the rounding
+    # of angles up to FAR = 10 L rad (w_0 = 1) allows: t per value, 2 t sqrt(d) per distance between two
+    # rows, twice that for a spread of distances, (1 + sqrt(2)) t for a rotated row minus a row.
+    sinusoid, count = list(sc.SCHEMES).index("sinusoid"), len(sc.CRITERIA)
+    np.testing.assert_array_equal(np.delete(app, sinusoid, axis=0), np.delete(result, sinusoid, axis=0))
+    np.testing.assert_array_equal(app[sinusoid, count:], result[sinusoid, count:])  # passes (1/0)
+    t = angle_rounding_tolerance(sc.FAR_FACTOR * settings.L)
+    distance = 2 * t * math.sqrt(settings.d)
+    bound = {"unique": distance, "bounded": t, "consistent": 2 * distance, "deterministic": 0.0, "defined": 0.0,
+             "shift": (1 + math.sqrt(2)) * t}
+    assert list(bound) == list(sc.CRITERIA)
+    # Plus each side's own rounding of a sum over the d columns.
+    ours, theirs = app[sinusoid, :count], result[sinusoid, :count]
+    finite = np.isfinite(theirs)
+    np.testing.assert_array_equal(ours[~finite], theirs[~finite])
+    allowed = np.array(list(bound.values())) + settings.d * np.finfo(float).eps * np.abs(theirs)
+    np.testing.assert_array_less(np.abs(ours[finite] - theirs[finite]), allowed[finite] + np.finfo(float).tiny)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 600), d=st.integers(1, 3000))
+def test_learned_largest_abs_is_the_maximum_of_the_drawn_table(rows: int, d: int) -> None:
+    # Rows of any width are consecutive values of one random stream: its running maximum
+    # gives the table's, bit for bit.
+    assume(rows * d <= sc.SAMPLE_CELLS)
+    table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((rows, d))
+    assert sc.learned_largest_abs([(0, rows)], d) == float(np.abs(table).max())
+    assert sc.learned_largest_abs([(0, rows), (rows // 2, 1)], d) == float(np.abs(table).max())
