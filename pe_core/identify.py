@@ -38,11 +38,14 @@ The estimation, for each orientation and layout:
    bug (paper base r^2). Each is "snapped" to its shortest decimal form within 5 standard
    errors of a (the data say how many digits are known); the reading with the fewest
    digits wins, then the one closest to 1, 2 or 5 times a power of ten, then the paper.
-   The bug is only a reading for a round r, and is preferred for r = 10000.
+   The bug is only a reading for a round r, and is preferred for r = 10000. The round-off
+   allowed is that of the arithmetic the values may come from, read from the values
+   (``pe_core.value_precision``): a float32 table reads the same from a .npy file and from a
+   CSV of its printed digits.
 6. Verification: rebuild with ``positional_encoding`` and measure the largest
    :math:`|M - P|` on every row. It is a match only within the round-off of the format
-   the values are stored in (the coarsest of bfloat16, float16, float32, p decimals that
-   holds them all exactly, else float64), or of a float32 computation: twice the largest
+   the values are stored in (the coarsest of bfloat16, float16, float32, p decimals or s
+   significant digits that holds them all, else float64), or of a float32 computation: twice the largest
    cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16, :math:`2^{-25}`
    for float32), plus 64 units of round-off per unit of the largest |position|, because
    an angle :math:`k\,\omega_i \le |k|` is rounded relative to its size.
@@ -58,6 +61,7 @@ import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
 from pe_core.encoding import positional_encoding
+from pe_core.value_precision import CAST_ERROR, FLOAT32_UNIT, ValuePrecision, value_precision
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
 FIT_ROWS = 4096
@@ -80,37 +84,9 @@ MAX_TOLERANCE = 1e-2
 #: leave too little to verify, and a table that is mostly zeros is no encoding.
 MAX_ZERO_ROWS = 2
 
-#: Unit round-off of the precision an encoding is computed in (float16/bfloat16 values are
-#: computed in float32 and cast), and the largest error of casting a value of [-1, 1].
-_COMPUTE_UNIT = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-24, "bfloat16": 2.0**-24}
-_CAST_ERROR = {"float64": 0.0, "float32": 2.0**-25, "float16": 2.0**-12, "bfloat16": 2.0**-9}
-
-
 # ----------------------------------------------------------------------------------------
-# Precision: how the values were stored, and how far round-off can move them.
+# Round-off: how far the precision the values carry (pe_core.value_precision) can move them.
 # ----------------------------------------------------------------------------------------
-
-
-def _storage(matrix: np.ndarray) -> tuple[str, float, float]:
-    """Name, cast error and compute unit of the coarsest format holding every value exactly.
-
-    Checked on the first 2**20 values: a guess, which only labels and bounds the round-off.
-    """
-    sample = matrix.reshape(-1)[: 2**20]
-    with np.errstate(over="ignore", invalid="ignore"):
-        single = sample.astype(np.float32)
-        if np.array_equal(single.astype(np.float64), sample):
-            if not np.any(single.view(np.uint32) & np.uint32(0xFFFF)):
-                return "bfloat16", _CAST_ERROR["bfloat16"], _COMPUTE_UNIT["bfloat16"]
-            if np.array_equal(sample.astype(np.float16).astype(np.float64), sample):
-                return "float16", _CAST_ERROR["float16"], _COMPUTE_UNIT["float16"]
-            return "float32", _CAST_ERROR["float32"], _COMPUTE_UNIT["float32"]
-    # A CSV written with p decimals: every value a multiple of 10**-p (p = 1..10).
-    for places in range(1, 11):
-        scale = 10.0**places
-        if np.all(np.abs(sample - np.rint(sample * scale) / scale) <= 1e-13):
-            return f"{places} decimals", 0.5 / scale, _COMPUTE_UNIT["float64"]
-    return "float64", 0.0, _COMPUTE_UNIT["float64"]
 
 
 def _tolerance(cast_error: float, compute_unit: float, max_position: float) -> float:
@@ -118,13 +94,17 @@ def _tolerance(cast_error: float, compute_unit: float, max_position: float) -> f
     return min(2.0 * cast_error + 64.0 * compute_unit * (1.0 + max_position), MAX_TOLERANCE)
 
 
-def _precision_of(error: float, storage: tuple[str, float, float], max_position: float) -> str | None:
+def _stored_tolerance(precision: ValuePrecision, max_position: float) -> float:
+    """_tolerance of the format the values are stored in (and the arithmetic it implies)."""
+    return _tolerance(precision.cast_error, precision.compute_unit, max_position)
+
+
+def _precision_of(error: float, precision: ValuePrecision, max_position: float) -> str | None:
     """The stored format if its round-off explains ``error``, else float32 if it does, else None."""
-    name, cast_error, unit = storage
-    if error <= _tolerance(cast_error, unit, max_position):
-        return name
+    if error <= _stored_tolerance(precision, max_position):
+        return precision.name
     # Values stored in float64 may still come from a float32 computation.
-    if error <= _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position):
+    if error <= _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position):
         return "float32"
     return None
 
@@ -516,13 +496,13 @@ def _rank_readings(
 
 
 def _fit_hypothesis(
-    A: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], library_table: bool = False
+    A: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision, library_table: bool = False
 ) -> _Outcome:
     d = A.shape[1]
     m = (d + 1) // 2
     rows = _fit_rows(A)
     z = _phasors(A, layout, rows)
-    floor = 2.0 * max(storage[1], storage[2])
+    floor = 2.0 * max(precision.cast_error, precision.compute_unit)
     slope, noise = _slopes(z, floor)
     centred = np.arange(rows) - (rows - 1) / 2.0
     slope_noise = noise / math.sqrt(float(centred @ centred)) if rows > 1 else math.inf
@@ -549,13 +529,13 @@ def _fit_hypothesis(
     best = None
     for max_candidates in (MAX_START_CANDIDATES, WIDE_START_CANDIDATES):
         located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
-        outcome = _verify(A, layout, transposed, storage, rows, *located[:5], problem, library_table)
+        outcome = _verify(A, layout, transposed, precision, rows, *located[:5], problem, library_table)
         outcome.search_bound = located[5]
         if best is None or outcome.error < best.error:
             best = outcome
         # Search further only if the values are wrong almost everywhere (a few bad values do
         # not make a wrong start) and round-off of the stored format does not explain them.
-        explained = outcome.error <= _tolerance(storage[1], storage[2], _largest_position(outcome))
+        explained = outcome.error <= _stored_tolerance(precision, _largest_position(outcome))
         if explained or outcome.mismatches <= 0.5 * outcome.cells or not located[6]:
             break
     return best
@@ -614,7 +594,7 @@ def _verify(
     A: np.ndarray,
     layout: str,
     transposed: bool,
-    storage: tuple[str, float, float],
+    precision: ValuePrecision,
     rows: int,
     a: float | None,
     rate: float,
@@ -628,7 +608,7 @@ def _verify(
     length, d = A.shape
     m = (d + 1) // 2
     max_position = float(max(abs(start), abs(start + length - 1)))
-    tolerance = _tolerance(storage[1], storage[2], max_position)
+    tolerance = _stored_tolerance(precision, max_position)
     i_all = np.arange(m, dtype=np.float64)
     # A change da of the rate moves a value by at most |da| * sensitivity.
     sensitivity = max_position * float(np.max(i_all * np.exp(-rate * i_all)))
@@ -642,12 +622,15 @@ def _verify(
     error = _max_error(fitted, _Variant(layout, "paper", exact["paper"], start, transposed))[0]
     # Snap the base to its shortest decimal form within the statistical error of the rate:
     # the data, not a fixed tolerance, says how many digits of n are known.
-    floor = 2.0 * storage[1] + 4.0 * 2.0**-53 * (1.0 + max_position)
+    floor = 2.0 * precision.cast_error + 4.0 * 2.0**-53 * (1.0 + max_position)
     if math.isfinite(rate_error):
         # Within 5 standard errors of the estimated rate, plus a few units of round-off of
-        # the precision the encoding was computed in (float32 rounds -ln(n)/d once, which
-        # shifts every frequency alike and so escapes the standard error).
-        budget = 5.0 * rate_error + max(1.5 * storage[2], 64.0 * 2.0**-53) * rate
+        # the arithmetic the values may come from (float32 rounds -ln(n)/d once, which shifts
+        # every frequency alike and so escapes the standard error). Float32 arithmetic is
+        # allowed for whenever the values cannot rule it out, whatever file held them, so that
+        # a float32 table reads the same from .npy and from a CSV of its printed digits.
+        unit = FLOAT32_UNIT if precision.float32_possible else precision.compute_unit
+        budget = 5.0 * rate_error + max(1.5 * unit, 64.0 * 2.0**-53) * rate
     else:
         budget = (0.5 * error + floor) / sensitivity if sensitivity > 0 else math.inf
     ranked, readings = _rank_readings(rate, d, budget, library_table)
@@ -704,7 +687,7 @@ def _zeros_to_set_aside(A: np.ndarray) -> _SetAside | None:
     return _SetAside(zero_rows, filler_column, (first, stop)) if stop - first >= 2 else None
 
 
-def _set_aside_outcomes(matrix: np.ndarray, storage: tuple[str, float, float]) -> list[_Outcome]:
+def _set_aside_outcomes(matrix: np.ndarray, precision: ValuePrecision) -> list[_Outcome]:
     """Each orientation and layout fitted without its zero rows and filler column (see _fit_set_aside)."""
     outcomes = []
     for transposed in (False, True):
@@ -716,12 +699,12 @@ def _set_aside_outcomes(matrix: np.ndarray, storage: tuple[str, float, float]) -
         first, stop = aside.run
         for layout in LAYOUTS:
             if _circle_deviation(kept[first:stop], layout) <= CIRCLE_TOLERANCE:
-                outcomes.append(_fit_set_aside(kept, layout, transposed, storage, aside))
+                outcomes.append(_fit_set_aside(kept, layout, transposed, precision, aside))
     return outcomes
 
 
 def _fit_set_aside(
-    kept: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], aside: _SetAside
+    kept: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision, aside: _SetAside
 ) -> _Outcome:
     """Fit on the longest run of rows between the zero rows, then verify every other row.
 
@@ -729,7 +712,7 @@ def _fit_set_aside(
     overwritten), so the table's start is the run's start minus the run's first row.
     """
     first, stop = aside.run
-    outcome = _fit_hypothesis(kept[first:stop], layout, transposed, storage, layout == "concatenated")
+    outcome = _fit_hypothesis(kept[first:stop], layout, transposed, precision, layout == "concatenated")
     length = kept.shape[0]
     start = int(np.clip(outcome.variant.start - first, -MAX_POSITION, MAX_POSITION - length + 1))
     outcome = replace(
@@ -740,7 +723,7 @@ def _fit_set_aside(
         zero_rows=aside.zero_rows,
         filler_column=aside.filler_column,
     )
-    tolerance = _tolerance(storage[1], storage[2], _largest_position(outcome))
+    tolerance = _stored_tolerance(precision, _largest_position(outcome))
     outcome.error, outcome.where, outcome.mismatches = _max_error(kept, outcome.variant, tolerance, aside.zero_rows)
     return outcome
 
@@ -1018,17 +1001,17 @@ def identify_encoding(M: object) -> dict:
         return _identify(matrix)
 
 
-def _first_match(outcomes: list[_Outcome], storage: tuple[str, float, float]) -> tuple[_Outcome, str] | None:
+def _first_match(outcomes: list[_Outcome], precision: ValuePrecision) -> tuple[_Outcome, str] | None:
     """The closest outcome whose error round-off explains, and the precision that explains it."""
     for outcome in sorted(outcomes, key=lambda o: o.error):
-        precision = _precision_of(outcome.error, storage, _largest_position(outcome))
-        if precision is not None and outcome.problem is None:
-            return outcome, precision
+        explained_by = _precision_of(outcome.error, precision, _largest_position(outcome))
+        if explained_by is not None and outcome.problem is None:
+            return outcome, explained_by
     return None
 
 
 def _identify(matrix: np.ndarray) -> dict:
-    storage = _storage(matrix)
+    precision = value_precision(matrix)
     length, d = matrix.shape
     if min(length, d) < 2:
         outcome = _default_outcome(matrix, "interleaved", False)
@@ -1062,19 +1045,19 @@ def _identify(matrix: np.ndarray) -> dict:
     outcomes = []
     for _, transposed, layout in tried:
         A = matrix.T if transposed else matrix
-        outcomes.append(_fit_hypothesis(A, layout, transposed, storage))
-    match = _first_match(outcomes, storage)
+        outcomes.append(_fit_hypothesis(A, layout, transposed, precision))
+    match = _first_match(outcomes, precision)
     if match is None:
         # Only then may zero rows or a zero last column be a library's: no encoding has a zero
         # row, and a genuine encoding that happens to have a zero column has matched above.
-        set_aside = _set_aside_outcomes(matrix, storage)
-        match = _first_match(set_aside, storage)
+        set_aside = _set_aside_outcomes(matrix, precision)
+        match = _first_match(set_aside, precision)
         # Failed, such a fit says where the matrix differs only as a near miss (most values fit);
         # otherwise its zeros were no padding, and the verdict compares the matrix as it is.
         outcomes += [outcome for outcome in set_aside if 2 * outcome.mismatches <= outcome.cells]
     if match is not None:
-        outcome, precision = match
-        return _matched(outcome, matrix.shape, precision)
+        outcome, explained_by = match
+        return _matched(outcome, matrix.shape, explained_by)
 
     if not outcomes:
         best_deviation, transposed, layout = hypotheses[0]
@@ -1098,9 +1081,9 @@ def _identify(matrix: np.ndarray) -> dict:
             A, closest.variant.layout, closest.variant.transposed, closest.problem, like=closest
         )
     max_position = _largest_position(closest)
-    stored = _tolerance(storage[1], storage[2], max_position)
-    in_float32 = _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position)
-    allowed = f"at most {stored:.1g} for {_precision_phrase(storage[0])} values at these positions"
+    stored = _stored_tolerance(precision, max_position)
+    in_float32 = _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position)
+    allowed = f"at most {stored:.1g} for {_precision_phrase(precision.name)} values at these positions"
     if in_float32 > stored:
         allowed += f", {in_float32:.1g} if computed in float32"
     differ = "differs" if closest.mismatches == 1 else "differ"
