@@ -36,6 +36,7 @@ from pe_core.encoding import (
     sin_cos_of_products,
     sin_cos_outer,
     sine_cosine_columns,
+    swapped_columns,
     wavelengths,
 )
 from pe_core.identify import identify_encoding
@@ -78,6 +79,7 @@ __all__ = [
     "sine_cosine_columns",
     "sse",
     "sse_by_offset",
+    "swapped_columns",
     "transition_matrix",
     "wavelengths",
 ]

@@ -24,6 +24,9 @@ The estimation, for each orientation and layout:
 1. Pair the columns: :math:`z_{k,i} = C_{k,i} + \mathrm{i}\,S_{k,i}` (cosine + i sine).
    A true encoding has :math:`|z| = 1`; the median of :math:`|S^2 + C^2 - 1|` picks the
    orientation and layout (and rejects random values, constants, values out of [-1, 1]).
+   It cannot tell which column of a pair is the sine: a table with the cosine first has
+   :math:`z = \mathrm{i}\,e^{-\mathrm{i}\theta}`, phases running backwards, and is fitted
+   again with each pair's columns traded.
 2. Phase increments :math:`z_{k+1,i}\,\bar z_{k,i} = e^{\mathrm{i}\omega_i}` (no aliasing:
    :math:`\omega_i \le 1 < \pi`) unwrap the phase along the rows; its least-squares slope is
    :math:`\omega_i`. Since the noise of the slopes is absolute, :math:`\ln\omega_i` has
@@ -60,7 +63,7 @@ from itertools import pairwise
 import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
-from pe_core.encoding import positional_encoding
+from pe_core.encoding import positional_encoding, swapped_columns
 from pe_core.value_precision import CAST_ERROR, FLOAT32_UNIT, ValuePrecision, value_precision
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
@@ -150,6 +153,7 @@ class _Variant:
     n: float
     start: int
     transposed: bool
+    swapped: bool = False  # each pair's cosine comes first (pe_core.swapped_columns)
 
 
 @dataclass
@@ -168,6 +172,7 @@ class _Outcome:
     search_bound: float = math.inf  # starts were searched within +-search_bound
     zero_rows: tuple[int, ...] = ()  # all-zero rows of A set aside (padding rows), not verified
     filler_column: int | None = None  # A's all-zero last column, set aside: the variant is narrower
+    runs_backwards: bool = False  # the first pair turns by -1 rad per row: maybe each pair's cosine first
 
 
 def _slopes(z: np.ndarray, sigma_floor: float) -> tuple[np.ndarray, float]:
@@ -531,6 +536,7 @@ def _fit_hypothesis(
         located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
         outcome = _verify(A, layout, transposed, precision, rows, *located[:5], problem, library_table)
         outcome.search_bound = located[5]
+        outcome.runs_backwards = abs(slope[0] + 1.0) < 0.01
         if best is None or outcome.error < best.error:
             best = outcome
         # Search further only if the values are wrong almost everywhere (a few bad values do
@@ -656,6 +662,26 @@ def _verify(
     )
 
 
+def _fit_swapped(A: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision) -> _Outcome | None:
+    """The hypothesis with each pair's sine and cosine traded (cos, sin, ... or [cos | sin]),
+    fitted on A's columns put back in order. None for an odd width (a lone sine has no partner)
+    and for a single pair: some start turns one pair to any phase, so that a single pair read
+    backwards (rows reversed, sine negated) would fit as well.
+
+    ``A`` is the matrix as uploaded; the outcome's cell is one of its columns again.
+    """
+    positions_down = A.T if transposed else A
+    d = positions_down.shape[1]
+    if d % 2 or d < 4:
+        return None
+    order = swapped_columns(d, layout)
+    outcome = _fit_hypothesis(positions_down[:, order], layout, transposed, precision)
+    row, column, value, expected = outcome.where
+    return replace(
+        outcome, variant=replace(outcome.variant, swapped=True), where=(row, int(order[column]), value, expected)
+    )
+
+
 # ----------------------------------------------------------------------------------------
 # Zeros a library writes into its table: set aside, the rest identified and verified.
 # ----------------------------------------------------------------------------------------
@@ -750,8 +776,26 @@ def _precision_phrase(name: str) -> str:
 
 def _describe(variant: _Variant) -> str:
     return (
-        f"{variant.layout} layout, {variant.convention} frequencies, n = {_number(variant.n)}, "
-        f"start {variant.start}" + (", transposed" if variant.transposed else "")
+        f"{variant.layout} layout" + (", cosine first in each pair" if variant.swapped else "")
+        + f", {variant.convention} frequencies, n = {_number(variant.n)}, start {variant.start}"
+        + (", transposed" if variant.transposed else "")
+    )
+
+
+def _layout_phrase(variant: _Variant) -> str:
+    """How a verdict names the layout, leading its sentence."""
+    if not variant.swapped:
+        return f"{variant.layout.capitalize()} layout"
+    if variant.layout == "interleaved":
+        return "Interleaved layout with sine and cosine swapped in each pair (cos, sin, cos, sin, ...)"
+    return "Concatenated layout with sines and cosines swapped (all cosines first: [cos | sin])"
+
+
+def _swapped_sentence(layout: str) -> str:
+    exchanged = "P[:, 0::2] and P[:, 1::2] exchanged" if layout == "interleaved" else "its two halves exchanged"
+    return (
+        f"The paper and the libraries put the sine first: this is their table with {exchanged}, a common "
+        "bug. A model trained with one order and fed the other sees every pair mirrored, i.e. other positions."
     )
 
 
@@ -825,6 +869,7 @@ def _result(
         "max_abs_error": float(outcome.error),
         "verdict": verdict,
         "transposed": bool(variant.transposed) if fitted else False,
+        "swapped": bool(variant.swapped) if fitted else False,
         "dtype_guess": dtype_guess,
         "closest_convention": variant.convention if fitted else None,
         "zero_rows": zero_rows,
@@ -844,16 +889,16 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
     )
     round_off = "round-off of " + ("a " if "decimals" in dtype_guess else "") + _precision_phrase(dtype_guess)
     fit = f"start {variant.start}: it rebuilds {verified} to {outcome.error:.1e}, within the {round_off}."
-    layout = variant.layout.capitalize()
+    layout = _layout_phrase(variant)
     sentences = []
     if outcome.reading is None and width <= 2:
         sentences.append(
-            f"{layout} layout with a single sine/cosine pair, {fit} With d = {width} the only frequency is "
+            f"{layout}, a single sine/cosine pair, {fit} With d = {width} the only frequency is "
             "1 rad per position for every base and convention, so n cannot be told from the matrix."
         )
     elif outcome.reading is None:
         sentences.append(
-            f"{layout} layout, {fit} The slower frequencies could not be measured from these rows, so n "
+            f"{layout}, {fit} The slower frequencies could not be measured from these rows, so n "
             "cannot be told from the matrix."
         )
     elif outcome.reading == "bug":
@@ -861,7 +906,7 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
         sentences.append(
             f"Paper formula with base {_number(variant.n)} = {_number(root)}^2: this is the `2*i` bug of "
             f"seed 002 (i already steps by 2, so the exponent 2i/d becomes 4j/d and squares the base "
-            f"{_number(root)}). {layout} layout, {fit}"
+            f"{_number(root)}). {layout}, {fit}"
         )
         if "tensor2tensor" in outcome.readings:
             equivalent = _number(outcome.readings["tensor2tensor"])
@@ -870,11 +915,13 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
         other = "tensor2tensor" if variant.convention == "paper" else "paper"
         formula = "w_i = n^(-2i/d)" if variant.convention == "paper" else "w_i = n^(-i/(m-1))"
         sentences.append(
-            f"{layout} layout, {variant.convention} frequencies ({formula}) with n = "
+            f"{layout}, {variant.convention} frequencies ({formula}) with n = "
             f"{_number(variant.n)}, {fit}"
         )
         if other in outcome.readings:
             sentences.append(f"Equivalently {other} frequencies with n = {_number(outcome.readings[other])}.")
+    if variant.swapped:
+        sentences.append(_swapped_sentence(variant.layout))
     fairseq = variant.layout == "concatenated" and variant.convention == "tensor2tensor"
     sentences.append(_set_aside_sentence(outcome, fairseq))
     if outcome.reading is not None and outcome.n_spread > 1.0:
@@ -953,6 +1000,10 @@ def identify_encoding(M: object) -> dict:
     No encoding has an all-zero row (each pair has sin^2 + cos^2 = 1), so this never
     hides a wrong value; a zero column elsewhere, or more zero rows, is not set aside.
 
+    A table with each pair's cosine first (cos, sin, cos, sin, ...; [cos | sin]), whose
+    phases run backwards when read sine first, is fitted again with each pair's columns
+    traded, and named as such (``"swapped"``).
+
     Args:
         M: a 2-D array of real numbers, at most 2**25 values.
 
@@ -967,6 +1018,9 @@ def identify_encoding(M: object) -> dict:
         - ``"verdict"``: a sentence saying which variant, or why none fits and where the
           closest one differs most (row and column of M);
         - ``"transposed"``: True if the positions run along the columns;
+        - ``"swapped"``: True if each pair's sine and cosine trade places (cos, sin, cos, sin
+          interleaved, or [cos | sin] concatenated): M is then the variant's table with
+          columns ``pe_core.swapped_columns(d, layout)``;
         - ``"dtype_guess"``: the precision whose round-off explains the values
           (``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"6 decimals"``...);
         - ``"closest_convention"``: the convention of the variant whose rebuild gave
@@ -1046,6 +1100,16 @@ def _identify(matrix: np.ndarray) -> dict:
     for _, transposed, layout in tried:
         A = matrix.T if transposed else matrix
         outcomes.append(_fit_hypothesis(A, layout, transposed, precision))
+    # Phases that run backwards may be a table with each pair's cosine first: a common variant.
+    for (_, transposed, layout), outcome in zip(tried, list(outcomes), strict=True):
+        if outcome.runs_backwards:
+            swapped = _fit_swapped(matrix, layout, transposed, precision)
+            if swapped is None:
+                continue
+            # A near miss only if most values fit and n was read; else the first fit's problem says more.
+            near_miss = swapped.reading is not None and 2 * swapped.mismatches <= swapped.cells
+            if near_miss or _first_match([swapped], precision) is not None:
+                outcomes.append(swapped)
     match = _first_match(outcomes, precision)
     if match is None:
         # Only then may zero rows or a zero last column be a library's: no encoding has a zero
