@@ -39,12 +39,16 @@ The estimation, for each orientation and layout:
 4. With s known, the absolute phases :math:`(s + k)\,\omega_i` refine a by Gauss-Newton.
 5. Readings: a gives the paper base, the tensor2tensor base and the root r of a `2*i`
    bug (paper base r^2). Each is "snapped" to its shortest decimal form within 5 standard
-   errors of a (the data say how many digits are known); the reading with the fewest
-   digits wins, then the one closest to 1, 2 or 5 times a power of ten, then the paper.
-   The bug is only a reading for a round r, and is preferred for r = 10000. The round-off
-   allowed is that of the arithmetic the values may come from, read from the values
-   (``pe_core.value_precision``): a float32 table reads the same from a .npy file and from a
-   CSV of its printed digits.
+   errors of a (the data say how many digits are known), and also rounded to 1 and 2
+   significant digits; the first, in order of fewest digits, then closest to 1, 2 or 5
+   times a power of ten, then the paper, that rebuilds the fitted rows as well as the
+   estimate wins. A round base (1 or 2 digits) rebuilds as well when round-off explains its
+   error: float32 rounds -ln(n)/d, which moves every frequency alike, so the estimate can
+   fit a float32 table better than the base its author wrote, and for an even d the paper's
+   10000 and tensor2tensor's 8659.64 give the same frequencies. The bug is only a reading
+   for a round r, and is preferred for r = 10000. The arithmetic the values may come from
+   is read from the values (``pe_core.value_precision``): a float32 table reads the same
+   from a .npy file and from a CSV of its printed digits.
 6. Verification: rebuild with ``positional_encoding`` and measure the largest
    :math:`|M - P|` on every row. It is a match only within the round-off of the format
    the values are stored in (the coarsest of bfloat16, float16, float32, p decimals or s
@@ -468,10 +472,13 @@ def _log_roundness(base: float) -> float:
     return min(abs(v - round(v)) for v in (exponent, exponent - math.log10(2), exponent - math.log10(5)))
 
 
-def _rank_readings(
-    a: float, d: int, budget: float, library_table: bool = False
-) -> tuple[list[str], dict[str, float]]:
-    """The readings, roundest snapped base first, and the snapped base of each.
+def _candidate_bases(a: float, d: int, budget: float, library_table: bool = False) -> list[tuple[str, float]]:
+    """The (reading, base) pairs worth a rebuild, roundest first.
+
+    For each reading: its base snapped to the shortest decimal form within ``budget`` of a,
+    and its base rounded to 1 and 2 significant digits, a round base that the rebuild then
+    keeps only if it fits as well as the estimate: the round base a person wrote, even where
+    float32 arithmetic moved the frequencies further than the statistics of the fit allow.
 
     Rounder: fewer digits, then closer to 1/2/5 x 10^k, which only separates round bases
     (1 or 2 digits); other ties go to the paper. The `2*i` bug is a reading only for a
@@ -483,16 +490,26 @@ def _rank_readings(
     if library_table:
         preference["tensor2tensor"] = -1
     ranked = []
-    snapped_bases = {}
     for reading, base in _readings(a, d).items():
         snapped, digits = _snap(reading, base, a, d, budget)
-        snapped_bases[reading] = snapped
-        if reading == "bug" and digits > 2:
-            continue
-        rank = 0 if reading == "bug" and snapped == 10000.0 else preference[reading]
-        roundness = round(_log_roundness(snapped), 6) if digits <= 2 else 0.0
-        ranked.append(((digits, roundness, rank), reading))
-    return [reading for _, reading in sorted(ranked)], snapped_bases
+        options = {snapped: digits}
+        for round_digits in (1, 2):
+            options.setdefault(float(f"{base:.{round_digits - 1}e}"), round_digits)
+        for value, digits in options.items():
+            if value <= 1.0 or (reading == "bug" and digits > 2):
+                continue
+            rank = 0 if reading == "bug" and value == 10000.0 else preference[reading]
+            roundness = round(_log_roundness(value), 6) if digits <= 2 else 0.0
+            ranked.append(((digits, roundness, rank), reading, value))
+    return [(reading, value) for _, reading, value in sorted(ranked)]
+
+
+def _equivalent_bases(reading: str, base: float, d: int, budget: float) -> dict[str, float]:
+    """The base of every reading that gives the same frequencies as ``base`` in ``reading``,
+    each in its shortest decimal form within ``budget`` (``reading`` keeps ``base`` itself)."""
+    a = _rate_of(reading, base, d)
+    equivalents = {other: _snap(other, value, a, d, budget)[0] for other, value in _readings(a, d).items()}
+    return equivalents | {reading: base}
 
 
 # ----------------------------------------------------------------------------------------
@@ -639,17 +656,23 @@ def _verify(
         budget = 5.0 * rate_error + max(1.5 * unit, 64.0 * 2.0**-53) * rate
     else:
         budget = (0.5 * error + floor) / sensitivity if sensitivity > 0 else math.inf
-    ranked, readings = _rank_readings(rate, d, budget, library_table)
-    for reading in ranked:
-        base = readings[reading]
+    # A round base (1 or 2 digits) fits as well as the estimate when round-off of the arithmetic
+    # the values may come from explains its error: float32 rounds -ln(n)/d, which moves every
+    # frequency alike, so that the estimate fits the float32 table better than the base written.
+    round_fits = tolerance
+    if precision.float32_possible:
+        round_fits = max(round_fits, _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position))
+    candidates = _candidate_bases(rate, d, budget, library_table)
+    for reading, base in candidates:
         convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
         variant = _Variant(layout, convention, base * base if reading == "bug" else base, start, transposed)
-        snapped_error = _max_error(fitted, variant)[0]
-        if snapped_error <= 1.5 * error + floor:
+        is_round = float(f"{base:.1e}") == base
+        if _rebuilds_within(fitted, variant, max(1.5 * error + floor, round_fits if is_round else 0.0)):
+            readings = _equivalent_bases(reading, base, d, budget)
             break
     else:
         # No snapped base rebuilds as well as the estimate: keep every digit of the estimate.
-        reading = ranked[0] if ranked[0] != "bug" else "paper"
+        reading = candidates[0][0] if candidates[0][0] != "bug" else "paper"
         convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
         variant = _Variant(layout, convention, exact[reading], start, transposed)
         readings = dict(exact)
@@ -660,6 +683,14 @@ def _verify(
     return _Outcome(
         variant, error, where, reading, readings, n_spread, ambiguous, problem, length, A.size, over
     )
+
+
+def _rebuilds_within(fitted: np.ndarray, variant: _Variant, limit: float) -> bool:
+    """Whether the variant rebuilds the fitted rows within ``limit``: first on their last rows
+    (the largest positions, where a wrong base shows most), which rejects most bases cheaply."""
+    last = max(fitted.shape[0] - 64, 0)
+    probe = replace(variant, start=variant.start + last)
+    return _max_error(fitted[last:], probe)[0] <= limit and _max_error(fitted, variant)[0] <= limit
 
 
 def _fit_swapped(A: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision) -> _Outcome | None:
