@@ -162,9 +162,10 @@ if upload is not None:
             st.success(result["verdict"], icon=":material/check_circle:")
         else:
             st.warning(result["verdict"], icon=":material/help:")
+        layout_label, layout = check.layout_metric
         shown = {
             "shape": f"{check.shape[0]:,} x {check.shape[1]:,}",
-            "layout": check.layout_label,
+            layout_label: layout,
             "convention": result["convention"] or "-",
             "n": "-" if result["n"] is None else format_n(result["n"]),
             "start": "-" if result["start"] is None else f"{result['start']:,}",

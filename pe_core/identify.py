@@ -825,8 +825,9 @@ def _layout_phrase(variant: _Variant) -> str:
 def _swapped_sentence(layout: str) -> str:
     exchanged = "P[:, 0::2] and P[:, 1::2] exchanged" if layout == "interleaved" else "its two halves exchanged"
     return (
-        f"The paper and the libraries put the sine first: this is their table with {exchanged}, a common "
-        "bug. A model trained with one order and fed the other sees every pair mirrored, i.e. other positions."
+        f"The paper and most libraries put the sine first: this is their table with {exchanged}, a common "
+        "bug. A model trained with one order and fed the other reads each pair's angle θ as 90° - θ, which is "
+        "the encoding of no position."
     )
 
 

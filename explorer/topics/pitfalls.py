@@ -690,12 +690,15 @@ class UploadCheck:
         return rebuilt.describe() + (", cosine first in each pair" if self.result["swapped"] else "")
 
     @property
-    def layout_label(self) -> str:
-        """The layout as the page's metric shows it (the verdict's words, short)."""
+    def layout_metric(self) -> tuple[str, str]:
+        """The layout's metric box as the page shows it, (label, value): the label says when
+        each pair's cosine comes first, as the verdict does (a value that long would be cut)."""
         layout = self.result["layout"]
         if layout is None:
-            return "-"
-        return f"{layout}, cos first" if self.result["swapped"] else layout
+            return "layout", "-"
+        if self.result["swapped"]:
+            return ("layout, cosine first" if layout == "interleaved" else "layout, cosines first"), layout
+        return "layout", layout
 
     @property
     def set_aside(self) -> tuple[list[int], list[int]]:

@@ -162,7 +162,7 @@ def test_tutorial_file_gets_the_reading_of_its_npy(tmp_path: Path, name: str) ->
         "interleaved", "paper", 10000.0, 0
     ), result["verdict"]
     assert result["verdict"].startswith("Interleaved layout, paper frequencies (w_i = n^(-2i/d)) with n = 10000")
-    assert check.layout_label == "interleaved" and not result["swapped"]
+    assert check.layout_metric == ("layout", "interleaved") and not result["swapped"]
     assert check.notes == ((NOTES[name],) if name in NOTES else ())
     assert np.abs(check.difference).max() <= 2e-5  # float32 arithmetic, printed or not
 
@@ -418,7 +418,8 @@ def test_near_miss_is_drawn_against_its_closest_variant() -> None:
 def test_cosine_first_upload_is_compared_in_its_own_column_order(layout: str) -> None:
     swapped = cosine_first(tutorial_encoding(layout=layout), layout)
     check = pitfalls.check_upload("swapped.npy", npy_bytes(swapped), max_cells=FULL, grid=grid_256)
-    assert check.result["swapped"] and check.layout_label == f"{layout}, cos first"
+    plural = "" if layout == "interleaved" else "s"
+    assert check.result["swapped"] and check.layout_metric == (f"layout, cosine{plural} first", layout)
     assert check.rebuilt_description == f"{layout}, paper, n = 10000, cosine first in each pair"
     assert np.abs(check.difference).max() <= 2e-5
 
@@ -519,8 +520,8 @@ def test_page_names_the_cosine_first_table_in_its_text_and_its_metrics() -> None
     at = upload(open_page(), "swapped.npy", npy_bytes(cosine_first(tutorial_encoding())))
     assert any("swapped in each pair" in s.value and "n = 10000" in s.value for s in at.success)
     metrics = {m.label: m.value for m in at.metric}
-    assert (metrics["layout"], metrics["convention"], metrics["n"], metrics["start"]) == (
-        "interleaved, cos first", "paper", "10000", "0"
+    assert (metrics["layout, cosine first"], metrics["convention"], metrics["n"], metrics["start"]) == (
+        "interleaved", "paper", "10000", "0"
     )
 
 
