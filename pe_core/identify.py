@@ -52,9 +52,9 @@ The estimation, for each orientation and layout:
 6. Verification: rebuild with ``positional_encoding`` and measure the largest
    :math:`|M - P|` on every row. It is a match only within the round-off of the format
    the values are stored in (the coarsest of bfloat16, float16, float32, p decimals or s
-   significant digits that holds them all, else float64), or of a float32 computation: twice the largest
-   cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16, :math:`2^{-25}`
-   for float32), plus 64 units of round-off per unit of the largest |position|, because
+   significant digits that holds them all, else float64), or of a float32 computation:
+   twice the largest cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16,
+   :math:`2^{-25}` for float32), plus 64 units of round-off per unit of the largest |position|, because
    an angle :math:`k\,\omega_i \le |k|` is rounded relative to its size.
 """
 
@@ -553,7 +553,6 @@ def _fit_hypothesis(
         located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
         outcome = _verify(A, layout, transposed, precision, rows, *located[:5], problem, library_table)
         outcome.search_bound = located[5]
-        outcome.runs_backwards = abs(slope[0] + 1.0) < 0.01
         if best is None or outcome.error < best.error:
             best = outcome
         # Search further only if the values are wrong almost everywhere (a few bad values do
@@ -561,6 +560,7 @@ def _fit_hypothesis(
         explained = outcome.error <= _stored_tolerance(precision, _largest_position(outcome))
         if explained or outcome.mismatches <= 0.5 * outcome.cells or not located[6]:
             break
+    best.runs_backwards = abs(slope[0] + 1.0) < 0.01
     return best
 
 

@@ -604,6 +604,15 @@ def _header_and_labels(values: np.ndarray, is_text: np.ndarray, missing: np.ndar
     return header, labels
 
 
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded matrix, and one sentence for each thing reading it took (axes dropped, a
+    header row or row labels skipped)."""
+
+    matrix: np.ndarray
+    notes: tuple[str, ...] = ()
+
+
 def read_upload(name: str, data: bytes) -> Upload:
     """The 2-D float64 matrix of an uploaded .npy or .csv file, and what reading it took.
 
@@ -650,15 +659,6 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
         ValueError: as ``read_upload``.
     """
     return read_upload(name, data).matrix
-
-
-@dataclass(frozen=True)
-class Upload:
-    """An uploaded matrix, and one sentence for each thing reading it took (axes dropped, a
-    header row or row labels skipped)."""
-
-    matrix: np.ndarray
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -737,7 +737,7 @@ def check_upload(
     L, d = A.shape
     max_rows, max_cols = grid(L, d)
     # A table with each pair's cosine first is compared with the variant's columns in that order.
-    order = pe_core.swapped_columns(d, rebuilt.layout) if result["swapped"] else np.arange(d)
+    order = pe_core.swapped_columns(d, rebuilt.layout) if result["swapped"] else None
     columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols, order=order)
     rows = max(1, max_cells // d)
     reduced = []
@@ -748,7 +748,7 @@ def check_upload(
         )
         # The library's table is zero on its padding rows, as the upload is.
         P[[row - first for row in zero_rows if first <= row < first + count]] = 0.0
-        reduced.append(columns.reduce(A[first : first + count] - P[:, order]))
+        reduced.append(columns.reduce(A[first : first + count] - (P if order is None else P[:, order])))
     row_edges = pe_core.block_edges(L, max_rows)
     reduced = np.concatenate(reduced)
     difference = pe_core.block_average(reduced, row_edges, np.arange(reduced.shape[1] + 1))
