@@ -617,6 +617,20 @@ def test_cosine_first_is_named(layout, transposed):
     assert np.max(np.abs(rebuilt - swapped)) <= result["max_abs_error"] <= 1e-4
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    L=st.integers(min_value=40, max_value=300),
+    half_d=st.integers(min_value=2, max_value=64),
+    base=st.sampled_from([100.0, 1000.0, 10000.0, 1e5]),
+    start=st.sampled_from([0, 3, 100]),
+    layout=st.sampled_from(pe_core.LAYOUTS),
+)
+def test_any_cosine_first_table_gets_the_reading_of_the_table(L, half_d, base, start, layout):
+    pe = tutorial_encoding(L, 2 * half_d, base, start=start, layout=layout)
+    result = pe_core.identify_encoding(cosine_first(pe, layout).astype(np.float64))
+    assert reading(result) == (layout, "paper", base, start) and result["swapped"], result["verdict"]
+
+
 def test_cosine_first_near_miss_is_drawn_against_the_swapped_variant():
     M = cosine_first(encoding(60, 32, 10000.0, 5, "interleaved", "paper"))
     M[10, 7] += 1e-3

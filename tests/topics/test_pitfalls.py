@@ -424,6 +424,16 @@ def test_cosine_first_upload_is_compared_in_its_own_column_order(layout: str) ->
     assert np.abs(check.difference).max() <= 2e-5
 
 
+def test_cosine_first_near_miss_is_drawn_where_the_value_is_wrong() -> None:
+    swapped = cosine_first(pe_core.positional_encoding(40, 16, start=2))
+    swapped[30, 5] += 1e-3
+    check = pitfalls.check_upload("near.npy", npy_bytes(swapped), max_cells=FULL, grid=grid_256)
+    assert check.result["convention"] is None and check.result["swapped"]
+    expected = np.zeros((40, 16))
+    expected[30, 5] = 1e-3
+    np.testing.assert_allclose(check.difference, expected, atol=1e-12)
+
+
 def test_cosine_first_columns_are_labelled_where_they_are() -> None:
     # Reduced to 16 drawn columns: each run of sines is labelled with the upload's own columns.
     swapped = cosine_first(tutorial_encoding(100, 256))
