@@ -7,7 +7,7 @@ Run from the repository root:
     python benchmarks/load_test.py --scenarios own --sessions 50   # half a class: p95 5 s, +100 MB
     python benchmarks/load_test.py --scenarios varied --sessions 20   # one scenario, a smaller class
     python benchmarks/load_test.py --scenarios varied --sessions 300 --ramp 180 --leave   # a soak
-    python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server (varied)
+    python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server (varied, or --scenarios)
     python benchmarks/load_test.py --scenarios same varied --replicas 2   # each also through HAProxy to 2 replicas
 
 Each session is one browser tab, speaking Streamlit's own WebSocket protocol
@@ -430,8 +430,8 @@ def cpu_ms_per_run(result: dict) -> float | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenarios", nargs="*", choices=SCENARIOS, default=list(SCENARIOS),
-                        help="which classes to run, each on a fresh server (default: all four)")
+    parser.add_argument("--scenarios", nargs="*", choices=SCENARIOS,
+                        help="which classes to run, each on a fresh server (default: all four; with --url, varied)")
     parser.add_argument("--sessions", type=int, default=100, help="simultaneous sessions (default 100)")
     parser.add_argument("--moves", type=int, default=2, help="slider moves per session (default 2)")
     parser.add_argument("--ramp", type=float, default=0.0, help="spread the connections over this many seconds")
@@ -440,7 +440,7 @@ def main() -> int:
                         help="seconds between a run and the next move (default 1; the own scenario never pauses)")
     parser.add_argument("--after", type=float, nargs="*", default=[30.0],
                         help="seconds after closing at which to read the server's memory (default 30)")
-    parser.add_argument("--url", help="a running server of the app (the varied scenario only)")
+    parser.add_argument("--url", help="a running server of the app (varied unless --scenarios says otherwise)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to read its memory")
     parser.add_argument("--replicas", type=int, default=0,
                         help="N > 0: each app scenario again, through HAProxy to N replicas (one per core)")
@@ -448,7 +448,9 @@ def main() -> int:
     args = parser.parse_args()
 
     results: dict[str, dict] = {}
-    for scenario in ["varied"] if args.url else args.scenarios:
+    if args.scenarios is None:
+        args.scenarios = ["varied"] if args.url else list(SCENARIOS)
+    for scenario in [x for x in args.scenarios if x != "trivial"] if args.url else args.scenarios:
         args.scenario = scenario
         if args.url:
             results[scenario] = asyncio.run(load(args, args.url, args.pid))
