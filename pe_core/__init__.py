@@ -6,7 +6,9 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``relative``: the rotation W, the transition matrix M(delta) and ``shift``;
 - ``similarity``: dot product, cosine, SSE, and their closed forms by offset;
 - ``binary``: binary codes of positions and Hamming distance (seed 003);
-- ``display``: block averages that reduce a large matrix to a screen without aliasing.
+- ``display``: block averages that reduce a large matrix to a screen without aliasing;
+- ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
+  LongRoPE), cos/sin caches and the rotation itself.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -40,6 +42,17 @@ from pe_core.encoding import (
 )
 from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
+from pe_core.rope import (
+    ROPE_LAYOUTS,
+    ROPE_METHODS,
+    YARN_RAMP_FORMS,
+    RopeScaling,
+    rope_attention_factor,
+    rope_cache,
+    rope_frequencies,
+    rotate,
+    yarn_ramp,
+)
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -49,7 +62,11 @@ __all__ = [
     "MAX_D",
     "MAX_LENGTH",
     "MAX_POSITION",
+    "ROPE_LAYOUTS",
+    "ROPE_METHODS",
+    "YARN_RAMP_FORMS",
     "ReducedEncoding",
+    "RopeScaling",
     "angle_block_mean",
     "angles",
     "binary_encoding",
@@ -71,6 +88,10 @@ __all__ = [
     "pair_count",
     "positional_encoding",
     "positions",
+    "rope_attention_factor",
+    "rope_cache",
+    "rope_frequencies",
+    "rotate",
     "rotation",
     "shift",
     "sin_cos_of_products",
@@ -80,4 +101,5 @@ __all__ = [
     "sse_by_offset",
     "transition_matrix",
     "wavelengths",
+    "yarn_ramp",
 ]
