@@ -8,7 +8,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``binary``: binary codes of positions and Hamming distance (seed 003);
 - ``display``: block averages that reduce a large matrix to a screen without aliasing;
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
-  LongRoPE), cos/sin caches and the rotation itself.
+  LongRoPE), cos/sin caches and the rotation itself;
+- ``rope_config``: a model's RoPE read from its config.json as transformers reads it.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -53,6 +54,7 @@ from pe_core.rope import (
     rotate,
     yarn_ramp,
 )
+from pe_core.rope_config import RopeConfig, rope_from_config
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -66,6 +68,7 @@ __all__ = [
     "ROPE_METHODS",
     "YARN_RAMP_FORMS",
     "ReducedEncoding",
+    "RopeConfig",
     "RopeScaling",
     "angle_block_mean",
     "angles",
@@ -91,6 +94,7 @@ __all__ = [
     "rope_attention_factor",
     "rope_cache",
     "rope_frequencies",
+    "rope_from_config",
     "rotate",
     "rotation",
     "shift",
