@@ -9,7 +9,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``display``: block averages that reduce a large matrix to a screen without aliasing;
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
-- ``rope_config``: a model's RoPE read from its config.json as transformers reads it.
+- ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
+- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -18,6 +19,7 @@ it at any d), |positions| and |offsets| <= 10**12.
 """
 
 from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION
+from pe_core.attention_bias import alibi_bias, alibi_slopes, t5_relative_bucket
 from pe_core.binary import binary_encoding, bit_periods, bits_needed, hamming_distance
 from pe_core.display import (
     ReducedEncoding,
@@ -70,6 +72,8 @@ __all__ = [
     "ReducedEncoding",
     "RopeConfig",
     "RopeScaling",
+    "alibi_bias",
+    "alibi_slopes",
     "angle_block_mean",
     "angles",
     "binary_encoding",
@@ -103,6 +107,7 @@ __all__ = [
     "sine_cosine_columns",
     "sse",
     "sse_by_offset",
+    "t5_relative_bucket",
     "transition_matrix",
     "wavelengths",
     "yarn_ramp",
