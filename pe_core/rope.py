@@ -571,7 +571,8 @@ def rotate(
     into its cos and sin), which a caller multiplies by where it matters.
 
     Args:
-        x: real array (..., L, d), d even, L x d .. <= 2**25 values, finite.
+        x: real array (..., L, d) (a query, or batches and heads of them), d even, at most 2**25
+            values, finite.
         positions: (L,) whole numbers, the position of each row. "dynamic" and "longrope" read
             the sequence length as max(positions) + 1, as transformers does.
         base: b (rope_theta).
@@ -587,7 +588,10 @@ def rotate(
 
     Reference: Su et al. 2021, section 3.4.2 (the computationally efficient form).
     """
-    array = check_matrix("x", x, ndim=tuple(range(2, 9)))
+    dimensions = np.ndim(x)
+    if dimensions < 2:
+        raise ValueError(f"x must be (..., L, d): rows of d coordinates, got shape {np.shape(x)}.")
+    array = check_matrix("x", x, ndim=(dimensions,))
     count, d = array.shape[-2], array.shape[-1]
     d = check_rope_d(d)
     layout = check_choice("layout", layout, ROPE_LAYOUTS)

@@ -168,7 +168,8 @@ def test_bad_cache(kwargs, match) -> None:
 
 @pytest.mark.parametrize(("x", "positions", "match"), [
     (np.ones((3, 7)), [0, 1, 2], "must be even"),
-    (np.ones(8), [0], "x must be 2-D or 3-D"),
+    (np.ones(8), [0], r"x must be \(\.\.\., L, d\): rows of d coordinates, got shape \(8,\)"),
+    (np.broadcast_to(1.0, (2, 2**24 + 2)), [0, 1], "x has 33,554,436 values, more than the limit"),
     (np.ones((2, 8)) * np.nan, [0, 1], "NaN or infinite"),
     (np.ones((2, 8)) + 1j, [0, 1], "complex"),
     (np.ones((2, 8)), [0], "positions has 1 values but x has 2 rows"),
