@@ -599,16 +599,15 @@ def rotate(
     top = float(np.max(p)) if p.size else -1.0
     sequence_length = int(top) + 1 if top >= 0 else None
     theta = rope_frequencies(d, base, scaling=scaling, length=sequence_length)
-    sin, cos = sin_cos_outer(p, theta)
     half = d // 2
-    if layout == "half":
-        u, v = array[..., :half], array[..., half:]
-    else:
-        u, v = array[..., 0::2], array[..., 1::2]
+    first, second = (slice(0, half), slice(half, d)) if layout == "half" else (slice(0, d, 2), slice(1, d, 2))
     out = np.empty_like(array)
-    turned_u, turned_v = u * cos - v * sin, v * cos + u * sin
-    if layout == "half":
-        out[..., :half], out[..., half:] = turned_u, turned_v
-    else:
-        out[..., 0::2], out[..., 1::2] = turned_u, turned_v
+    # Blocks of rows keep the temporaries near 16 MB whatever the size of x.
+    block = max(1, _BLOCK_CELLS * count // max(array.size // 2, 1))
+    for start in range(0, count, block):
+        rows = slice(start, start + block)
+        sin, cos = sin_cos_outer(p[rows], theta)
+        u, v = array[..., rows, first], array[..., rows, second]
+        out[..., rows, first] = u * cos - v * sin
+        out[..., rows, second] = v * cos + u * sin
     return out

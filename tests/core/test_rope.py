@@ -115,6 +115,21 @@ def test_rope_cache_is_cat_freqs_and_repeat_interleave() -> None:
     np.testing.assert_allclose(sin, np.repeat(np.sin(freqs), 2, -1), rtol=0, atol=TOL)
 
 
+def test_large_inputs_are_computed_in_row_blocks_alike() -> None:
+    """rotate and rope_cache work in blocks of rows (2**18 angles each): 300 rows of d = 2048 span several."""
+    d, base, count = 2048, 500000.0, 300
+    x = RNG.standard_normal((2, count, d))
+    positions = np.arange(count) + 3
+    theta = inv_freq(d, base)
+    np.testing.assert_allclose(pe_core.rotate(x, positions, base), hf_rotate(x, positions, theta), rtol=0, atol=TOL)
+    np.testing.assert_allclose(pe_core.rotate(x, positions, base, layout="interleaved"),
+                               meta_rotate(x, positions, theta), rtol=0, atol=TOL)
+    cos, sin = pe_core.rope_cache(count, d, base, start=3)
+    freqs = np.outer(positions, theta)
+    np.testing.assert_allclose(cos, np.cos(np.concatenate([freqs, freqs], -1)), rtol=0, atol=TOL)
+    np.testing.assert_allclose(sin, np.sin(np.concatenate([freqs, freqs], -1)), rtol=0, atol=TOL)
+
+
 def test_rope_cache_carries_the_attention_factor_and_rotate_does_not() -> None:
     scaling = RopeScaling("yarn", 4.0, 64)
     cos, sin = pe_core.rope_cache(20, 8, 10000.0, scaling=scaling)
