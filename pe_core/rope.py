@@ -330,7 +330,10 @@ def yarn_ramp(d: int, base: float = 10000.0, *, scaling: RopeScaling, form: str 
     the fast bound and flattens towards the slow one, where the code's rises evenly; the
     code's floor and ceil also widen its ramp by up to a pair at each end. With Llama 2's
     d=128, b=10000, L0=4096 the bounds are pairs 20.94 and 45.03 (code: 20 and 46), and the
-    two ramps differ most at pair 30: 0.38 (code) against 0.75 (paper).
+    two ramps differ most at pair 30: 0.38 (code) against 0.75 (paper). Where the fast bound
+    lies past the last coordinate (d = 8, b = 2, L0 = 10**6: 49.1), the code's clamp puts its
+    upper bound below its lower one and the ramp turns over: the code divides every pair by s,
+    the paper leaves every pair unchanged.
 
     Args:
         d: even rotary dimension.

@@ -251,6 +251,16 @@ def test_yarn_paper_and_code_differ_between_the_bounds_only() -> None:
     assert code[30] == pytest.approx(5 / 13) and paper[30] == pytest.approx(0.7518320, abs=1e-6)
 
 
+def test_yarn_code_turns_over_when_its_fast_bound_passes_the_head() -> None:
+    """d = 8, b = 2, L0 = 10**6: the fast bound is pair 49.1 > d - 1 = 7, the code's upper bound min(.., d - 1)
+    falls below it, and the clipped ramp is 1 everywhere: every pair divided by s. The paper's r_i are all
+    above beta_fast, so it keeps every pair."""
+    scaling = RopeScaling("yarn", 4.0, 10**6)
+    np.testing.assert_array_equal(pe_core.yarn_ramp(8, 2.0, scaling=scaling), 1.0)
+    np.testing.assert_array_equal(pe_core.yarn_ramp(8, 2.0, scaling=scaling, form="paper"), 0.0)
+    np.testing.assert_allclose(pe_core.rope_frequencies(8, 2.0, scaling=scaling), inv_freq(8, 2.0) / 4, rtol=1e-15)
+
+
 def test_yarn_attention_factor_paper_deepseek_and_override() -> None:
     assert pe_core.rope_attention_factor(RopeScaling("yarn", 4.0, 4096)) == pytest.approx(0.1 * math.log(4) + 1)
     deepseek = RopeScaling("yarn", 40.0, 4096, mscale=1.0, mscale_all_dim=1.0)

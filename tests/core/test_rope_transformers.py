@@ -161,6 +161,20 @@ def test_every_method_is_transformers_init_function(rope_scaling: dict, seq_len:
     assert pe_core.rope_attention_factor(rope.scaling, seq_len) == pytest.approx(attention, rel=1e-12)
 
 
+def test_yarn_turned_over_ramp_is_transformers_too() -> None:
+    """d = 8, base 2, trained on 10**6 positions: the fast bound passes the head and transformers, like
+    YaRN's code, divides every pair by the factor (pe_core.yarn_ramp's docstring)."""
+    config = {"model_type": "llama", "hidden_size": 8, "num_attention_heads": 1, "rope_theta": 2.0,
+              "max_position_embeddings": 4 * 10**6,
+              "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 10**6}}
+    rope = pe_core.rope_from_config(config)
+    hf = hf_config(config)
+    inv_freq, _ = ROPE_INIT_FUNCTIONS["yarn"](hf, None)
+    ours = pe_core.rope_frequencies(rope.d, rope.base, scaling=rope.scaling)
+    np.testing.assert_allclose(ours, inv_freq.double().numpy(), rtol=float32_rtol(2.0))
+    np.testing.assert_allclose(ours, pe_core.rope_frequencies(8, 2.0) / 4, rtol=1e-15)
+
+
 @pytest.mark.parametrize("key", ROPE_PRESETS)
 def test_transformers_5_spelling_reads_the_same(key: str) -> None:
     """A config as transformers 5 writes it (rope_parameters, rope_theta inside, per layer type for
