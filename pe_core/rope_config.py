@@ -15,7 +15,6 @@ scaling and the model's maximum length. It follows transformers 5.18
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -106,12 +105,6 @@ def _rope_parameters(config: Mapping, layer_type: str | None) -> dict:
     return dict(chosen)
 
 
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {type(value).__name__} {value!r}.")
-    return check_real(name, value)
-
-
 def _base(config: Mapping, parameters: Mapping) -> float:
     for where, source, key in (
         ("rope_parameters.rope_theta", parameters, "rope_theta"),
@@ -156,7 +149,7 @@ def _rotary_dim(config: Mapping, parameters: Mapping) -> int:
         ) if source.get(key) is not None),
         1.0,
     )
-    fraction = _number("partial_rotary_factor (or rotary_pct)", fraction)
+    fraction = check_real("partial_rotary_factor (or rotary_pct)", fraction)
     if not 0 < fraction <= 1:
         raise ValueError(f"partial_rotary_factor (or rotary_pct) must lie in (0, 1], got {fraction!r}.")
     d = int(head_dim * fraction)

@@ -202,7 +202,7 @@ def test_bad_rotate(x, positions, match) -> None:
     (LLAMA | {"num_attention_heads": 0}, "num_attention_heads must be at least 1"),
     (LLAMA | {"head_dim": 127}, "gives 127 rotated coordinates; RoPE needs an even number"),
     (LLAMA | {"partial_rotary_factor": 1.5}, r"must lie in \(0, 1\]"),
-    (LLAMA | {"partial_rotary_factor": "half"}, "must be a number"),
+    (LLAMA | {"partial_rotary_factor": "half"}, "partial_rotary_factor .or rotary_pct. must be a real number"),
     (LLAMA | {"head_dim": 96, "partial_rotary_factor": 0.01}, "gives 0 rotated coordinates"),
     (LLAMA | {"rope_scaling": "llama3"}, r"rope_scaling must be an object \(\{\.\.\.\}\) or null"),
     (LLAMA | {"rope_scaling": {"rope_type": "mrope", "factor": 2.0}}, "rope_type 'mrope' is not one this explorer"),
