@@ -6,7 +6,11 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``relative``: the rotation W, the transition matrix M(delta) and ``shift``;
 - ``similarity``: dot product, cosine, SSE, and their closed forms by offset;
 - ``binary``: binary codes of positions and Hamming distance (seed 003);
-- ``display``: block averages that reduce a large matrix to a screen without aliasing.
+- ``display``: block averages that reduce a large matrix to a screen without aliasing;
+- ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
+  LongRoPE), cos/sin caches and the rotation itself;
+- ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
+- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -15,6 +19,7 @@ it at any d), |positions| and |offsets| <= 10**12.
 """
 
 from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION
+from pe_core.attention_bias import alibi_bias, alibi_slopes, t5_relative_bucket
 from pe_core.binary import binary_encoding, bit_periods, bits_needed, hamming_distance
 from pe_core.display import (
     ReducedEncoding,
@@ -41,6 +46,18 @@ from pe_core.encoding import (
 )
 from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
+from pe_core.rope import (
+    ROPE_LAYOUTS,
+    ROPE_METHODS,
+    YARN_RAMP_FORMS,
+    RopeScaling,
+    rope_attention_factor,
+    rope_cache,
+    rope_frequencies,
+    rotate,
+    yarn_ramp,
+)
+from pe_core.rope_config import RopeConfig, rope_from_config
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -50,7 +67,14 @@ __all__ = [
     "MAX_D",
     "MAX_LENGTH",
     "MAX_POSITION",
+    "ROPE_LAYOUTS",
+    "ROPE_METHODS",
+    "YARN_RAMP_FORMS",
     "ReducedEncoding",
+    "RopeConfig",
+    "RopeScaling",
+    "alibi_bias",
+    "alibi_slopes",
     "angle_block_mean",
     "angles",
     "binary_encoding",
@@ -72,6 +96,11 @@ __all__ = [
     "pair_count",
     "positional_encoding",
     "positions",
+    "rope_attention_factor",
+    "rope_cache",
+    "rope_frequencies",
+    "rope_from_config",
+    "rotate",
     "rotation",
     "shift",
     "sin_cos_of_products",
@@ -80,6 +109,8 @@ __all__ = [
     "sse",
     "sse_by_offset",
     "swapped_columns",
+    "t5_relative_bucket",
     "transition_matrix",
     "wavelengths",
+    "yarn_ramp",
 ]

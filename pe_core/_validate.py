@@ -50,17 +50,23 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
     return result
 
 
-def check_base(n: object) -> float:
-    """Return the base n as a float, or raise unless it is a finite real number > 1."""
+def check_base(
+    n: object, name: str = "n (the base)", symbol: str = "n", usual: str = "The paper uses 10000."
+) -> float:
+    """Return the base as a float, or raise unless it is a finite real number > 1.
+
+    ``name``, ``symbol`` and ``usual`` let the rotary functions name their base
+    (transformers' rope_theta) and quote the bases models use.
+    """
     if isinstance(n, bool) or not isinstance(n, numbers.Real):
-        raise ValueError(f"n (the base) must be a real number greater than 1, got {n!r}.")
+        raise ValueError(f"{name} must be a real number greater than 1, got {n!r}.")
     base = float(n)
     if not math.isfinite(base):
-        raise ValueError(f"n (the base) must be finite, got {n!r}; the paper uses 10000.")
+        raise ValueError(f"{name} must be finite, got {n!r}; {usual[0].lower()}{usual[1:]}")
     if base <= 1.0:
         raise ValueError(
-            f"n (the base) must be greater than 1, got {n!r}: with n <= 1 the wavelengths "
-            "do not grow along the dimensions. The paper uses 10000."
+            f"{name} must be greater than 1, got {n!r}: with {symbol} <= 1 the wavelengths "
+            f"do not grow along the dimensions. {usual}"
         )
     return base
 
