@@ -370,6 +370,16 @@ def averaging_note(row_first: np.ndarray, row_last: np.ndarray, w: np.ndarray) -
 
 
 
+def count_text(count: int, noun: str) -> str:
+    """'1 frame', '37 frames': a count with its noun, singular for one."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def positions_text(first: int, last: int) -> str:
+    """'position 7' or 'positions 0..99': consecutive positions, in the singular when there is one."""
+    return f"position {first:,}" if first == last else f"positions {first:,}..{last:,}"
+
+
 def range_label(first: int, last: int, name: str) -> str:
     """'k = 12' or 'k = 32..63 (mean of 32)': what one drawn row or column stands for."""
     if first == last:

@@ -18,6 +18,7 @@ from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     SEQUENTIAL,
+    count_text,
     frame_figure,
     heatmap_figure,
     heatmap_table,
@@ -90,7 +91,7 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
         go.Scatter(
             x=[length, length], y=rows, mode="lines+text", text=[f"L = {length:,}", ""],
             textposition="bottom center", line={"dash": "dot", "color": "gray"}, name="length L",
-            hovertemplate=f"L = {length:,} positions<extra></extra>",
+            hovertemplate=f"L = {count_text(length, 'position')}<extra></extra>",
         )
     )
     fig.update_xaxes(title_text="period, wavelength (positions, log scale)", type="log")
@@ -109,7 +110,7 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
         raise ValueError(f"hamming {hamming.shape} and sse {sse.shape} must be two equal 1-D arrays.")
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-        subplot_titles=(f"Binary: Hamming distance to position {ref} ({bits} bits)",
+        subplot_titles=(f"Binary: Hamming distance to position {ref} ({count_text(bits, 'bit')})",
                         f"Sinusoid: SSE to position {ref}"),
     )
     mode = line_mode(hamming.size)
@@ -204,9 +205,24 @@ def binary_code(
         + "sse = d - 2.0 * half[np.abs(np.arange(L) - ref)]\n"
         "distances = np.column_stack([np.arange(L), np.arange(L) - ref, hamming, sse])\n"
     )
-    return code + reproduce.result_code({
+    code += reproduce.result_code({
         "binary_codes": "codes.T" if transpose else "codes",
         "binary_sinusoid": "sinusoid.T" if transpose else "sinusoid",
         "binary_periods": "periods",
         "binary_distances": "distances",
     })
+    if settings.L == 1:  # the page shows its numbers about neighbours from two positions on
+        return code
+    flips, neighbour_sse, largest = metric_labels(ref)
+    return (
+        code
+        + "flips = np.abs(np.diff(B, axis=0)).sum(axis=1)  # bits that differ between neighbours k, k + 1\n"
+        + reproduce.numbers_code({
+            flips: "(flips.min(), flips.max())", neighbour_sse: "d - 2.0 * half[1]", largest: "sse.max()",
+        })
+    )
+
+
+def metric_labels(ref: int) -> tuple[str, str, str]:
+    """The labels of the page's numbers (its metrics, and its snippet's printed numbers)."""
+    return "Hamming distance between neighbours", "SSE between neighbours (any k)", f"Largest SSE to position {ref}"
