@@ -97,7 +97,10 @@ def periods() -> None:
         f"{figures.count_text(len(lengths), 'pair')} do."
     )
     periods_table = binary.periods_table(periods, lengths)
-    st.dataframe(binary.periods_display(periods_table), hide_index=True)
+    # Streamlit writes a missing value as "None" unless told otherwise (the Styler's na_rep is not used for it).
+    st.dataframe(binary.periods_display(periods_table), hide_index=True, placeholder=binary.NO_ENTRY)
+    if binary.periods_note(bits, len(lengths)):
+        st.caption(binary.periods_note(bits, len(lengths)))
 
 
 blocks.cached_section("binary_periods", periods, settings, bits)
@@ -130,7 +133,9 @@ def distances(ref: int) -> None:
     neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
     st.markdown(
         "The binary distance **jumps**: two neighbours can differ in one bit or in all of them "
-        "(7 and 8, 0111 and 1000 in binary, differ in 4), and a far position can be one bit away. The sinusoid's "
+        f"(7 and 8, {binary.lsb_first(7, max(bits, 4))} and {binary.lsb_first(8, max(bits, 4))} written least "
+        "significant bit first as in the table below, differ in all 4 bits), and a far position can be one bit "
+        "away. The sinusoid's "
         "SSE is **smooth** and depends only on the offset, never on where you stand: "
         "‖P[k] − P[k+δ]‖² = d − 2·Σ_i cos(ω_i δ), the same for every k."
     )
@@ -149,7 +154,7 @@ def distances(ref: int) -> None:
         pd.DataFrame({
             "position k": near,
             "offset k − ref": near - ref,
-            "binary code (LSB first)": ["".join(str(int(b)) for b in B[k]) for k in near],
+            "binary code (LSB first)": [binary.lsb_first(int(k), bits) for k in near],
             "Hamming distance (bits)": hamming[near].astype(int),
             "SSE": sse[near],
         }),

@@ -119,7 +119,7 @@ def word_order_and_sizes() -> None:
     )
     st.markdown("**Which token moved, and how far.** The k-th copy of a token in sentence 1 is paired with "
                 "its k-th copy in sentence 2; a copy without partner has an empty position.")
-    st.dataframe(moves, hide_index=True)
+    st.dataframe(moves, hide_index=True, placeholder="")  # a copy without partner: its position is empty
     if moves["distance with PE"].notna().any():
         blocks.chart(emb.moves_figure(moves), key="embeddings_moves")
 

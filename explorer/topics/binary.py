@@ -8,6 +8,8 @@ are sent whole; longer ones are drawn as their min/max envelope (``pe_core.line_
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -66,6 +68,11 @@ def binary_figure(
     )
 
 
+def lsb_first(k: int, bits: int) -> str:
+    """Position k written in ``bits`` binary digits, least significant first (seed 003's order): 6 -> '0110'."""
+    return "".join(str((k >> j) & 1) for j in range(bits))
+
+
 def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int) -> go.Figure:
     """Bit periods 2^(j+1) and pair wavelengths 2π/ω_i as two rows of marks on one log axis.
 
@@ -89,11 +96,14 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
     rows = [fig.data[0].y[0], fig.data[1].y[0]]
     fig.add_trace(
         go.Scatter(
-            x=[length, length], y=rows, mode="lines+text", text=[f"L = {length:,}", ""],
-            textposition="bottom center", line={"dash": "dot", "color": "gray"}, name="length L",
+            x=[length, length], y=rows, mode="lines", line={"dash": "dot", "color": "gray"}, name="length L",
             hovertemplate=f"L = {count_text(length, 'position')}<extra></extra>",
         )
     )
+    # Its label halfway between the two rows, right of the line: clear of both rows' marks and of
+    # the axis's ticks (an annotation on a log axis is placed at log10 of its x).
+    fig.add_annotation(x=math.log10(length), y=0.5, yref="y", text=f"L = {length:,}", showarrow=False,
+                       xanchor="left", xshift=4, font={"color": "gray"})
     fig.update_xaxes(title_text="period, wavelength (positions, log scale)", type="log")
     fig.update_yaxes(title_text="", type="category")
     fig.update_layout(showlegend=False)
@@ -165,10 +175,24 @@ def distance_table(hamming: np.ndarray, sse: np.ndarray, *, ref: int) -> pd.Data
     })
 
 
+#: What the periods table shows where a row has no bit or no pair (st.dataframe's placeholder).
+NO_ENTRY = "—"
+
+
 def periods_display(table: pd.DataFrame):
     """``periods_table`` for st.dataframe: numbers to 6 significant digits, and "—" where a
     row has no bit or no pair (the table itself keeps NaN, so its download stays numeric)."""
-    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep="—")
+    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep=NO_ENTRY)
+
+
+def periods_note(bits: int, pairs: int) -> str:
+    """Why the periods table has empty rows ("—"), or "" when it has none."""
+    if bits == pairs:
+        return ""
+    if bits < pairs:
+        return (f"{NO_ENTRY}: no bit j = {bits:,} or above, the code has {count_text(bits, 'bit')} (the Bits "
+                "control above widens it); the encoding has a pair for every row.")
+    return f"{NO_ENTRY}: no pair i = {pairs:,} or above, d = {2 * pairs:,} has {count_text(pairs, 'pair')}."
 
 
 def binary_code(

@@ -2,6 +2,7 @@
 
 - every page runs at its defaults with its code shown and its downloads offered, and shows
   "reproduce this" code that runs and binds the arrays of its downloads;
+- no table writes Python's "None" for a missing value;
 - the numbers a page shows (its st.metric values) are the ones its snippet prints: the snippet
   binds ``numbers``, {the label the page shows a number with: the number}, and each displayed
   value is the snippet's, written with the digits the page writes (at the defaults, at every
@@ -89,6 +90,13 @@ def assert_prints_the_pages_numbers(at: AppTest, namespace: dict[str, object]) -
         assert_shows(shown[label], displayed, label)
 
 
+def assert_no_table_shows_none(at: AppTest) -> None:
+    """A table with missing values says what it shows for them: st.dataframe writes Python's "None"."""
+    for table in at.dataframe:
+        if table.value.isna().to_numpy().any():
+            assert table.proto.placeholder, f"a table writes None for its missing values: {list(table.value.columns)}"
+
+
 @pytest.mark.parametrize("page", page_list.PAGES, ids=page_id)
 def test_the_page_runs_and_its_code_runs_covers_its_downloads_and_prints_its_numbers(page: PageInfo) -> None:
     """AppTest smoke run at the defaults with the code shown and the downloads offered; the
@@ -107,12 +115,14 @@ def test_the_page_runs_and_its_code_runs_covers_its_downloads_and_prints_its_num
     assert set(result) <= downloads, f"not a download of the page: {sorted(set(result) - downloads)}"
     assert all(np.asarray(value).size for value in result.values())
     assert_prints_the_pages_numbers(at, namespace)
+    assert_no_table_shows_none(at)
 
 
 @pytest.mark.parametrize("key", list(PRESETS))
 def test_each_preset_shows_the_numbers_its_code_prints(key: str) -> None:
     at = open_view(PAGE_BY_KEY[PRESETS[key].page], {"preset": key})
     assert_prints_the_pages_numbers(at, snippet_namespace(at))
+    assert_no_table_shows_none(at)
 
 
 # --------------------------------------------------------------------------- L = 1
@@ -203,3 +213,4 @@ def test_a_single_position_shows_something_true_and_the_snippets_numbers(page: P
             found = pattern.search(text)
             assert not found, f"{rule}, {found.group(0)!r}, in {text!r}"
     assert_prints_the_pages_numbers(at, snippet_namespace(at))
+    assert_no_table_shows_none(at)
