@@ -430,8 +430,9 @@ def encoding_figure(
     value_name: str = "P[k, j]",
     colorscale: str = DIVERGING,
     zrange: tuple[float, float] | None = (-1.0, 1.0),
+    x_title: str = "dimension j (column)",
 ) -> go.Figure:
-    """Heatmap of an encoding (or its angles): positions down, dimensions across."""
+    """Heatmap of an encoding (or its angles): positions down, dimensions (or pairs: ``x_title``) across."""
     row_labels = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
     row_ticks = round_ticks(row_labels, row_first)
     col_ticks = round_ticks(column_labels, [int(c) for c in column_ticks], count=10)
@@ -442,7 +443,7 @@ def encoding_figure(
         row_ticks=row_ticks,
         col_ticks=col_ticks,
         title=title,
-        x_title="dimension j (column)",
+        x_title=x_title,
         y_title="position k",
         value_name=value_name,
         colorscale=colorscale,
