@@ -115,8 +115,12 @@ def closed_form_at(offsets: np.ndarray, w: np.ndarray) -> np.ndarray:
     snippet's closed form, so that the page's check of the measured dot products against it is the
     number the snippet prints, to the last bit. (``pe_core.dot_by_offset``, which the charts draw,
     sums in another order for speed: the same values to ~1e-14.)"""
-    offsets = np.abs(np.asarray(offsets, dtype=np.float64))
-    return pe_core.sin_cos_of_products(offsets[:, None], np.asarray(w, dtype=np.float64)[None, :])[1].sum(axis=1)
+    distances = np.abs(np.asarray(offsets, dtype=np.int64))
+    if distances.size == 0:
+        return np.zeros(0)
+    # Each |δ| once (f is even), row by row as the snippet's f(t) for t = 0 .. max |δ|.
+    t = np.arange(int(distances.max()) + 1, dtype=np.float64)
+    return pe_core.sin_cos_of_products(t[:, None], np.asarray(w, dtype=np.float64)[None, :])[1].sum(axis=1)[distances]
 
 
 def metric_labels(ref: int, L: int) -> dict[str, str]:
