@@ -104,9 +104,10 @@ def comparison_maps() -> None:
             "columns (sines and cosines together), the same run in A and in B."
         )
     metric_full, metric_where, metric_drawn = st.columns(3)
-    metric_full.metric("max |A - B| (every cell)", f"{comparison.max_abs:.6g}")
-    metric_where.metric("where", f"row {comparison.max_row:,}, column {comparison.max_col:,}")
-    metric_drawn.metric("max |A - B| drawn (block means)", f"{drawn_max:.6g}")
+    every, where, drawn = pitfalls.METRIC_LABELS
+    metric_full.metric(every, f"{comparison.max_abs:.6g}")
+    metric_where.metric(where, f"row {comparison.max_row:,}, column {comparison.max_col:,}")
+    metric_drawn.metric(drawn, f"{drawn_max:.6g}")
     st.caption(
         f"The maximum is measured over all {L:,} x {d:,} cells, in blocks of rows; row r is position "
         f"{variant_a.start} + r of A and {variant_b.start} + r of B. Values lie in [-1, 1], so 2 is as far "

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import pe_core
+from explorer import reproduce
 from explorer.figures import heatmap_grid
 from explorer.settings import Settings, format_n
 
@@ -341,25 +342,25 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
         f"# Conventions and pitfalls: A = {labels[0]} minus B = {labels[1]}\n"
         "import numpy as np\n\n"
         f"L, d = {L}, {d}\n"
-        "i = np.arange((d + 1) // 2)  # pair index\n\n\n"
-        "def encoding(n, convention, layout, start):\n"
+        "i = np.arange((d + 1) // 2)  # pair index\n"
+        + reproduce.sin_cos_code()
+        + "def encoding(n, convention, layout, start):\n"
         '    """Rows start .. start+L-1 of the sinusoidal encoding."""\n'
         '    if convention == "paper":\n'
         "        w = n ** (-2 * i / d)  # ω_i = n^(-2i/d)\n"
         "    else:\n"
         "        w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: ω_i = n^(-i/(m-1)), slowest 1/n\n"
-        "    k = np.arange(start, start + L, dtype=np.float64)[:, None]\n"
+        "    sines, cosines = sin_cos(np.arange(start, start + L, dtype=np.float64)[:, None], w)\n"
         '    if layout == "concatenated":\n'
-        "        return np.concatenate([np.sin(k * w), np.cos(k * w[: d // 2])], axis=1)  # [sin | cos]\n"
+        "        return np.concatenate([sines, cosines[:, : d // 2]], axis=1)  # [sin | cos]\n"
         "    P = np.empty((L, d))\n"
-        "    P[:, 0::2] = np.sin(k * w)  # interleaved: sin, cos, sin, cos, ...\n"
-        "    P[:, 1::2] = np.cos(k * w[: d // 2])\n"
+        "    P[:, 0::2] = sines  # interleaved: sin, cos, sin, cos, ...\n"
+        "    P[:, 1::2] = cosines[:, : d // 2]\n"
         "    return P\n\n\n"
         + _variant_line("A", a, labels[0])
         + _variant_line("B", b, labels[1])
         + "difference = A - B\n"
-        "row, col = np.unravel_index(np.abs(difference).argmax(), difference.shape)\n"
-        'print(f"max |A - B| = {np.abs(difference).max():.6g} at row {row}, column {col}")\n\n'
+        "row, col = np.unravel_index(np.abs(difference).argmax(), difference.shape)  # the first largest\n\n"
         "# What the page draws: block means over rows (and runs of columns), the same blocks for A and B\n"
         "shown = difference\n"
     )
@@ -386,7 +387,15 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
             code += "shown = np.empty((S.shape[0], 2 * S.shape[1]))\nshown[:, 0::2], shown[:, 1::2] = S, C\n"
         else:
             code += "shown = np.concatenate([S, C], axis=1)\n"
-    return code + 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
+    code += 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
+    every, where, drawn = METRIC_LABELS
+    return code + reproduce.numbers_code(
+        {every: "np.abs(difference).max()", where: "(row, col)", drawn: "np.abs(shown).max()"}
+    )
+
+
+#: The labels of the comparison's numbers (the page's metrics, the snippet's printed numbers).
+METRIC_LABELS = ("max |A - B| (every cell)", "where", "max |A - B| drawn (block means)")
 
 
 # ----------------------------------------------------------------------------------------

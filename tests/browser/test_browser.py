@@ -134,6 +134,17 @@ def test_deep_link_opens_the_view_on_a_fresh_server(fresh_server: str, page, pat
     save_screenshot(page, path or "home")
 
 
+def test_an_old_home_address_lands_on_home_with_its_settings(app_server: str, page) -> None:
+    """/home (Home's URL path in the page list, an old link, what a person types): Home, at
+    "/", with the URL's settings, and no "Page not found" dialog."""
+    page.goto(f"{app_server}/home?d=64&L=300&n=100", timeout=FIRST_LOAD_MS)
+    wait_for_url(page, "", d="64", L="300", n="100")
+    wait_until_drawn(page, "", timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="64", L="300", n="100")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    assert_no_traceback(page)
+
+
 def test_keyboard_moves_a_slider_and_the_chart_follows(app_server: str, page) -> None:
     page.goto(f"{app_server}/matrix?d=64&L=300", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "matrix", timeout=FIRST_LOAD_MS)

@@ -333,12 +333,18 @@ def test_snippet_reproduces_the_difference_map(key_a: str, key_b: str, s: Settin
     comparison = pitfalls.compare(a, b, s.L, s.d, max_rows=256, max_cols=256, max_cells=FULL)
     code = pitfalls.difference_code(a, b, s.L, s.d, comparison, (key_a, key_b))
     assert "pe_core" not in code and "explorer" not in code
-    result = reproduce.run_snippet(code)["result"]["pitfalls_difference"]
+    namespace = reproduce.run_snippet(code)
     largest_angle = max(abs(a.start), abs(b.start)) + s.L
-    # Each variant's textbook angles round differently from pe_core's: twice the tolerance.
+    # The snippet's encodings are pe_core's to the bit (reproduce.sin_cos_code); the page's block means
+    # are summed in another order: within the rounding of a sum of values bounded by 1.
     np.testing.assert_allclose(
-        result, comparison.difference, rtol=0, atol=2 * angle_rounding_tolerance(largest_angle)
+        namespace["result"]["pitfalls_difference"], comparison.difference, rtol=0,
+        atol=2 * angle_rounding_tolerance(largest_angle),
     )
+    # The largest difference and where it is, as the page shows them: the same numbers.
+    every, where, _ = pitfalls.METRIC_LABELS
+    assert namespace["numbers"][every] == comparison.max_abs
+    assert tuple(namespace["numbers"][where]) == (comparison.max_row, comparison.max_col)
 
 
 # --------------------------------------------------------------------------- examples and the checker
