@@ -25,24 +25,20 @@ def rope_from_zero(d: int, n: float) -> np.ndarray:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def offset_scores(settings: Settings, view: View) -> attention.OffsetScores:
-    """Every offset scheme's score by offset (attention.offset_scores), whatever schemes are shown."""
-    return attention.offset_scores(
+def scores_and_bits(settings: Settings, view: View) -> tuple[attention.OffsetScores, np.ndarray]:
+    """Every offset scheme's score by offset (attention.offset_scores, whatever schemes are shown), and
+    the learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits)."""
+    scores = attention.offset_scores(
         settings.L, settings.d, view,
         sinusoid_from_zero=cached.dot_from_zero(settings.d, settings.n, settings.convention),
         rope_from_zero=rope_from_zero(settings.d, settings.n),
     )
+    return scores, attention.learned_bits(settings.L, settings.d)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def learned_bits(L: int, d: int) -> np.ndarray:
-    """The learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits)."""
-    return attention.learned_bits(L, d)
-
-
-def scores_view(view: View) -> View:
-    """The view as the scores by offset depend on it: every scheme (the cache is shared by any choice)."""
-    return replace(view, schemes=SCHEME_KEYS)
+def offset_scores() -> attention.OffsetScores:
+    """This view's scores by offset (the cache is shared by any choice of schemes)."""
+    return scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))[0]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -50,20 +46,17 @@ def query_scores_and_weights(
     settings: Settings, view: View, query: int
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The chosen schemes' scores of the query against every key, and its softmax weights."""
-    scores = attention.query_scores(
-        offset_scores(settings, scores_view(view)), learned_bits(settings.L, settings.d), query, settings.d, view
-    )
-    return scores, attention.query_weights(scores, query, view.causal)
+    scores, bits = scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))
+    by_key = attention.query_scores(scores, bits, query, settings.d, view)
+    return by_key, attention.query_weights(by_key, query, view.causal)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def play_frames(settings: Settings, view: View) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The query positions Play sweeps and each scheme's weights per block of keys there."""
+    scores, bits = scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))
     queries = attention.play_queries(settings.L, len(view.schemes))
-    frames = attention.play_weights(
-        offset_scores(settings, scores_view(view)), learned_bits(settings.L, settings.d), settings.d, view, queries
-    )
-    return queries, frames
+    return queries, attention.play_weights(scores, bits, settings.d, view, queries)
 
 
 settings = blocks.even_d_page("Attention by offset", "the sinusoid and RoPE turn sine/cosine pairs")
@@ -111,7 +104,7 @@ shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {'causal' if causal else '
 
 def scores_section() -> None:
     st.header("The score by offset")
-    scores = offset_scores(settings, scores_view(view))
+    scores = offset_scores()
     blocks.chart(attention.scores_figure(scores, view, d, title=f"Content-free score s(δ) ({shape})"),
                  key="attention_scores")
     offsets = attention.shown_offsets(L, causal)
@@ -123,9 +116,10 @@ def scores_section() -> None:
         notes.append(f"RoPE s(0) = d·{scale:.4g} = {scores.values['rope'][L - 1]:.6g} (exactly twice the sinusoid "
                      "when its frequencies are the paper's)")
     if "alibi" in schemes:
-        notes.append(f"ALiBi every head in grey, head {head} (slope {scores.slopes[head - 1]:.6g}) in red")
+        notes.append(f"ALiBi every head in grey, head {head} (slope {scores.slopes[head - 1]:.6g}) in colour")
     if "t5" in schemes:
-        notes.append(f"T5 head {head}: every key {attention.T5_MAX_DISTANCE} or more positions away shares one bias")
+        notes.append(f"T5 head {head}: every key {attention.t5_shared_from(causal)} or more positions away "
+                     f"{'before the query ' if causal else 'on one side '}shares one bias (T5's last bucket)")
     st.caption(
         f"Offsets δ = {offsets[0]:,} .. {offsets[-1]:,}" + (" (the keys after the query are masked)" if causal else "")
         + ". " + "; ".join(notes) + ". " + ("The 1/√d scaling applies to the dot products (sinusoid, RoPE, learned); "
@@ -142,7 +136,15 @@ def scores_section() -> None:
         )
 
 
-def alibi_section() -> None:
+def tables_section() -> None:
+    """ALiBi's slopes and T5's buckets, for the schemes shown."""
+    if "alibi" in schemes:
+        alibi_table()
+    if "t5" in schemes:
+        t5_table()
+
+
+def alibi_table() -> None:
     st.header("ALiBi's slopes")
     slopes = pe_core.alibi_slopes(heads)
     power = heads & (heads - 1) == 0
@@ -158,7 +160,7 @@ def alibi_section() -> None:
     )
 
 
-def t5_section() -> None:
+def t5_table() -> None:
     st.header("T5's buckets")
     st.dataframe(attention.t5_bucket_table(L, view), hide_index=True)
     st.caption(
@@ -168,8 +170,10 @@ def t5_section() -> None:
          "(bucket 16 would hold offset 0 on the keys' side, where no key after the query can be: it is never "
          "used). ")
         + "On each side half the buckets hold one distance each (0 .. 7, or 0 .. 15 causal), the rest grow "
-        f"logarithmically up to {attention.T5_MAX_DISTANCE}; every farther key shares the last one (Raffel et al. "
-        f"2020, section 2.1). Buckets computed as T5's _relative_position_bucket does. The biases, one per head "
+        f"logarithmically toward max_distance {attention.T5_MAX_DISTANCE}, and the last one holds every key "
+        f"{attention.t5_shared_from(causal)} or more positions away: position tells those keys apart no more "
+        "(Raffel et al. 2020, section 2.1). Buckets computed as T5's _relative_position_bucket does. The biases, one "
+        "per head "
         f"and bucket, are learned in T5; here they are seeded standard normal values (seed {attention.T5_BIAS_SEED})."
     )
 
@@ -184,13 +188,18 @@ def query_section() -> None:
     snippet["query"] = query
     if not schemes:
         return
-    blocks.cached_section("attention_weights", lambda: weights_chart(query), settings, view, query)
+    blocks.cached_section("attention_query", lambda: query_charts(query), settings, view.key, query)
     blocks.downloads("the weights", lambda: attention.weights_table(query_scores_and_weights(
         settings, view, query)[1], query), key="attention_weights")
     if "learned" in schemes:
-        blocks.cached_section("attention_learned", lambda: learned_chart(query), settings, view, query)
         blocks.downloads("the learned table's scores", lambda: attention.learned_table_data(
             query_scores_and_weights(settings, view, query)[0]["learned"], query, causal), key="attention_learned")
+
+
+def query_charts(query: int) -> None:
+    weights_chart(query)
+    if "learned" in schemes:
+        learned_chart(query)
 
 
 def weights_chart(query: int) -> None:
@@ -248,20 +257,18 @@ snippet: dict[str, int] = {}
 if not schemes:
     st.info("Choose at least one scheme above to draw it.", icon=":material/info:")
 if view.offset_schemes:
-    blocks.cached_section("attention_scores", scores_section, settings, view)
+    blocks.cached_section("attention_scores", scores_section, settings, view.key)
     blocks.first_chart_sent()
-    blocks.downloads("the scores by offset", lambda: attention.scores_table(
-        offset_scores(settings, scores_view(view)), view, d), key="attention_scores")
+    blocks.downloads("the scores by offset", lambda: attention.scores_table(offset_scores(), view, d),
+                     key="attention_scores")
 elif schemes:
     st.info("Only the learned table is chosen: its scores depend on the query's position, drawn below.",
             icon=":material/info:")
-if "alibi" in schemes:
-    blocks.cached_section("attention_alibi", alibi_section, heads, L)
-if "t5" in schemes:
-    blocks.cached_section("attention_t5", t5_section, L, view)
+if {"alibi", "t5"} & set(schemes):
+    blocks.cached_section("attention_tables", tables_section, L, view.key)
 blocks.fragment(query_section)
 if schemes:
-    blocks.cached_section("attention_play", play_section, settings, view)
+    blocks.cached_section("attention_play", play_section, settings, view.key)
 
     def play_download() -> pd.DataFrame:
         queries, frames = play_frames(settings, view)
@@ -269,6 +276,6 @@ if schemes:
 
     blocks.downloads("the Play frames' weights", play_download, key="attention_play")
     blocks.reproduce(
-        attention.attention_code(settings, view, snippet["query"]),
-        attention.attention_code(settings, view, snippet["query"], library="torch"),
+        lambda: attention.attention_code(settings, view, snippet["query"]),
+        lambda: attention.attention_code(settings, view, snippet["query"], library="torch"),
     )

@@ -42,21 +42,24 @@ from explorer.settings import Settings
 
 @dataclass(frozen=True)
 class Scheme:
-    """A positional scheme: its short name (panels), its full name and its source."""
+    """A positional scheme: its short name (panels), its full name, its colour in every chart."""
 
     short: str
     label: str
-    source: str
+    color: str
 
 
+#: Colours: Okabe and Ito's palette, told apart with any colour vision, the same scheme alike in every chart.
 SCHEMES: dict[str, Scheme] = {
-    "sinusoidal": Scheme("sinusoidal", "Sinusoidal, added to the input", "Vaswani et al. 2017"),
-    "rope": Scheme("RoPE", "RoPE (rotary)", "Su et al. 2021, RoFormer"),
-    "alibi": Scheme("ALiBi", "ALiBi (linear bias)", "Press et al. 2022"),
-    "t5": Scheme("T5", "T5 relative buckets", "Raffel et al. 2020"),
-    "learned": Scheme("learned", "Learned absolute table", "a seeded random table"),
-    "none": Scheme("none", "No position", "a bag of tokens"),
+    "sinusoidal": Scheme("sinusoidal", "Sinusoidal, added to the input", "#0072b2"),
+    "rope": Scheme("RoPE", "RoPE (rotary)", "#56b4e9"),
+    "alibi": Scheme("ALiBi", "ALiBi (linear bias)", "#d55e00"),
+    "t5": Scheme("T5", "T5 relative buckets", "#009e73"),
+    "learned": Scheme("learned", "Learned absolute table", "#cc79a7"),
+    "none": Scheme("none", "No position", "#e69f00"),
 }
+#: ALiBi's other heads, and the dotted line at the query.
+MUTED = "#9e9e9e"
 SCHEME_KEYS: tuple[str, ...] = tuple(SCHEMES)
 #: Schemes whose score is a dot product of two vectors (scaled by 1/√d when asked); the others add a bias.
 DOT_PRODUCT_SCHEMES = ("sinusoidal", "rope", "learned")
@@ -74,6 +77,11 @@ T5_BIAS_SEED, LEARNED_SEED = 0, 1
 LEARNED_BLOCK = 256
 #: Play: at most this many points per panel and frame (one per key, or one per block of keys).
 PLAY_POINTS = 200
+#: A Play panel's two traces in a frame's JSON beyond their values (keys, the marker's two floats
+#: written in full), as a number of float32 values: about 110 bytes.
+PLAY_PANEL_OVERHEAD = 20
+#: Play's log-scale panels reach down to this weight at most (eight decades under 1).
+PLAY_FLOOR = 1e-8
 #: Height of one panel of a stacked chart, and the chart's height beyond its panels.
 PANEL_PX, FRAME_PX = 150, 130
 
@@ -87,6 +95,12 @@ class View:
     scaled: bool = True
     heads: int = HEADS_DEFAULT
     head: int = 1
+
+    @property
+    def key(self) -> tuple:
+        """The view as plain values: what a cached section is keyed by (a tuple hashes in a third
+        of the time Streamlit takes for the dataclass, on every rerun)."""
+        return (self.schemes, self.causal, self.scaled, self.heads, self.head)
 
     @property
     def offset_schemes(self) -> tuple[str, ...]:
@@ -161,6 +175,12 @@ def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
         first, last = int(held.min()), int(held.max())
         ranges.append(BucketRange(bucket, None if first == -reach else first, None if last == reach else last))
     return ranges
+
+
+def t5_shared_from(causal: bool) -> int:
+    """The distance from which every key before the query shares T5's last bucket (113 causal, 91
+    bidirectional: the logarithmic steps reach the last bucket before max_distance 128)."""
+    return -next(r.last for r in t5_bucket_ranges(causal) if r.first is None)
 
 
 def t5_bucket_table(L: int, view: View) -> pd.DataFrame:
@@ -336,9 +356,10 @@ def play_edges(L: int) -> np.ndarray:
 
 def play_queries(L: int, panels: int) -> np.ndarray:
     """The query positions Play sweeps: as many as ``animation.frame_count`` allows for ``panels``
-    lines of at most PLAY_POINTS values (and a two-point marker each), evenly spread over 0 .. L-1."""
+    lines of at most PLAY_POINTS values (and a two-point marker each, and their JSON's keys), evenly
+    spread over 0 .. L-1."""
     points = play_edges(L).size - 1
-    count = min(L, animation.frame_count(panels * (points + 2)))
+    count = min(L, animation.frame_count(panels * (points + 2 + PLAY_PANEL_OVERHEAD)))
     return np.unique(np.round(np.linspace(0, L - 1, max(1, count))).astype(np.int64))
 
 
@@ -416,7 +437,7 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
                 chosen = head == view.head
                 traces.append(go.Scatter(
                     x=ends, y=0.0 - slope * np.abs(ends), mode="lines", name=f"ALiBi head {head}",
-                    line={"width": 3 if chosen else 1, "color": "#d6604d" if chosen else "#9e9e9e"},
+                    line={"width": 3 if chosen else 1, "color": SCHEMES["alibi"].color if chosen else MUTED},
                     opacity=1.0 if chosen else 0.6,
                     hovertemplate=f"head {head}, slope m = {slope:.6g}<br>δ = %{{x}}<br>bias = %{{y:.10g}}"
                     "<extra></extra>",
@@ -425,7 +446,7 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
             continue
         line = line_xy(values, x0=int(first))
         traces.append(go.Scatter(
-            **line, mode="lines", name=SCHEMES[key].label,
+            **line, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
             hovertemplate=f"δ = %{{x}}<br>{_score_name(key, view, d)} = %{{y:.10g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
@@ -461,11 +482,11 @@ def learned_figure(scores_by_key: np.ndarray, query: int, view: View, d: int, *,
     name = _score_name("learned", view, d)
     own = float(values[query])
     traces = [
-        go.Scatter(**line, mode="lines", name="learned table",
+        go.Scatter(**line, mode="lines", name="learned table", line={"color": SCHEMES["learned"].color},
                    hovertemplate=f"δ = n − m = %{{x}}<br>{name} = %{{y:.10g}}"
                    + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"),
         go.Scatter(x=[0], y=[own], mode="markers", name="the query's own key",
-                   marker={"size": 9, "color": "#d6604d"},
+                   marker={"size": 9, "color": SCHEMES["learned"].color},
                    hovertemplate=f"δ = 0 (n = m = {query})<br>{name} = %{{y:.10g}}<extra></extra>"),
     ]
     return go.Figure(traces, {
@@ -491,14 +512,14 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, *, title: str) ->
     for row, key in enumerate(keys):
         line = line_xy(weights[key])
         traces.append(go.Scatter(
-            **line, mode="lines", name=SCHEMES[key].label,
+            **line, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
             hovertemplate=f"key n = %{{x}}<br>{SCHEMES[key].short} weight = %{{y:.7g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
         ))
         axes = _axes(row)
         shapes.append({"type": "line", "x0": query, "x1": query, "xref": axes["xaxis"], "y0": 0, "y1": 1,
-                       "yref": f"{axes['yaxis']} domain", "line": {"dash": "dot", "color": "grey"}})
+                       "yref": f"{axes['yaxis']} domain", "line": {"dash": "dot", "color": MUTED}})
     layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, L - 0.5],
                              y_titles=[SCHEMES[key].short for key in keys])
     for row, key in enumerate(keys):
@@ -517,32 +538,41 @@ def weights_table(weights: dict[str, np.ndarray], query: int) -> pd.DataFrame:
     )
 
 
+def play_range(values: np.ndarray) -> tuple[float, float]:
+    """A Play panel's fixed y range (log scale): from its smallest positive weight (at least
+    PLAY_FLOOR) to its largest, over every frame, with a margin."""
+    positive = values[values > 0]
+    return max(PLAY_FLOOR, float(positive.min())) / 1.5, 1.5 * float(positive.max())
+
+
 def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, title: str) -> go.Figure:
     """Play: the weights of the query at m over the keys, one frame per m (``play_queries``), a panel
-    per scheme with a fixed y range, a dotted line at m. Each point is one key's weight, or the
-    summed weight of a block of keys (``play_edges``); frames carry y only (x stays)."""
+    per scheme with a fixed log-scale y range (``play_range``: a causal query at 0 puts all its weight
+    on one key, which a linear range would make every later frame look flat by), a dotted line at m.
+    Each point is one key's weight, or the summed weight of a block of keys (``play_edges``); masked
+    keys (weight 0) are left out by the log scale. Frames carry y only (x stays)."""
     keys = list(frames)
     edges = play_edges(L)
     centres = (edges[:-1] + edges[1:] - 1) / 2.0
     per_key = edges.size - 1 == L
-    tops = {key: 1.08 * float(frames[key].max()) for key in keys}
+    ranges = {key: play_range(frames[key]) for key in keys}
     what = "weight" if per_key else "weight of the block"
     hover = "key n = %{x}" if per_key else "keys around %{x}"
 
     def frame_data(index: int) -> list[dict]:
         query = int(queries[index])
         lines = [{"y": frames[key][index].astype(np.float32), "meta": query} for key in keys]
-        markers = [{"x": [query, query], "y": [0.0, tops[key]]} for key in keys]
+        markers = [{"x": [query, query], "y": list(ranges[key])} for key in keys]
         return lines + markers
 
     first = frame_data(0)
     traces = [
-        go.Scatter(x=centres, mode="lines", name=SCHEMES[key].label,
+        go.Scatter(x=centres, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
                    hovertemplate=f"{hover}<br>{SCHEMES[key].short} {what} = %{{y:.7g}}, m = %{{meta}}<extra></extra>",
                    **_axes(row)).update(first[row])
         for row, key in enumerate(keys)
     ] + [
-        go.Scatter(mode="lines", name=f"query m ({SCHEMES[key].short})", line={"dash": "dot", "color": "grey"},
+        go.Scatter(mode="lines", name=f"query m ({SCHEMES[key].short})", line={"dash": "dot", "color": MUTED},
                    hoverinfo="skip", **_axes(row)).update(first[len(keys) + row])
         for row, key in enumerate(keys)
     ]
@@ -550,7 +580,11 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
                              y_titles=[SCHEMES[key].short for key in keys])
     for row, key in enumerate(keys):
         suffix = "" if row == 0 else str(row + 1)
-        layout[f"yaxis{suffix}"]["range"] = [0.0, tops[key]]
+        low, high = ranges[key]
+        decades = math.log10(high) - math.log10(low)
+        # Ticks on whole decades only (short ranges would label 2 and 5 of each too, crowding a panel).
+        layout[f"yaxis{suffix}"] |= {"type": "log", "range": [math.log10(low), math.log10(high)],
+                                     "dtick": max(1, math.ceil(decades / 4)), "exponentformat": "power"}
     fig = go.Figure(traces, layout)
     moving = list(range(2 * len(keys)))
     play = [animation.frame(frame_data(i), traces=moving, name=str(int(q))) for i, q in enumerate(queries)]
@@ -579,7 +613,8 @@ def play_note(L: int, queries: np.ndarray) -> str:
     )
     sweep = f"m goes from {int(queries[0]):,} to {int(queries[-1]):,} in {queries.size} frames" + (
         f" (evenly spread positions of 0..{L - 1:,})" if queries.size < L else "")
-    return f"{points}. Press Play: {sweep}, drawn by your browser (no server run per frame)."
+    return (f"{points}, on a log scale (masked keys, of weight 0, are left out). Press Play: {sweep}, drawn by "
+            "your browser (no server run per frame).")
 
 
 # ------------------------------------------------------------------------- reproduce this

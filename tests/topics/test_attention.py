@@ -14,8 +14,9 @@ import math
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
-from app_runs import PAGE_BY_KEY, open_page
+from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_page
 from independent import encoding, rates
 
 import pe_core
@@ -257,6 +258,10 @@ def test_t5_bucket_boundaries(causal: bool) -> None:
     else:
         assert text[0] == "δ = 0" and text[7] == "δ = -7" and text[17] == "δ = 1"
         assert text[15].startswith("δ ≤ ") and text[31].startswith("δ ≥ ")
+    # From this distance on, every key before the query is in the last bucket, and not one closer.
+    far, last = attention.t5_shared_from(causal), 31 if causal else 15
+    assert t5_bucket(np.array([-far]), bidirectional=not causal)[0] == last
+    assert t5_bucket(np.array([1 - far]), bidirectional=not causal)[0] == last - 1
     counts = attention.t5_bucket_table(100, View(causal=causal))["offsets of this view"]
     assert counts.sum() == (100 if causal else 199)
 
@@ -364,6 +369,11 @@ def test_play_frames_are_the_weights_summed_over_blocks() -> None:
     fig = attention.play_figure(numbers["frames"], queries, 1000, title="Play")
     assert len(fig.frames) == queries.size
     assert len(fig.to_json()) <= animation.PLAY_MAX_BYTES + 150_000
+    # Log-scale panels from the smallest positive weight (or 1e-8) to the largest, the same in every frame.
+    low, high = 10 ** np.array(fig.layout.yaxis3.range)
+    positive = numbers["frames"]["alibi"][numbers["frames"]["alibi"] > 0]
+    assert fig.layout.yaxis3.type == "log"
+    assert low == pytest.approx(max(1e-8, positive.min()) / 1.5) and high == pytest.approx(1.5 * positive.max())
     # Every frame's first trace is the sinusoid's weights of that frame's query.
     last = fig.frames[-1].data[0]
     assert last.meta == 999
@@ -523,3 +533,23 @@ def test_the_page_shows_the_numbers_of_its_snippet_and_follows_the_query() -> No
         np.testing.assert_array_equal(table["at key"], weights.argmax(axis=0))
         np.testing.assert_array_equal(table["half the weight within ± r"],
                                       [pe_core.half_mass_radius(w, m) for w in weights.T])
+
+
+def test_the_play_figure_is_valid_plotly_and_its_frames_fit_the_budget() -> None:
+    """animation.frame skips Plotly's validation: the whole figure, frames included, still passes it;
+    the frames stay within animation's budget at the largest settings."""
+    numbers = page_numbers(Settings(d=2048, L=16384), View(causal=False), 16383)
+    fig = attention.play_figure(numbers["frames"], numbers["queries"], 16384, title="Play")
+    checked = go.Figure(fig.to_plotly_json())  # raises on any property Plotly does not know
+    assert len(checked.frames) == len(fig.frames) > 10
+    frames = json.loads(fig.to_json())["frames"]
+    assert len(json.dumps(frames)) <= animation.PLAY_MAX_BYTES
+
+
+def test_the_page_at_its_largest_stays_in_budget() -> None:
+    """L=16384, d=2048, 128 heads, bidirectional, the last query: every chart within 1.5 MB, the page within 3 MB."""
+    at = open_page(PAGE, {"d": "2048", "L": "16384", "n": "2", "heads": "128", "head": "128", "causal": "false",
+                          "query": "16383"})
+    sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
+    assert len(sizes) == 4 and max(sizes) <= MAX_CHART_BYTES, sizes
+    assert element_bytes(at) <= MAX_PAGE_BYTES
