@@ -366,13 +366,14 @@ def play_queries(L: int, panels: int) -> np.ndarray:
 def play_weights(
     scores: OffsetScores, bits: np.ndarray, d: int, view: View, queries: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Each chosen scheme's weights summed over each Play block of keys, for each query: (queries, blocks)."""
+    """Each chosen scheme's mean weight per key over each Play block of keys, for each query: (queries, blocks).
+    Means, not sums: blocks of uneven sizes (1 or 2 keys for L = 300) would draw a flat weight as a zigzag."""
     edges = play_edges(scores.L)
     frames: dict[str, list[np.ndarray]] = {key: [] for key in view.schemes}
     for query in queries:
         weights = query_weights(query_scores(scores, bits, int(query), d, view), int(query), view.causal)
         for key, w in weights.items():
-            frames[key].append(np.add.reduceat(w, edges[:-1]))
+            frames[key].append(np.add.reduceat(w, edges[:-1]) / np.diff(edges))
     return {key: np.array(rows) for key, rows in frames.items()}
 
 
@@ -549,14 +550,14 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
     """Play: the weights of the query at m over the keys, one frame per m (``play_queries``), a panel
     per scheme with a fixed log-scale y range (``play_range``: a causal query at 0 puts all its weight
     on one key, which a linear range would make every later frame look flat by), a dotted line at m.
-    Each point is one key's weight, or the summed weight of a block of keys (``play_edges``); masked
+    Each point is one key's weight, or the mean weight of the keys of a block (``play_edges``); masked
     keys (weight 0) are left out by the log scale. Frames carry y only (x stays)."""
     keys = list(frames)
     edges = play_edges(L)
     centres = (edges[:-1] + edges[1:] - 1) / 2.0
     per_key = edges.size - 1 == L
     ranges = {key: play_range(frames[key]) for key in keys}
-    what = "weight" if per_key else "weight of the block"
+    what = "weight" if per_key else "mean weight of the block's keys"
     hover = "key n = %{x}" if per_key else "keys around %{x}"
 
     def frame_data(index: int) -> list[dict]:
@@ -592,7 +593,7 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
 
 
 def play_table(frames: dict[str, np.ndarray], queries: np.ndarray, L: int) -> pd.DataFrame:
-    """``play_figure``'s frames: each block of keys (first, last), then each scheme's summed weight
+    """``play_figure``'s frames: each block of keys (first, last), then each scheme's mean weight
     for each query m it sweeps."""
     edges = play_edges(L)
     columns = {"first key": edges[:-1], "last key": edges[1:] - 1}
@@ -608,8 +609,8 @@ def play_note(L: int, queries: np.ndarray) -> str:
     points = (
         "Each point is one key's weight"
         if edges.size - 1 == L else
-        f"Each point is the summed weight of a block of about {L / (edges.size - 1):.0f} consecutive keys "
-        f"({edges.size - 1} blocks, exact sums: the area under the line is 1)"
+        f"Each point is the mean weight of the keys of a block of about {L / (edges.size - 1):.0f} consecutive "
+        f"keys ({edges.size - 1} blocks, exact means)"
     )
     sweep = f"m goes from {int(queries[0]):,} to {int(queries[-1]):,} in {queries.size} frames" + (
         f" (evenly spread positions of 0..{L - 1:,})" if queries.size < L else "")
@@ -779,7 +780,7 @@ def attention_code(settings: Settings, view: View, query: int, library: str = "n
         "shown = delta <= (0 if causal else L - 1)  # the offsets a query can see\n"
         "weights = weights_at(m)\n"
         + (f"seen = keys[: m + 1] if causal else keys\nlearned = scale * (P @ P[m]){cast}\n" if learned else "")
-        + "\n# Play: the weights summed over blocks of keys, for each query position it sweeps\n"
+        + "\n# Play: the mean weight per key over blocks of keys, for each query position it sweeps\n"
     )
     if torch:
         code += (
@@ -790,7 +791,7 @@ def attention_code(settings: Settings, view: View, query: int, library: str = "n
             "for q in frames:\n"
             "    at_q = weights_at(q)\n"
             "    play += [torch.zeros(edges.numel() - 1, dtype=torch.float64).index_add(0, block_of, at_q[key])\n"
-            "             for key in schemes]\n"
+            "             / torch.diff(edges) for key in schemes]\n"
         )
     else:
         code += (
@@ -799,7 +800,7 @@ def attention_code(settings: Settings, view: View, query: int, library: str = "n
             "play = [edges[:-1], edges[1:] - 1]\n"
             "for q in frames:\n"
             "    at_q = weights_at(q)\n"
-            "    play += [np.add.reduceat(at_q[key], edges[:-1]) for key in schemes]\n"
+            "    play += [np.add.reduceat(at_q[key], edges[:-1]) / np.diff(edges) for key in schemes]\n"
         )
     entries = {}
     offset_keys = [key for key in view.schemes if key in OFFSET_SCHEMES]

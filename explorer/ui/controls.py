@@ -176,8 +176,14 @@ def multi_control(
         return list(value), notices
 
     _seed(key, list(default), parse)
+
+    def in_options_order() -> None:
+        # The widget lists choices in the order they were clicked; the URL and the defaults in the options'.
+        st.session_state[key] = [option for option in options if option in st.session_state[key]]
+
     chosen = (container or st).pills(
-        label, options, selection_mode="multi", key=key, format_func=format_func, help=help
+        label, options, selection_mode="multi", key=key, format_func=format_func, help=help,
+        on_change=in_options_order,
     )
     return tuple(option for option in options if option in (chosen or ()))
 

@@ -353,7 +353,7 @@ def test_alibi_weights_halve_every_ln2_over_slope() -> None:
 # ------------------------------------------------------------------ Play
 
 
-def test_play_frames_are_the_weights_summed_over_blocks() -> None:
+def test_play_frames_are_the_mean_weights_over_blocks() -> None:
     settings, view = Settings(d=32, L=1000), View(causal=False, heads=4, head=2)
     numbers = page_numbers(settings, view, 0)
     edges = attention.play_edges(1000)
@@ -364,8 +364,8 @@ def test_play_frames_are_the_weights_summed_over_blocks() -> None:
         q = int(queries[index])
         weights = page_numbers(settings, view, q)["weights"]
         for key in SCHEME_KEYS:
-            sums = [math.fsum(weights[key][a:b]) for a, b in itertools.pairwise(edges)]
-            np.testing.assert_allclose(numbers["frames"][key][index], sums, atol=1e-14)
+            means = [math.fsum(weights[key][a:b]) / (b - a) for a, b in itertools.pairwise(edges)]
+            np.testing.assert_allclose(numbers["frames"][key][index], means, atol=1e-14)
     fig = attention.play_figure(numbers["frames"], queries, 1000, title="Play")
     assert len(fig.frames) == queries.size
     assert len(fig.to_json()) <= animation.PLAY_MAX_BYTES + 150_000
@@ -553,3 +553,13 @@ def test_the_page_at_its_largest_stays_in_budget() -> None:
     sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
     assert len(sizes) == 4 and max(sizes) <= MAX_CHART_BYTES, sizes
     assert element_bytes(at) <= MAX_PAGE_BYTES
+
+
+def test_choosing_schemes_keeps_the_url_in_the_options_order() -> None:
+    at = open_page(PAGE)
+    pills = at.button_group(key="schemes")
+    pills.set_value(["none", "rope"]).run()
+    assert at.session_state["schemes"] == ["rope", "none"]
+    assert at.query_params.get("schemes") == "rope,none"
+    at.button_group(key="schemes").set_value(list(reversed(SCHEME_KEYS))).run()
+    assert "schemes" not in at.query_params  # every scheme, in any order: the default, out of the URL
