@@ -204,13 +204,14 @@ def query_charts(query: int) -> None:
 
 def weights_chart(query: int) -> None:
     _, weights = query_scores_and_weights(settings, view, query)
-    blocks.chart(attention.weights_figure(weights, query, title=f"Softmax weights of the query at m = {query} "
-                                          f"({shape})"), key="attention_weights")
+    blocks.chart(attention.weights_figure(weights, query, causal, title=f"Softmax weights of the query at m = "
+                                          f"{query} ({shape})"), key="attention_weights")
     seen = query + 1 if causal else L
     st.caption(
-        f"The query sees {seen:,} keys ({'0..' + format(query, ',') if causal else 'every position'}); the dotted "
-        "line is the query's own key. Exact: softmax of the closed forms over the keys, no L x L matrix. "
-        + figures.envelope_note(L, "key")
+        f"The query sees {seen:,} keys ({'0..' + format(query, ',') if causal else 'every position'}"
+        + (f"; the {L - seen:,} after it are masked, weight 0, not drawn" if causal and seen < L else "")
+        + "); the dotted line is the query's own key. Exact: softmax of the closed forms over the keys, no L x L "
+        "matrix. " + figures.envelope_note(seen, "key")
     )
     st.dataframe(attention.where_table(weights, query, causal), hide_index=True,
                  column_config={name: st.column_config.NumberColumn(format="%.6g") for name in

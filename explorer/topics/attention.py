@@ -505,13 +505,14 @@ def learned_table_data(scores_by_key: np.ndarray, query: int, causal: bool) -> p
     return pd.DataFrame({"key n": keys, "offset δ = n − m": keys - query, "score": scores_by_key[keys]})
 
 
-def weights_figure(weights: dict[str, np.ndarray], query: int, *, title: str) -> go.Figure:
-    """Each chosen scheme's softmax weight on every key n, a panel each, a dotted line at the query."""
+def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, title: str) -> go.Figure:
+    """Each chosen scheme's softmax weight on every key n the query sees (causal: 0 .. query; the
+    masked keys, of weight 0, are not drawn), a panel each, a dotted line at the query."""
     keys = list(weights)
-    L = next(iter(weights.values())).size
+    seen = query + 1 if causal else next(iter(weights.values())).size
     traces, shapes = [], []
     for row, key in enumerate(keys):
-        line = line_xy(weights[key])
+        line = line_xy(weights[key][:seen])
         traces.append(go.Scatter(
             **line, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
             hovertemplate=f"key n = %{{x}}<br>{SCHEMES[key].short} weight = %{{y:.7g}}"
@@ -521,7 +522,7 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, *, title: str) ->
         axes = _axes(row)
         shapes.append({"type": "line", "x0": query, "x1": query, "xref": axes["xaxis"], "y0": 0, "y1": 1,
                        "yref": f"{axes['yaxis']} domain", "line": {"dash": "dot", "color": MUTED}})
-    layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, L - 0.5],
+    layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, seen - 0.5],
                              y_titles=[SCHEMES[key].short for key in keys])
     for row, key in enumerate(keys):
         suffix = "" if row == 0 else str(row + 1)

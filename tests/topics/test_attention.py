@@ -392,7 +392,7 @@ def test_largest_settings_stay_within_the_chart_budgets() -> None:
     charts = [
         attention.scores_figure(numbers["scores"], view, 2048, title="s"),
         attention.learned_figure(numbers["by_key"]["learned"], query, view, 2048, title="l"),
-        attention.weights_figure(numbers["weights"], query, title="w"),
+        attention.weights_figure(numbers["weights"], query, view.causal, title="w"),
         attention.play_figure(numbers["frames"], numbers["queries"], 16384, title="p"),
     ]
     for fig in charts:
@@ -563,3 +563,13 @@ def test_choosing_schemes_keeps_the_url_in_the_options_order() -> None:
     assert at.query_params.get("schemes") == "rope,none"
     at.button_group(key="schemes").set_value(list(reversed(SCHEME_KEYS))).run()
     assert "schemes" not in at.query_params  # every scheme, in any order: the default, out of the URL
+
+
+def test_the_weights_chart_draws_the_keys_the_query_sees() -> None:
+    numbers = page_numbers(Settings(d=16, L=500), View(), 30)
+    causal = attention.weights_figure(numbers["weights"], 30, True, title="w")
+    assert list(causal.layout.xaxis.range) == [-0.5, 30.5]
+    assert all(len(trace.y) == 31 for trace in causal.data)  # keys 0..30, the masked ones left out
+    np.testing.assert_allclose(np.asarray(causal.data[2].y, dtype=float), numbers["weights"]["alibi"][:31])
+    both = attention.weights_figure(numbers["weights"], 30, False, title="w")
+    assert list(both.layout.xaxis.range) == [-0.5, 499.5] and len(both.data[0].y) == 500
