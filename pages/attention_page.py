@@ -77,7 +77,7 @@ st.markdown(
     "measures a sinusoidal model trained on 512 tokens degrading after about 50 more."
     "\n- **T5** (Raffel et al. 2020): a learned bias per head and *bucket* of δ (32 buckets, the last at a "
     "distance of 128); the buckets are T5's, the biases here a seeded random table."
-    "\n- **Learned absolute table**: a row per position (here seeded random ±1 values); "
+    "\n- **Learned absolute table**: a row per position (here seeded random values, each +1 or −1); "
     r"$s = P[m]\cdot P[n]$ depends on m, not on δ alone."
     "\n- **No position**: s = 0."
 )
@@ -121,7 +121,8 @@ def scores_section() -> None:
         notes.append(f"T5 head {head}: every key {attention.t5_shared_from(causal)} or more positions away "
                      f"{'before the query ' if causal else 'on one side '}shares one bias (T5's last bucket)")
     st.caption(
-        f"Offsets δ = {offsets[0]:,} .. {offsets[-1]:,}" + (" (the keys after the query are masked)" if causal else "")
+        f"Offsets δ = {attention.span(int(offsets[0]), int(offsets[-1]))}"
+        + (" (the keys after the query are masked)" if causal else "")
         + ". " + "; ".join(notes) + ". " + ("The 1/√d scaling applies to the dot products (sinusoid, RoPE, learned); "
         "ALiBi and T5 add their bias to the scaled product, which is 0 here without content. " if scaled else "")
         + figures.envelope_note(offsets.size, "offset")
@@ -208,7 +209,7 @@ def weights_chart(query: int) -> None:
                                           f"{query} ({shape})"), key="attention_weights")
     seen = query + 1 if causal else L
     st.caption(
-        f"The query sees {seen:,} keys ({'0..' + format(query, ',') if causal else 'every position'}"
+        f"The query sees {attention.counted(seen, 'key')} ({attention.span(0, query) if causal else 'every position'}"
         + (f"; the {L - seen:,} after it are masked, weight 0, not drawn" if causal and seen < L else "")
         + "); the dotted line is the query's own key. Exact: softmax of the closed forms over the keys, no L x L "
         "matrix. " + figures.envelope_note(seen, "key")
@@ -233,11 +234,11 @@ def learned_chart(query: int) -> None:
     spread = f"; the other keys' scores have mean {others.mean():.4g} and standard deviation {others.std():.4g}" \
         if others.size > 1 else ""
     st.caption(
-        f"A learned table has one row per position, here {L:,} rows of {d:,} seeded random ±1 values (mean 0, "
-        f"variance 1, as an nn.Embedding's standard normal start). The score P[m]·P[n] is {own:.6g} on the query's "
-        f"own key (d·scale){spread}: it depends on m and n, not on the offset alone. Move m and the curve changes "
-        "shape; the offset schemes' curves only slide. Training would shape the table; nothing makes it "
-        "translation invariant."
+        f"A learned table has one row per position, here {attention.counted(L, 'row')} of {d:,} seeded random "
+        "values, each +1 or −1 (mean 0, variance 1, as an nn.Embedding's standard normal start). "
+        f"The score P[m]·P[n] is {own:.6g} on the query's own key (d·scale){spread}: it depends on m and n, not "
+        "on the offset alone. Move m and the curve changes shape; the offset schemes' curves only slide. "
+        "Training would shape the table; nothing makes it translation invariant."
     )
 
 

@@ -122,6 +122,21 @@ def shown_offsets(L: int, causal: bool) -> np.ndarray:
     return np.arange(-(L - 1), 1 if causal else L)
 
 
+def span(first: int, last: int) -> str:
+    """'3 .. 7', or '3' when the range holds one number (a single position: L = 1, or m = 0 causal)."""
+    return f"{first:,}" if first == last else f"{first:,} .. {last:,}"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 key', '5 keys'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def _mode(points: int) -> str:
+    """A line of one point draws nothing: a marker then."""
+    return "lines" if points > 1 else "markers"
+
+
 def mirrored(values_from_zero: np.ndarray) -> np.ndarray:
     """f(t) for t = -(L-1)..L-1 from f(0..L-1), for an f even in t."""
     half = np.asarray(values_from_zero, dtype=np.float64)
@@ -158,7 +173,7 @@ class BucketRange:
             return f"δ ≤ {self.last}"
         if self.last is None:
             return f"δ ≥ {self.first}"
-        return f"δ = {self.first}" if self.first == self.last else f"δ = {self.first} .. {self.last}"
+        return f"δ = {span(self.first, self.last)}"
 
 
 def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
@@ -327,7 +342,7 @@ def where_table(weights: dict[str, np.ndarray], query: int, causal: bool) -> pd.
             "largest weight": found.largest,
             "at key": found.largest_at,
             "half the weight within ± r": found.half_radius,
-            "that is keys": f"{low:,} .. {min(high, query) if causal else high:,}",
+            "that is keys": span(low, min(high, query) if causal else high),
             "effective keys e^H": found.effective,
             "keys it sees": found.seen,
         })
@@ -342,7 +357,7 @@ def alibi_table(slopes: np.ndarray, L: int) -> pd.DataFrame:
         "slope m_h": slopes,
         "log2 m_h": np.log2(slopes),
         "weight halves every (positions)": math.log(2) / slopes,
-        f"bias at δ = −{L - 1:,}": 0.0 - slopes * (L - 1),
+        f"bias at δ = {1 - L:,}".replace("-", "−"): 0.0 - slopes * (L - 1),
     })
 
 
@@ -433,11 +448,11 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
     for row, key in enumerate(keys):
         values = scores.values[key][: offsets.size]
         if key == "alibi":
-            ends = np.array([first, 0, offsets[-1]]) if offsets[-1] > 0 else np.array([first, 0])
+            ends = np.unique([first, 0, offsets[-1]])
             for head, slope in enumerate(scores.slopes, start=1):
                 chosen = head == view.head
                 traces.append(go.Scatter(
-                    x=ends, y=0.0 - slope * np.abs(ends), mode="lines", name=f"ALiBi head {head}",
+                    x=ends, y=0.0 - slope * np.abs(ends), mode=_mode(ends.size), name=f"ALiBi head {head}",
                     line={"width": 3 if chosen else 1, "color": SCHEMES["alibi"].color if chosen else MUTED},
                     opacity=1.0 if chosen else 0.6,
                     hovertemplate=f"head {head}, slope m = {slope:.6g}<br>δ = %{{x}}<br>bias = %{{y:.10g}}"
@@ -447,7 +462,7 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
             continue
         line = line_xy(values, x0=int(first))
         traces.append(go.Scatter(
-            **line, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
+            **line, mode=_mode(offsets.size), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
             hovertemplate=f"δ = %{{x}}<br>{_score_name(key, view, d)} = %{{y:.10g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
@@ -483,7 +498,7 @@ def learned_figure(scores_by_key: np.ndarray, query: int, view: View, d: int, *,
     name = _score_name("learned", view, d)
     own = float(values[query])
     traces = [
-        go.Scatter(**line, mode="lines", name="learned table", line={"color": SCHEMES["learned"].color},
+        go.Scatter(**line, mode=_mode(keys.size), name="learned table", line={"color": SCHEMES["learned"].color},
                    hovertemplate=f"δ = n − m = %{{x}}<br>{name} = %{{y:.10g}}"
                    + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"),
         go.Scatter(x=[0], y=[own], mode="markers", name="the query's own key",
@@ -514,7 +529,7 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, 
     for row, key in enumerate(keys):
         line = line_xy(weights[key][:seen])
         traces.append(go.Scatter(
-            **line, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
+            **line, mode=_mode(seen), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
             hovertemplate=f"key n = %{{x}}<br>{SCHEMES[key].short} weight = %{{y:.7g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
@@ -569,7 +584,7 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
 
     first = frame_data(0)
     traces = [
-        go.Scatter(x=centres, mode="lines", name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
+        go.Scatter(x=centres, mode=_mode(centres.size), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
                    hovertemplate=f"{hover}<br>{SCHEMES[key].short} {what} = %{{y:.7g}}, m = %{{meta}}<extra></extra>",
                    **_axes(row)).update(first[row])
         for row, key in enumerate(keys)
@@ -613,7 +628,8 @@ def play_note(L: int, queries: np.ndarray) -> str:
         f"Each point is the mean weight of the keys of a block of about {L / (edges.size - 1):.0f} consecutive "
         f"keys ({edges.size - 1} blocks, exact means)"
     )
-    sweep = f"m goes from {int(queries[0]):,} to {int(queries[-1]):,} in {queries.size} frames" + (
+    sweep = ("there is one position, m = 0, and one frame" if queries.size == 1 else
+             f"m goes from {int(queries[0]):,} to {int(queries[-1]):,} in {queries.size} frames") + (
         f" (evenly spread positions of 0..{L - 1:,})" if queries.size < L else "")
     return (f"{points}, on a log scale (masked keys, of weight 0, are left out). Press Play: {sweep}, drawn by "
             "your browser (no server run per frame).")
