@@ -61,4 +61,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
              "Type a sentence: word order is invisible without PE and visible with it.",
              "explorer.topics.embeddings"),
+    PageInfo("attention", "Attention by offset", ":material/visibility:",
+             "What each scheme adds to a content-free attention score by offset, and where softmax then looks.",
+             "explorer.topics.attention"),
 )

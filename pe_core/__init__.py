@@ -10,7 +10,9 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
 - ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
-- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
+- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
+- ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
+  and where they sit.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -20,6 +22,7 @@ it at any d), |positions| and |offsets| <= 10**12.
 
 from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION
 from pe_core.attention_bias import alibi_bias, alibi_slopes, t5_relative_bucket
+from pe_core.attention_scores import attention_weights, effective_keys, half_mass_radius, rope_dot_by_offset
 from pe_core.binary import binary_encoding, bit_periods, bits_needed, hamming_distance
 from pe_core.display import (
     ReducedEncoding,
@@ -77,6 +80,7 @@ __all__ = [
     "alibi_slopes",
     "angle_block_mean",
     "angles",
+    "attention_weights",
     "binary_encoding",
     "bit_periods",
     "bits_needed",
@@ -87,8 +91,10 @@ __all__ = [
     "cosine_similarity",
     "dot_by_offset",
     "dot_similarity",
+    "effective_keys",
     "encoding_block_average",
     "frequencies",
+    "half_mass_radius",
     "hamming_distance",
     "identify_encoding",
     "line_envelope",
@@ -98,6 +104,7 @@ __all__ = [
     "positions",
     "rope_attention_factor",
     "rope_cache",
+    "rope_dot_by_offset",
     "rope_frequencies",
     "rope_from_config",
     "rotate",

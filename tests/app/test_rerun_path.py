@@ -101,6 +101,7 @@ async def move_in_fragment(server: StreamlitServer, page: str, key: str, value: 
         ("similarity", "ref", 7, {"similarity_lines", "similarity_closed_form"}, {"similarity_matrix"}),
         ("waves", "k", 3, {"waves_circle"}, {"waves_profiles", "waves_columns"}),
         ("relative", "pair", 2, {"relative_rotation"}, {"relative_transition", "relative_shifted", "relative_direct"}),
+        ("attention", "query", 7, {"attention_weights", "attention_learned"}, {"attention_scores", "attention_play"}),
     ],
 )
 def test_a_page_control_reruns_only_its_fragment(
