@@ -48,6 +48,11 @@ CSS = """<style>
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
 .st-key-play_keys { display: none; }
+/* Share: the QR code as large as the screen's height allows beside the address (10rem: the
+   dialog's title and margins above and below it), so that on a 1280 x 720 projector the
+   whole code is on the screen, in presentation mode too; its modules stay sharp. */
+.st-key-share_qr [data-testid="stImage"] { max-width: calc(100dvh - 10rem); }
+.st-key-share_qr img { image-rendering: pixelated; }
 </style>"""
 
 

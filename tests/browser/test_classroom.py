@@ -57,7 +57,7 @@ def open_share_panel(page) -> tuple[str, Image.Image]:
     expect(dialog).to_be_visible()
     page.wait_for_function(APP_IDLE_JS)
     url = dialog.locator('[data-testid="stCode"] code').inner_text().strip()
-    qr = dialog.get_by_role("img", name="QR code of this view's address, shown above.")
+    qr = dialog.get_by_role("img", name="QR code of this view's address, shown beside it.")
     expect(qr).to_be_visible()
     page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=qr.element_handle())
     drawn = Image.open(io.BytesIO(qr.screenshot()))
