@@ -64,6 +64,13 @@ CSS = """<style>
    buttons are in the tab order but shown only under the mouse (opacity 0): shown on focus. */
 [data-testid="stHeaderActionElements"] a:focus-visible,
 .js-plotly-plot .modebar-group:focus-within { opacity: 1 !important; }
+/* No label cut off: Streamlit writes button, widget and metric labels and metric values on
+   one line, cut with an ellipsis where they are wider than their box (a preset button's
+   name, a scheme's metric on the Scorecard, a toggle's label on a phone). They wrap. */
+:is(button, [data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"])
+    [data-testid="stMarkdownContainer"] :is(p, span) {
+    white-space: normal !important; overflow-wrap: break-word;
+}
 /* Share: the QR code as large as the screen's height allows beside the address (10rem: the
    dialog's title and margins above and below it), so that on a 1280 x 720 projector the
    whole code is on the screen, in presentation mode too; its modules stay sharp. */
