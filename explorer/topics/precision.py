@@ -743,9 +743,10 @@ def precision_figure(
     y_title: str,
     log_y: bool = True,
     hover_format: str = ".3g",
-    height: int = 480,
+    height: int = 600,
 ) -> go.Figure:
-    """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis."""
+    """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis. Tall
+    enough for the legend below it: on a phone its 15 entries are a column of 15 rows."""
     fig = line_figure(
         np.asarray(positions),
         {names[key]: y for key, y in lines.items()},
@@ -761,5 +762,7 @@ def precision_figure(
         trace.line = {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"), "width": 2}
     if log_y:
         fig.update_yaxes(exponentformat="power")
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
+    # -0.25 put the legend's first row on the axis title.
+    fig.update_layout(legend={"orientation": "h", "y": -0.35})
     return fig

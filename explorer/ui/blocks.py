@@ -22,8 +22,6 @@ from explorer.ui.classroom import presenting
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-#: Plotly's height for a figure that sets none.
-PLOTLY_DEFAULT_HEIGHT = 450
 # Importing Streamlit made its chart theme Plotly's default template; every figure the pages
 # build from here on takes it with figures.TEMPLATE over it, merged once here (a default named
 # "streamlit+explorer" would be merged again for every figure, 2.4 ms each).
@@ -42,7 +40,9 @@ def even_d_page(title: str, why: str) -> Settings:
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
-    """Draw a Plotly figure at the width of the layout (larger in presentation mode)."""
+    """Draw a Plotly figure at the width of the layout, its title wrapped to fit a phone
+    (larger in presentation mode)."""
+    figures.fit_title(fig)
     if presenting():
         _enlarge_for_room(fig)
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
@@ -50,12 +50,21 @@ def chart(fig: go.Figure, *, key: str | None = None) -> None:
 
 def _enlarge_for_room(fig: go.Figure) -> None:
     """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
-    each kind of text itself, so each is set here, not only the figure's base font."""
+    each kind of text itself, so each is set here, not only the figure's base font. What
+    the top margin holds (the title, subplot titles, Play's buttons and frame slider) is text,
+    so it grows with the text, and the buttons keep their distance above the larger slider."""
     text = share.PRESENT_CHART_FONT_PX
+    grow = text / figures.FONT_PX
+    top = fig.layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
     fig.update_layout(
-        height=round((fig.layout.height or PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR),
-        font_size=text, title_font_size=round(text * 1.2), legend_font_size=text, hoverlabel_font_size=text,
+        height=round((fig.layout.height or figures.PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR)
+        + round(top * (grow - 1)),
+        margin_t=round(top * grow),
+        font_size=text, title_font_size=round(text * 1.2),
+        legend_font_size=text, hoverlabel_font_size=text,
     )
+    for menu in fig.layout.updatemenus:
+        menu.pad.b = round((menu.pad.b or 0) * grow)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)
     fig.update_yaxes(tickfont_size=text, title_font_size=text)
     fig.update_annotations(font_size=text)  # subplot titles
