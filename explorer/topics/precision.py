@@ -59,7 +59,7 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
 METHODS: dict[str, str] = {
     "cast": "float64, then cast",
     "low": "computed in the dtype",
-    "relative": "in the dtype, from a relative offset",
+    "relative": "from a relative offset",
 }
 #: Significant bits (the stored mantissa bits plus the implicit one) and largest finite value of each format.
 MANTISSA_BITS: dict[str, int] = {"float64": 53} | {
@@ -541,6 +541,17 @@ FIRST_EQUAL, FIRST_NONFINITE, SEARCHED = "first k: P[k] = P[k+1]", "first k not 
 def largest_error_column(bound: int) -> str:
     """The summary's column of the largest error over positions up to ``bound``."""
     return f"largest error, k ≤ {power_text(bound)}"
+
+
+#: Shorter titles of the tables' widest columns (the full title is their help), so that the
+#: formats and the summary fit the page at 1280 x 720, in presentation mode too.
+TABLE_TITLES: dict[str, str] = {
+    f"spacing of its numbers near {power_text(LAST_POSITION)}": f"spacing near {power_text(LAST_POSITION)}",
+} | {largest_error_column(bound): f"error, k ≤ {power_text(bound)}" for bound in ERROR_BOUNDS}
+#: Width of the summary's first column (pixels): its longest name, "float8_e4m3fn · from a relative
+#: offset", is 214 px wide in the table's 14 px type and 281 px in presentation mode's; Streamlit
+#: sizes a column by its first nine rows and its last, which miss that name (it was cut).
+SUMMARY_NAMES_PX = 310
 
 
 def summary_table(result: Errors, found: dict[str, Neighbours]) -> pd.DataFrame:

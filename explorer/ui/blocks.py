@@ -72,6 +72,16 @@ def _enlarge_for_room(fig: go.Figure) -> None:
     fig.for_each_trace(lambda trace: trace.update(colorbar_tickfont_size=text), selector={"type": "heatmap"})
 
 
+def table(data: object, *, titles: dict[str, str] | None = None, names_px: int | None = None, **kwargs: object) -> None:
+    """st.dataframe, with the shorter ``titles`` (column -> title shown) of columns whose full
+    names would make the table wider than the page, each full name kept as the column's help;
+    ``names_px`` sets the width of the first column (the index) in pixels."""
+    config = {column: st.column_config.Column(title, help=column) for column, title in (titles or {}).items()}
+    if names_px is not None:
+        config["_index"] = st.column_config.Column(width=names_px)
+    st.dataframe(data, column_config=config, **kwargs)
+
+
 def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> None:
     """Say on the page that a chart shows block averages, and of what."""
     if shown != full:
