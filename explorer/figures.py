@@ -182,7 +182,9 @@ def wrapped(text: str, width: int = TITLE_LINE_CHARS) -> str:
 def fit_title(fig: go.Figure) -> go.Figure:
     """``fig`` with its title wrapped to lines that fit a phone's chart (``wrapped``), and room
     for the lines added: the top margin and the height grow by a line each, so the plot keeps
-    its size and what is above it (subplot titles, Play controls) keeps its place."""
+    its size and what is above it (subplot titles, Play controls) keeps its place. Plotly
+    centres a title's lines on its anchor, so the pad above it grows by half a line each, or
+    the first line would rise into the mode bar."""
     text = fig.layout.title.text
     if not text:
         return fig
@@ -191,6 +193,7 @@ def fit_title(fig: go.Figure) -> go.Figure:
     if added:
         fig.update_layout(
             title_text=lines,
+            title_pad_t=(fig.layout.title.pad.t or 0) + added * TITLE_LINE_PX / 2,
             margin_t=(fig.layout.margin.t or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX,
             height=(fig.layout.height or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX,
         )

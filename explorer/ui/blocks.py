@@ -53,16 +53,18 @@ def _enlarge_for_room(fig: go.Figure) -> None:
     each kind of text itself, so each is set here, not only the figure's base font. What
     the top margin holds (the title, subplot titles, Play's buttons and frame slider) is text,
     so it grows with the text, and the buttons keep their distance above the larger slider."""
-    text = share.PRESENT_CHART_FONT_PX
+    text, title = share.PRESENT_CHART_FONT_PX, round(share.PRESENT_CHART_FONT_PX * 1.2)
     grow = text / figures.FONT_PX
     top = fig.layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
     fig.update_layout(
         height=round((fig.layout.height or figures.PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR)
         + round(top * (grow - 1)),
         margin_t=round(top * grow),
-        font_size=text, title_font_size=round(text * 1.2),
-        legend_font_size=text, hoverlabel_font_size=text,
+        font_size=text, title_font_size=title, legend_font_size=text, hoverlabel_font_size=text,
     )
+    if fig.layout.title.pad.t:  # a wrapped title's pad grows with its lines (figures.fit_title)
+        clearance = figures.MODEBAR_CLEARANCE_PX
+        fig.layout.title.pad.t = clearance + (fig.layout.title.pad.t - clearance) * title / figures.TITLE_FONT_PX
     for menu in fig.layout.updatemenus:
         menu.pad.b = round((menu.pad.b or 0) * grow)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)
