@@ -60,9 +60,10 @@ CSS = """<style>
 [data-testid="stSidebar"][data-collapsed="true"] * {
     visibility: hidden !important; transition: visibility 0s 0.3s;
 }
-/* Keyboard: a focused control is seen. Streamlit's heading links and Plotly's mode bar
-   buttons are in the tab order but shown only under the mouse (opacity 0): shown on focus. */
-[data-testid="stHeaderActionElements"] a:focus-visible,
+/* Keyboard: a focused control is seen. Streamlit's heading links and element toolbars (the
+   Share panel's copy button, a table's search) and Plotly's mode bar buttons are in the tab
+   order but shown only under the mouse (opacity 0): shown while they have the focus. */
+[data-testid="stHeaderActionElements"] a:focus-visible, [data-testid="stElementToolbar"]:focus-within,
 .js-plotly-plot .modebar-group:focus-within { opacity: 1 !important; }
 /* No label cut off: Streamlit writes button, widget and metric labels and metric values on
    one line, cut with an ellipsis where they are wider than their box (a preset button's

@@ -1,23 +1,27 @@
 """In front of a class, in a real browser: the Share panel's address and QR code, and
-presentation mode (issue 14).
+presentation mode (issues 14 and 20).
 
 The Share panel must show the current view even after a page control moved inside a
 fragment (which reruns only its fragment), its address must reopen that view on a server
 that never saw this session, and its QR code, as the browser draws it, must decode to
-exactly that address. Presentation mode must close the sidebar, stay on after a reload
-(it is in the URL) and leave with the same toggle.
+exactly that address and lie whole on a 1280 x 720 projector's screen. Presentation mode
+must close the sidebar, stay on after a reload (it is in the URL) and leave with the same
+toggle, and Tab must never reach a control that is not on the screen.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
+from test_accessibility import FOCUSED_JS, tab_to
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,
@@ -30,9 +34,10 @@ from test_browser import (
 from explorer import share
 
 try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips, or fails where PE_REQUIRE_BROWSER=1
-    expect = None
+    expect = PlaywrightTimeout = None
 
 zxingcpp = pytest.importorskip("zxingcpp")
 
@@ -48,8 +53,10 @@ def page_slider(page, label: str):
     return page.locator(f'[data-testid="stMain"] [data-testid="stSlider"] input[type="range"][aria-label="{label}"]')
 
 
-def open_share_panel(page) -> tuple[str, Image.Image]:
-    """Press Share (from the keyboard) and read the panel: the address shown and the QR code as drawn."""
+def open_share_panel(page) -> tuple[str, Image.Image, dict]:
+    """Press Share (from the keyboard) and read the panel: the address shown, the QR code as
+    drawn, and where it lay in the window as the panel opened (before the screenshot of the
+    code, which scrolls it into view)."""
     button = page.get_by_role("button", name="Share this view")
     button.focus()
     page.keyboard.press("Enter")
@@ -60,8 +67,9 @@ def open_share_panel(page) -> tuple[str, Image.Image]:
     qr = dialog.get_by_role("img", name="QR code of this view's address, shown beside it.")
     expect(qr).to_be_visible()
     page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=qr.element_handle())
+    box = qr.bounding_box()
     drawn = Image.open(io.BytesIO(qr.screenshot()))
-    return url, drawn
+    return url, drawn, box
 
 
 def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(app_server: str, page) -> None:
@@ -75,7 +83,7 @@ def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(ap
     page.keyboard.press("ArrowRight")
     wait_for_url(page, "waves", k="41")
 
-    url, drawn = open_share_panel(page)
+    url, drawn, _ = open_share_panel(page)
     parts = urlsplit(url)
     assert f"{parts.scheme}://{parts.netloc}" == app_server and parts.path == "/waves"
     shown = {key: values[-1] for key, values in parse_qs(parts.query).items()}
@@ -96,7 +104,7 @@ def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(ap
 def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: str, fresh_server: str, page) -> None:
     page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
-    shared, _ = open_share_panel(page)
+    shared, _, _ = open_share_panel(page)
     # The same address on another server: only the host and port differ.
     parts = urlsplit(shared)
     page.goto(f"{fresh_server}{parts.path}?{parts.query}", timeout=FIRST_LOAD_MS)
@@ -106,7 +114,7 @@ def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: 
     expect(page_slider(page, "Position k")).to_have_attribute("aria-valuetext", "40")
     expect(page_slider(page, "Pair i")).to_have_attribute("aria-valuetext", "3")
     expect(page.get_by_label("Positions k (up to 8, comma-separated)")).to_have_value("0,5,9")
-    reshared, _ = open_share_panel(page)
+    reshared, _, _ = open_share_panel(page)
     again = urlsplit(reshared)
     assert (again.path, parse_qs(again.query)) == (parts.path, parse_qs(parts.query))
 
@@ -132,7 +140,7 @@ def test_behind_the_proxy_the_shared_address_is_the_public_one(browser) -> None:
             page = named.new_page(viewport=VIEWPORT)
             page.goto(f"http://{PUBLIC_HOST}:{port}/{VIEW}", timeout=FIRST_LOAD_MS)
             wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
-            url, drawn = open_share_panel(page)
+            url, drawn, _ = open_share_panel(page)
             assert url == f"http://{PUBLIC_HOST}:{port}/{VIEW}", url
             assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
             # A public address: no "this computer only" warning.
@@ -191,3 +199,89 @@ def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_s
     page.wait_for_function("(normal) => getComputedStyle(document.documentElement).fontSize === normal",
                            arg=normal_font)
     expect_sidebar_open(page, True)
+
+
+#: The smaller of a projector's two screens (the Share panel and the page must fit it).
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+def test_the_whole_qr_code_is_on_a_1280_x_720_projector(app_server: str, page, present: bool) -> None:
+    """Opened on a 1280 x 720 screen, the Share panel shows its whole QR code, quiet zone
+    included, without scrolling, at least QR_MIN_SIDE_PX wide, beside the address and its
+    copy button; the code as drawn decodes to the address."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_server}/{VIEW}" + (f"&{share.PRESENT_KEY}=true" if present else ""), timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    url, drawn, box = open_share_panel(page)
+    dialog = page.get_by_role("dialog")
+    right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+    assert box["x"] >= 0 and box["y"] >= 0 and right <= PROJECTOR["width"] and bottom <= PROJECTOR["height"], box
+    assert min(box["width"], box["height"]) >= share.QR_MIN_SIDE_PX, box
+    assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
+    # The quiet zone: QR_QUIET_ZONE modules of light all round the code, as drawn.
+    modules = share.qr_code(url).symbol_size(scale=1, border=share.QR_QUIET_ZONE)[0]
+    quiet = int(drawn.width * share.QR_QUIET_ZONE / modules) - 1
+    pixels = np.asarray(drawn.convert("L"))
+    for band in (pixels[:quiet], pixels[-quiet:], pixels[:, :quiet], pixels[:, -quiet:]):
+        assert band.min() >= 200, "the quiet zone is not light all round"
+    expect(dialog.locator('[data-testid="stCode"] code')).to_have_text(url)
+    # st.code's copy button (shown under the mouse or with the focus).
+    expect(dialog.locator('[data-testid="stCode"] button[aria-label="Copy to clipboard"]')).to_have_count(1)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"share-panel-1280x720{'-present' if present else ''}.png"))
+
+
+#: The focused element is on the screen: shown (not hidden, not transparent: Streamlit and
+#: Plotly fade some controls in), with a size, and inside the window (the browser scrolls a
+#: focused element into view; a collapsed sidebar's controls stay off its left edge).
+FOCUS_SEEN_JS = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return true;
+    const r = el.getBoundingClientRect();
+    return el.checkVisibility({opacityProperty: true, visibilityProperty: true})
+        && r.width > 0 && r.height > 0 && r.right > 0 && r.left < window.innerWidth
+        && r.bottom > 0 && r.top < window.innerHeight;
+}"""
+#: Bound on the Tab presses through a page (Waves has about 80 tab stops).
+MAX_TAB_STOPS = 250
+
+
+def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server: str, page) -> None:
+    """With the sidebar closed by presentation mode, Tab from the top of Waves round the whole
+    page reaches every control of the page and none that cannot be seen (the closed sidebar's
+    ~23 controls were in the tab order: an arrow key then changed d with nothing moving).
+    Opened again, the sidebar's controls are reached."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_server}/waves?{share.PRESENT_KEY}=true", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_sidebar_open(page, False)
+    reached: list[tuple] = []
+    unseen: list[tuple] = []
+    for _ in range(MAX_TAB_STOPS):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused is not None and reached and tuple(focused) == reached[0]:
+            break  # round the page and back to the first stop
+        if focused is None:
+            continue
+        reached.append(tuple(focused))
+        try:  # a control that fades in when focused gets a moment
+            page.wait_for_function(FOCUS_SEEN_JS, timeout=2_000)
+        except PlaywrightTimeout:
+            unseen.append(tuple(focused))
+    else:
+        raise AssertionError(f"Tab did not come round the page in {MAX_TAB_STOPS} presses: {reached[-5:]}")
+    assert not unseen, f"Tab reached controls that are not on the screen: {unseen}"
+    names = [name for _, _, name in reached]
+    for control in (r"Share this view$", r"^Presentation mode$", r"^Pair i$", r"^Position k$",
+                    r"^Play \(Play: pair \d+ turning"):
+        assert any(re.search(control, name) for name in names), f"{control!r} not reached: {names}"
+    assert "d: embedding size" not in names
+
+    # Back at the first stop: the next is the sidebar's open button. Opened, its controls are reached.
+    tab_to(page, r"^Expand sidebar$")
+    page.keyboard.press("Enter")
+    expect(page.locator(SIDEBAR)).to_have_attribute("data-collapsed", "false")
+    tab_to(page, r"^d: embedding size$")
+    page.wait_for_function(FOCUS_SEEN_JS)
