@@ -1,7 +1,7 @@
 """What a projector and a phone must show whole, as the browser lays the page out (issue 20):
 no text of a chart drawn over other text of the same chart, and no label cut off.
 
-JavaScript run in the page, shared by tests/browser/test_projector.py (every page at projector
+JavaScript run in the page, shared by tests/browser/test_classroom.py (every page at projector
 sizes, in both modes) and tests/browser/test_accessibility.py (every page on a phone).
 """
 

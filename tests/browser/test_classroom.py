@@ -6,7 +6,8 @@ fragment (which reruns only its fragment), its address must reopen that view on 
 that never saw this session, and its QR code, as the browser draws it, must decode to
 exactly that address and lie whole on a 1280 x 720 projector's screen. Presentation mode
 must close the sidebar, stay on after a reload (it is in the URL) and leave with the same
-toggle, and Tab must never reach a control that is not on the screen.
+toggle, and Tab must never reach a control that is not on the screen. On a projector, no
+page may draw a chart's text over its other text or cut a label off.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
+from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
-from test_accessibility import FOCUSED_JS, tab_to
+from test_accessibility import FOCUSED_JS, PAGES, open_page, tab_to, url_path
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,
@@ -205,18 +207,15 @@ def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_s
 PROJECTOR = {"width": 1280, "height": 720}
 
 
-@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
-def test_the_whole_qr_code_is_on_a_1280_x_720_projector(app_server: str, page, present: bool) -> None:
-    """Opened on a 1280 x 720 screen, the Share panel shows its whole QR code, quiet zone
-    included, without scrolling, at least QR_MIN_SIDE_PX wide, beside the address and its
-    copy button; the code as drawn decodes to the address."""
-    page.set_viewport_size(PROJECTOR)
-    page.goto(f"{app_server}/{VIEW}" + (f"&{share.PRESENT_KEY}=true" if present else ""), timeout=FIRST_LOAD_MS)
-    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+def expect_the_whole_qr_code_on_the_screen(page, screenshot: str) -> None:
+    """Share opened on the page as it is: the whole QR code, quiet zone included, lies in the
+    window without scrolling, at least QR_MIN_SIDE_PX wide, beside the address and its copy
+    button, and the code as drawn decodes to the address. Closed again after."""
     url, drawn, box = open_share_panel(page)
     dialog = page.get_by_role("dialog")
-    right, bottom = box["x"] + box["width"], box["y"] + box["height"]
-    assert box["x"] >= 0 and box["y"] >= 0 and right <= PROJECTOR["width"] and bottom <= PROJECTOR["height"], box
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    assert box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width, box
+    assert box["y"] + box["height"] <= height, box
     assert min(box["width"], box["height"]) >= share.QR_MIN_SIDE_PX, box
     assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
     # The quiet zone: QR_QUIET_ZONE modules of light all round the code, as drawn.
@@ -229,7 +228,23 @@ def test_the_whole_qr_code_is_on_a_1280_x_720_projector(app_server: str, page, p
     # st.code's copy button (shown under the mouse or with the focus).
     expect(dialog.locator('[data-testid="stCode"] button[aria-label="Copy to clipboard"]')).to_have_count(1)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"share-panel-1280x720{'-present' if present else ''}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"{screenshot}.png"))
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+
+
+def test_the_whole_qr_code_is_on_a_1280_x_720_projector(app_server: str, page) -> None:
+    """On a 1280 x 720 screen the Share panel shows the whole QR code at once, in normal mode
+    and in presentation mode (its larger type makes the panel's text larger)."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_the_whole_qr_code_on_the_screen(page, "share-panel-1280x720")
+    page.get_by_role("switch", name="Presentation mode").focus()
+    page.keyboard.press("Space")
+    wait_for_url(page, "waves", **{share.PRESENT_KEY: "true"})
+    wait_until_drawn(page, "waves")
+    expect_the_whole_qr_code_on_the_screen(page, "share-panel-1280x720-present")
 
 
 #: The focused element is on the screen: shown (not hidden, not transparent: Streamlit and
@@ -243,6 +258,9 @@ FOCUS_SEEN_JS = """() => {
         && r.width > 0 && r.height > 0 && r.right > 0 && r.left < window.innerWidth
         && r.bottom > 0 && r.top < window.innerHeight;
 }"""
+#: After a Tab: the focused element as FOCUSED_JS describes it (null for the page itself),
+#: and whether it is seen (FOCUS_SEEN_JS), in one call.
+FOCUS_STATE_JS = f"() => [({FOCUSED_JS})(), ({FOCUS_SEEN_JS})()]"
 #: Bound on the Tab presses through a page (Waves has about 80 tab stops).
 MAX_TAB_STOPS = 250
 
@@ -260,12 +278,14 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
     unseen: list[tuple] = []
     for _ in range(MAX_TAB_STOPS):
         page.keyboard.press("Tab")
-        focused = page.evaluate(FOCUSED_JS)
+        focused, seen = page.evaluate(FOCUS_STATE_JS)
         if focused is not None and reached and tuple(focused) == reached[0]:
             break  # round the page and back to the first stop
         if focused is None:
             continue
         reached.append(tuple(focused))
+        if seen:
+            continue
         try:  # a control that fades in when focused gets a moment
             page.wait_for_function(FOCUS_SEEN_JS, timeout=2_000)
         except PlaywrightTimeout:
@@ -285,3 +305,45 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
     expect(page.locator(SIDEBAR)).to_have_attribute("data-collapsed", "false")
     tab_to(page, r"^d: embedding size$")
     page.wait_for_function(FOCUS_SEEN_JS)
+
+
+# --- every page on a projector ------------------------------------------------------------
+
+#: A projector's two screens.
+PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
+#: Follows the navigation's link to the page at this path (the link is there, if hidden, with
+#: the sidebar closed in presentation mode): Streamlit opens it without loading the app again.
+OPEN_FROM_NAVIGATION_JS = """(path) => [...document.querySelectorAll('[data-testid="stSidebarNav"] a')]
+    .find((link) => new URL(link.href).pathname.replace(/\\/$/, '') === (path ? `/${path}` : '')).click()"""
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server: str, page, present: bool) -> None:
+    """On every page of page_list.PAGES, in normal and presentation mode, at 1920 x 1080 and
+    1280 x 720 (layout_checks): no text of a chart over another of the same chart, no chart
+    text outside its chart, no label cut off, no table wider than its box. (On a phone:
+    test_accessibility.py, test_page_fits_a_phone.) The first page is opened by its address,
+    the next ones from the navigation, as a visitor goes (a load costs twice as long); each
+    is looked at in both sizes, the window resized between them."""
+    query = f"?{share.PRESENT_KEY}=true" if present else ""
+    problems: list[str] = []
+    sizes = list(PROJECTORS)
+    page.set_viewport_size(sizes[0])
+    for index, info in enumerate(PAGES):
+        path = url_path(info)
+        if index == 0:
+            open_page(page, app_server, path, query)
+        else:
+            page.evaluate(OPEN_FROM_NAVIGATION_JS, path)
+            wait_for_url(page, path, **({share.PRESENT_KEY: "true"} if present else {}))
+            wait_until_drawn(page, path)
+        wait_until_settled(page)
+        for size in sizes:
+            if size != page.viewport_size:
+                page.set_viewport_size(size)
+                page.wait_for_function(CHARTS_AT_WIDTH_JS)
+            where = f"/{path}{query} at {size['width']} x {size['height']}"
+            problems += describe_chart_text(page.evaluate(CHART_TEXT_JS), where)
+            problems += [f"{where}: {label}" for label in page.evaluate(LABELS_CUT_JS, True)]
+        sizes.reverse()  # the next page starts at the size this one ends at
+    assert not problems, "\n".join(problems)
