@@ -190,13 +190,12 @@ def fit_title(fig: go.Figure) -> go.Figure:
         return fig
     lines = wrapped(text)
     added = lines.count("<br>") - text.count("<br>")
-    if added:
-        fig.update_layout(
-            title_text=lines,
-            title_pad_t=(fig.layout.title.pad.t or 0) + added * TITLE_LINE_PX / 2,
-            margin_t=(fig.layout.margin.t or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX,
-            height=(fig.layout.height or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX,
-        )
+    if added:  # property by property: update_layout validated the whole layout again (5 ms, not 0.5)
+        layout = fig.layout
+        layout.title.text = lines
+        layout.title.pad.t = (layout.title.pad.t or 0) + added * TITLE_LINE_PX / 2
+        layout.margin.t = (layout.margin.t or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX
+        layout.height = (layout.height or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX
     return fig
 
 
