@@ -9,10 +9,12 @@ halves the payload and still shows 7 significant digits.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import plotly.colors
 import plotly.graph_objects as go
 
 import pe_core
@@ -20,6 +22,14 @@ import pe_core
 DIVERGING = "RdBu"
 CYCLIC = "Twilight"
 SEQUENTIAL = "Viridis"
+#: Small marks drawn on the page's own background (the unit circle's trail of positions): a
+#: scale every colour of which keeps WCAG's 3:1 contrast for graphics with both Streamlit
+#: themes' backgrounds, white and #0e1117. Viridis runs from near black to yellow: its first
+#: positions vanished on the dark theme (its last would on white). Plotly's "Phase" keeps
+#: 3.6:1 and more on both all round; its first four fifths, so that first and last differ.
+ON_BOTH_THEMES = [
+    [step / 8, color] for step, color in enumerate(plotly.colors.sample_colorscale("Phase", np.linspace(0.0, 0.8, 9)))
+]
 #: The total cells one heatmap draws. Seed 003's 100 x 512 matrix, the largest seed figure,
 #: is drawn whole (0.27 MB of float32).
 HEATMAP_CELLS = 100 * 512
@@ -141,11 +151,52 @@ MODEBAR_CLEARANCE_PX = 36
 
 def chart_title(text: str) -> dict:
     """The layout's title for ``text``: left-aligned, below the mode bar (within a top margin
-    of 60 px, which every chart here keeps at least)."""
+    of 60 px, which every chart here keeps at least; ``fit_title`` wraps it when it is long)."""
     return {
         "text": text, "x": 0.0, "xanchor": "left",
         "yref": "container", "y": 1.0, "yanchor": "top", "pad": {"t": MODEBAR_CLEARANCE_PX},
     }
+
+
+#: Plotly's height and top margin for a figure that sets none.
+PLOTLY_DEFAULT_HEIGHT, PLOTLY_DEFAULT_MARGIN_T = 450, 100
+#: Plotly's base font size: Streamlit's chart theme draws axis titles, tick labels, legends and
+#: the Play controls at 12 px, chart titles at 16 px (presentation mode enlarges both:
+#: explorer/ui/blocks.py).
+FONT_PX, TITLE_FONT_PX = 12, 16
+#: Characters on a line of a chart title. Plotly never wraps a title; on a phone (a chart 358
+#: px wide) a line of 16 px type holds about 48 of them, so longer titles are wrapped.
+TITLE_LINE_CHARS = 44
+#: Height of a line of a chart title: Plotly spaces lines 1.3 em apart.
+TITLE_LINE_PX = round(1.3 * TITLE_FONT_PX)
+
+
+def wrapped(text: str, width: int = TITLE_LINE_CHARS) -> str:
+    """``text`` in lines of at most ``width`` characters (broken between words), joined by
+    Plotly's ``<br>``; text that already has line breaks is left as it is."""
+    if "<br>" in text or len(text) <= width:
+        return text
+    return "<br>".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False))
+
+
+def fit_title(fig: go.Figure) -> go.Figure:
+    """``fig`` with its title wrapped to lines that fit a phone's chart (``wrapped``), and room
+    for the lines added: the top margin and the height grow by a line each, so the plot keeps
+    its size and what is above it (subplot titles, Play controls) keeps its place. Plotly
+    centres a title's lines on its anchor, so the pad above it grows by half a line each, or
+    the first line would rise into the mode bar."""
+    text = fig.layout.title.text
+    if not text:
+        return fig
+    lines = wrapped(text)
+    added = lines.count("<br>") - text.count("<br>")
+    if added:  # property by property: update_layout validated the whole layout again (5 ms, not 0.5)
+        layout = fig.layout
+        layout.title.text = lines
+        layout.title.pad.t = (layout.title.pad.t or 0) + added * TITLE_LINE_PX / 2
+        layout.margin.t = (layout.margin.t or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX
+        layout.height = (layout.height or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX
+    return fig
 
 
 def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
@@ -499,12 +550,21 @@ def encoding_table(
 MARKER_LIMIT = 200
 
 
-def frame_figure(fig: go.Figure, title: str, height: int) -> go.Figure:
-    """The title, height, margins and hover labels every line chart of the pages shares."""
+#: Room above a plot for a row of subplot titles (make_subplots' annotations), below the chart's title.
+SUBPLOT_TITLES_PX = 22
+#: Right margin of a chart with a colour bar: the bar, its tick labels and its title beside it
+#: (a margin too narrow for them makes Plotly draw the chart again, wider).
+COLORBAR_MARGIN_R = HEATMAP_MARGIN["r"]
+
+
+def frame_figure(fig: go.Figure, title: str, height: int, *, above_plot: int = 0) -> go.Figure:
+    """The title, height, margins and hover labels every line chart of the pages shares;
+    ``above_plot`` pixels more between the title and the plot (``SUBPLOT_TITLES_PX`` for
+    subplot titles), added to the height."""
     fig.update_layout(
         title=chart_title(title),
-        height=height,
-        margin=MARGIN | {"t": 70},
+        height=height + above_plot,
+        margin=MARGIN | {"t": 70 + above_plot},
         hoverlabel={"namelength": -1},
     )
     return fig

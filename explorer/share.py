@@ -132,7 +132,9 @@ def is_local(url: str) -> bool:
 #: Light margin around the code, in modules: the QR standard's quiet zone.
 QR_QUIET_ZONE = 4
 #: Smallest side of the QR image in pixels: a projected code this size spans a good part of
-#: the screen, and each module is drawn as at least QR_MIN_MODULE_PX pixels.
+#: the screen, and each module is drawn as at least QR_MIN_MODULE_PX pixels. The Share panel
+#: shows it as large as the screen's height allows beside the address (explorer/ui/style.py):
+#: 560 px on a 1280 x 720 projector, 510 in presentation mode's larger type.
 QR_MIN_SIDE_PX = 480
 QR_MIN_MODULE_PX = 6
 

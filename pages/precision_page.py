@@ -97,7 +97,7 @@ st.markdown(
 
 
 def formats() -> None:
-    st.dataframe(pr.formats_table())
+    blocks.table(pr.formats_table(), titles=pr.TABLE_TITLES)
     st.caption(
         "bfloat16, float8_e4m3fn and float8_e5m2 are real NumPy dtypes from ml_dtypes (the package JAX uses); "
         "rounding to a format is a cast, which ml_dtypes makes through float32 (as PyTorch casts a float64 to "
@@ -134,7 +134,8 @@ def errors() -> None:
 
     found = precision_neighbours(settings)
     summary = pr.summary_table(result, found)
-    st.dataframe(pr.display_summary(summary), height="content")  # all fifteen rows, no inner scroll
+    blocks.table(pr.display_summary(summary), titles=pr.TABLE_TITLES, names_px=pr.SUMMARY_NAMES_PX,
+                 height="content")  # all fifteen rows, no inner scroll
 
     st.header("From which position are two neighbours the same?")
     st.markdown(

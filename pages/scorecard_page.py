@@ -56,7 +56,7 @@ shape = f"L={L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}
 def scorecard_table() -> None:
     st.header("The scorecard")
     card = measured_scorecard(settings, offset)
-    st.dataframe(sc.display_table(card))
+    blocks.table(sc.display_table(card), titles=sc.TABLE_TITLES)
     st.caption(
         f"{shape}, δ = {card.offset}. ✓ passes, ✗ fails; the number is what was measured: the smallest distance "
         "between two positions; the largest |value| (up to position 10·L); the largest change of the offset-δ "

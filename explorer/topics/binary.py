@@ -20,6 +20,7 @@ from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     SEQUENTIAL,
+    SUBPLOT_TITLES_PX,
     count_text,
     frame_figure,
     heatmap_figure,
@@ -104,7 +105,8 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
     # the axis's ticks (an annotation on a log axis is placed at log10 of its x).
     fig.add_annotation(x=math.log10(length), y=0.5, yref="y", text=f"L = {length:,}", showarrow=False,
                        xanchor="left", xshift=4, font={"color": "gray"})
-    fig.update_xaxes(title_text="period, wavelength (positions, log scale)", type="log")
+    # On two lines: centred under the plot, which the row names push right, one line ran off a phone.
+    fig.update_xaxes(title_text="period, wavelength<br>(positions, log scale)", type="log")
     fig.update_yaxes(title_text="", type="category")
     fig.update_layout(showlegend=False)
     fig = frame_figure(fig, "Bit period against sinusoid wavelength", 300)
@@ -120,8 +122,9 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
         raise ValueError(f"hamming {hamming.shape} and sse {sse.shape} must be two equal 1-D arrays.")
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-        subplot_titles=(f"Binary: Hamming distance to position {ref} ({count_text(bits, 'bit')})",
-                        f"Sinusoid: SSE to position {ref}"),
+        # Short: centred over a phone's narrow plot, longer titles ran off the chart (the
+        # reference position is in the x axis's title).
+        subplot_titles=(f"Binary ({count_text(bits, 'bit')}): Hamming distance", "Sinusoid: SSE"),
     )
     mode = line_mode(hamming.size)
     for row, (name, values, unit) in enumerate(
@@ -140,7 +143,7 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
     fig.update_yaxes(title_text="SSE ‖P[k] − P[ref]‖²", row=2, col=1)
     fig.update_xaxes(title_text=f"offset k − ref (positions; ref = {ref})", row=2, col=1)
     fig.update_layout(showlegend=False)
-    return frame_figure(fig, "Distance to the reference position, by offset", 560)
+    return frame_figure(fig, "Distance to the reference position, by offset", 560, above_plot=SUBPLOT_TITLES_PX)
 
 
 def binary_table(

@@ -294,13 +294,15 @@ def plotly_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def short_token(token: str) -> str:
+    """``token`` for a tick label: at most TICK_CHARS characters (cut with '…'), as Plotly shows it."""
+    return plotly_text(token if len(token) <= TICK_CHARS else token[: TICK_CHARS - 1] + "…")
+
+
 def row_labels(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
     """(hover label, short tick text) per token; the position makes every label unique."""
     labels = [f"k={k}: {plotly_text(token)}" for k, token in enumerate(tokens)]
-    ticks = [
-        f"{k}: {plotly_text(token if len(token) <= TICK_CHARS else token[: TICK_CHARS - 1] + '…')}"
-        for k, token in enumerate(tokens)
-    ]
+    ticks = [f"{k}: {short_token(token)}" for k, token in enumerate(tokens)]
     return labels, ticks
 
 
@@ -372,10 +374,11 @@ def norms_figure(norms: pd.DataFrame, *, d: int) -> go.Figure:
 def moves_figure(moves: pd.DataFrame) -> go.Figure:
     """How far each token copy's vector moved between the sentences, with PE (0 without)."""
     both = moves.dropna(subset=["distance with PE"])
-    labels = [
-        f"{plotly_text(str(t))} #{c} (k {a}→{b})"
-        for t, c, a, b in zip(both["token"], both["copy"], both["position in 1"], both["position in 2"], strict=True)
-    ]
+    copies = list(zip(both["token"], both["copy"], both["position in 1"], both["position in 2"], strict=True))
+    labels = [f"{plotly_text(str(t))} #{c} (k {a}→{b})" for t, c, a, b in copies]
+    # Tick labels with the token cut as on the other charts: a long token's label pushed the
+    # axis title off the chart ("token cop"); hover shows it whole.
+    ticks = [f"{short_token(str(t))} #{c} (k {a}→{b})" for t, c, a, b in copies]
     fig = go.Figure(go.Bar(
         x=both["distance with PE"].to_numpy(dtype=np.float64), y=labels, orientation="h", name="with PE",
         hovertemplate="%{y}<br>‖row in 2 − row in 1‖ = %{x:.10g}<extra></extra>",
@@ -386,7 +389,7 @@ def moves_figure(moves: pd.DataFrame) -> go.Figure:
         xaxis_title="‖(e + p_k′) − (e + p_k)‖ = ‖p_k′ − p_k‖", yaxis_title="token copy",
         hoverlabel={"namelength": -1},
     )
-    fig.update_yaxes(type="category", autorange="reversed")
+    fig.update_yaxes(type="category", autorange="reversed", tickmode="array", tickvals=labels, ticktext=ticks)
     return fig
 
 

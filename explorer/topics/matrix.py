@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import MARGIN, heatmap_grid, log_axis, pair_text
+from explorer.figures import MARGIN, chart_title, heatmap_grid, log_axis, pair_text
 from explorer.settings import Settings
 
 
@@ -32,21 +32,18 @@ def rates_figure(w: np.ndarray) -> go.Figure:
         go.Scatter(x=pairs, y=lengths, name="λ_i", mode=mode, xaxis="x2", yaxis="y2",
                    hovertemplate="pair i = %{x}<br>λ_i = 2π/ω_i = %{y:.7g} positions<extra></extra>"),
     ]
-    panel_title = {"x": 0.0, "y": 1.0, "xanchor": "left", "yanchor": "bottom", "showarrow": False,
-                   "font": {"size": 14}}
+    # One title over both panels, not one above each: side by side on a phone, a panel is about
+    # 110 px wide, and their titles ran into each other and off the chart.
     layout = {
-        "height": 420,
-        "margin": MARGIN | {"t": 50},
+        "title": chart_title("Angle rate ω_i (seed 001) and wavelength λ_i = 2π/ω_i (seed 003), by pair"),
+        "height": 430,
+        "margin": dict(MARGIN),
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "xaxis": {"domain": [0.0, 0.44], "anchor": "y", "title": {"text": "pair i"}} | pair_ticks,
         "yaxis": {"anchor": "x", "title": {"text": "ω_i (rad/position)"}} | log_axis(w),
         "xaxis2": {"domain": [0.56, 1.0], "anchor": "y2", "title": {"text": "pair i"}} | pair_ticks,
         "yaxis2": {"anchor": "x2", "title": {"text": "λ_i (positions)"}} | log_axis(lengths),
-        "annotations": [
-            panel_title | {"text": "Angle rate ω_i (seed 001)", "xref": "x domain", "yref": "y domain"},
-            panel_title | {"text": "Wavelength λ_i = 2π/ω_i (seed 003)", "xref": "x2 domain", "yref": "y2 domain"},
-        ],
     }
     return go.Figure(traces, layout)
 

@@ -60,7 +60,7 @@ NUMPY_DTYPES: dict[str, np.dtype] = {
 METHODS: dict[str, str] = {
     "cast": "float64, then cast",
     "low": "computed in the dtype",
-    "relative": "in the dtype, from a relative offset",
+    "relative": "from a relative offset",
 }
 #: Significant bits (the stored mantissa bits plus the implicit one) and largest finite value of each format.
 MANTISSA_BITS: dict[str, int] = {"float64": 53} | {
@@ -544,6 +544,17 @@ def largest_error_column(bound: int) -> str:
     return f"largest error, k ≤ {power_text(bound)}"
 
 
+#: Shorter titles of the tables' widest columns (the full title is their help), so that the
+#: formats and the summary fit the page at 1280 x 720, in presentation mode too.
+TABLE_TITLES: dict[str, str] = {
+    f"spacing of its numbers near {power_text(LAST_POSITION)}": f"spacing near {power_text(LAST_POSITION)}",
+} | {largest_error_column(bound): f"error, k ≤ {power_text(bound)}" for bound in ERROR_BOUNDS}
+#: Width of the summary's first column (pixels): its longest name, "float8_e4m3fn · from a relative
+#: offset", is 214 px wide in the table's 14 px type and 281 px in presentation mode's; Streamlit
+#: sizes a column by its first nine rows and its last, which miss that name (it was cut).
+SUMMARY_NAMES_PX = 310
+
+
 def summary_table(result: Errors, found: dict[str, Neighbours]) -> pd.DataFrame:
     """One row per series: the largest error up to 10^3, 10^5, 10^7, and the neighbour search
     (its first equal and first non-finite position, and where it stopped).
@@ -749,9 +760,10 @@ def precision_figure(
     y_title: str,
     log_y: bool = True,
     hover_format: str = ".3g",
-    height: int = 480,
+    height: int = 600,
 ) -> go.Figure:
-    """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis."""
+    """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis. Tall
+    enough for the legend below it: on a phone its 15 entries are a column of 15 rows."""
     fig = line_figure(
         np.asarray(positions),
         {names[key]: y for key, y in lines.items()},
@@ -767,5 +779,7 @@ def precision_figure(
         trace.line = {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"), "width": 2}
     if log_y:
         fig.update_yaxes(exponentformat="power")
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
+    # -0.25 put the legend's first row on the axis title.
+    fig.update_layout(legend={"orientation": "h", "y": -0.35})
     return fig

@@ -48,6 +48,13 @@ CRITERIA: dict[str, str] = {
     "defined": "Defined beyond L",
     "shift": "Shift is a fixed linear map",
 }
+#: Shorter titles of the scorecard table's widest columns (the full criterion is their help):
+#: with the full ones the table was wider than the page at 1280 x 720 and its last column cut.
+TABLE_TITLES: dict[str, str] = {
+    CRITERIA["consistent"]: "Same distance",
+    CRITERIA["defined"]: "Beyond L",
+    CRITERIA["shift"]: "Linear shift",
+}
 #: Seed of the learned table: the same table at every run, as a trained checkpoint is.
 LEARNED_SEED = 0
 #: "Far beyond the sentence" is this many times the length L.

@@ -19,7 +19,9 @@ from plotly.subplots import make_subplots
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import (
-    SEQUENTIAL,
+    COLORBAR_MARGIN_R,
+    ON_BOTH_THEMES,
+    SUBPLOT_TITLES_PX,
     frame_figure,
     line_mode,
     positions_text,
@@ -71,7 +73,7 @@ def position_profile_figure(positions: Sequence[int], w: np.ndarray, *, title: s
         )
     fig.update_xaxes(title_text="pair index x")
     fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1], col=1)
-    return frame_figure(fig, title, 320 * rows + 60)
+    return frame_figure(fig, title, 320 * rows + 60, above_plot=SUBPLOT_TITLES_PX)
 
 
 def profile_play_positions(pairs: int) -> np.ndarray:
@@ -184,8 +186,9 @@ def unit_circle_figure(
             x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
             name=positions_text(int(trail[0]), k),
             # A colour bar over the trail's positions (none for a trail of one position: nothing to tell apart).
-            marker={"color": trail, "colorscale": SEQUENTIAL, "size": 6, "cmin": trail[0], "cmax": max(k, trail[0] + 1),
-                    "showscale": trail.size > 1, "colorbar": {"title": {"text": "position k"}}},
+            marker={"color": trail, "colorscale": ON_BOTH_THEMES, "size": 6, "cmin": trail[0],
+                    "cmax": max(k, trail[0] + 1), "showscale": trail.size > 1,
+                    "colorbar": {"title": {"text": "position k", "side": "right"}}},
             hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
         )
     )
@@ -204,7 +207,8 @@ def unit_circle_figure(
     fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
-    return frame_figure(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
+    frame_figure(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
+    return fig.update_layout(margin_r=COLORBAR_MARGIN_R)
 
 
 def circle_play_positions(k: int, length: int) -> np.ndarray:
@@ -252,8 +256,8 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
     # The traces' looks are set once; a frame sends only what moves (Plotly merges it into the trace).
     looks = [
         go.Scatter(mode="markers", name=f"positions {first}..{last}",
-                   marker={"colorscale": SEQUENTIAL, "cmin": first, "cmax": max(last, first + 1), "size": 6,
-                           "colorbar": {"title": {"text": "position k"}}},
+                   marker={"colorscale": ON_BOTH_THEMES, "cmin": first, "cmax": max(last, first + 1), "size": 6,
+                           "colorbar": {"title": {"text": "position k", "side": "right"}}},
                    hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>"),
         go.Scatter(mode="lines+markers", name="the point at k", marker={"size": [0, 14], "color": "crimson"},
                    line={"color": "crimson"}),
@@ -265,6 +269,7 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
     fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     frame_figure(fig, f"Play: pair {pair} turning, k = {first}..{last}", 560)
+    fig.update_layout(margin_r=COLORBAR_MARGIN_R)
     return animation.add_play(fig, frames, label="position k", redraw=True, active=shown - first)
 
 

@@ -22,8 +22,6 @@ from explorer.ui.classroom import presenting
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-#: Plotly's height for a figure that sets none.
-PLOTLY_DEFAULT_HEIGHT = 450
 # Importing Streamlit made its chart theme Plotly's default template; every figure the pages
 # build from here on takes it with figures.TEMPLATE over it, merged once here (a default named
 # "streamlit+explorer" would be merged again for every figure, 2.4 ms each).
@@ -42,7 +40,9 @@ def even_d_page(title: str, why: str) -> Settings:
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
-    """Draw a Plotly figure at the width of the layout (larger in presentation mode)."""
+    """Draw a Plotly figure at the width of the layout, its title wrapped to fit a phone
+    (larger in presentation mode)."""
+    figures.fit_title(fig)
     if presenting():
         _enlarge_for_room(fig)
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
@@ -50,17 +50,38 @@ def chart(fig: go.Figure, *, key: str | None = None) -> None:
 
 def _enlarge_for_room(fig: go.Figure) -> None:
     """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
-    each kind of text itself, so each is set here, not only the figure's base font."""
-    text = share.PRESENT_CHART_FONT_PX
+    each kind of text itself, so each is set here, not only the figure's base font. What
+    the top margin holds (the title, subplot titles, Play's buttons and frame slider) is text,
+    so it grows with the text, and the buttons keep their distance above the larger slider."""
+    text, title = share.PRESENT_CHART_FONT_PX, round(share.PRESENT_CHART_FONT_PX * 1.2)
+    grow = text / figures.FONT_PX
+    top = fig.layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
     fig.update_layout(
-        height=round((fig.layout.height or PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR),
-        font_size=text, title_font_size=round(text * 1.2), legend_font_size=text, hoverlabel_font_size=text,
+        height=round((fig.layout.height or figures.PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR)
+        + round(top * (grow - 1)),
+        margin_t=round(top * grow),
+        font_size=text, title_font_size=title, legend_font_size=text, hoverlabel_font_size=text,
     )
+    if fig.layout.title.pad.t:  # a wrapped title's pad grows with its lines (figures.fit_title)
+        clearance = figures.MODEBAR_CLEARANCE_PX
+        fig.layout.title.pad.t = clearance + (fig.layout.title.pad.t - clearance) * title / figures.TITLE_FONT_PX
+    for menu in fig.layout.updatemenus:
+        menu.pad.b = round((menu.pad.b or 0) * grow)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)
     fig.update_yaxes(tickfont_size=text, title_font_size=text)
     fig.update_annotations(font_size=text)  # subplot titles
     fig.update_coloraxes(colorbar_tickfont_size=text)
     fig.for_each_trace(lambda trace: trace.update(colorbar_tickfont_size=text), selector={"type": "heatmap"})
+
+
+def table(data: object, *, titles: dict[str, str] | None = None, names_px: int | None = None, **kwargs: object) -> None:
+    """st.dataframe, with the shorter ``titles`` (column -> title shown) of columns whose full
+    names would make the table wider than the page, each full name kept as the column's help;
+    ``names_px`` sets the width of the first column (the index) in pixels."""
+    config = {column: st.column_config.Column(title, help=column) for column, title in (titles or {}).items()}
+    if names_px is not None:
+        config["_index"] = st.column_config.Column(width=names_px)
+    st.dataframe(data, column_config=config, **kwargs)
 
 
 def reduced_note(what: str, shown: tuple[int, int], full: tuple[int, int]) -> None:

@@ -53,11 +53,11 @@ def _qr_png(url: str) -> bytes | None:
     return share.qr_png(url)
 
 
-@st.dialog("Share this view", width="large")
-def _share_dialog(url: str | None) -> None:
-    if url is None:
-        st.warning("This view's address is unknown here: copy it from the address bar.", icon=":material/link_off:")
-        return
+#: Key of the Share panel's QR code container: explorer/ui/style.py sizes the code to the screen.
+QR_KEY = "share_qr"
+
+
+def _address(url: str) -> None:
     st.caption("This view's address, with all its settings (the copy button is at its right):")
     st.code(url, language=None, wrap_lines=True)
     if share.is_local(url):
@@ -65,14 +65,26 @@ def _share_dialog(url: str | None) -> None:
             "This address names this computer only: other devices cannot open it. "
             "Open the app by its network address to share it.", icon=":material/warning:",
         )
+
+
+@st.dialog("Share this view", width="large")
+def _share_dialog(url: str | None) -> None:
+    if url is None:
+        st.warning("This view's address is unknown here: copy it from the address bar.", icon=":material/link_off:")
+        return
     png = _qr_png(url)
     if png is None:
+        _address(url)
         st.caption("This address is too long for a QR code: copy it instead.")
         return
-    st.image(
-        png, width="content", caption="Scan with a phone's camera to open this view.",
-        alt="QR code of this view's address, shown above.",
-    )
+    # The address beside the code, not above it: below the address, the code ran off a
+    # 1280 x 720 projector's screen. On a phone the columns stack, the address first.
+    address, code = st.columns([2, 3])
+    with address:
+        _address(url)
+        st.caption("Scan the code with a phone's camera to open this view.")
+    with code, st.container(key=QR_KEY):
+        st.image(png, width="stretch", alt="QR code of this view's address, shown beside it.")
 
 
 def share_panel(pressed: bool, page: StreamlitPage) -> None:

@@ -36,7 +36,13 @@ export default function () {
     window.__pePlayKeys = true;
 
     const plotOf = (node) => node.closest('.js-plotly-plot');
-    const titleOf = (plot) => (plot.querySelector('.gtitle')?.textContent ?? '').trim();
+    // A wrapped title (explorer/figures.py fit_title) is a tspan per line: joined by spaces.
+    const titleOf = (plot) => {
+        const title = plot.querySelector('.gtitle');
+        const lines = title ? [...title.querySelectorAll('tspan.line')] : [];
+        const text = lines.length ? lines.map((line) => line.textContent.trim()).join(' ') : title?.textContent;
+        return (text ?? '').trim();
+    };
 
     const mouseAt = (clientX, clientY) => ({clientX, clientY, bubbles: true, cancelable: true, view: window});
     const centre = (element) => {

@@ -52,6 +52,35 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
 .st-key-play_keys { display: none; }
+/* Keyboard: Streamlit slides a collapsed sidebar out of view (presentation mode closes it)
+   but leaves its controls in the tab order: Tab reached them and an arrow key changed d with
+   nothing visible moving. Hidden once it has slid out (0.3 s, Streamlit's own transition), so
+   that Tab skips it, its help buttons too (Streamlit makes those visible themselves); shown
+   at once when it opens (its open button, stExpandSidebarButton, is outside it). */
+[data-testid="stSidebar"][data-collapsed="true"] {
+    visibility: hidden;
+    transition: transform 0.3s, min-width 0.3s, max-width 0.3s, visibility 0s 0.3s;
+}
+[data-testid="stSidebar"][data-collapsed="true"] * {
+    visibility: hidden !important; transition: visibility 0s 0.3s;
+}
+/* Keyboard: a focused control is seen. Streamlit's heading links and element toolbars (the
+   Share panel's copy button, a table's search) and Plotly's mode bar buttons are in the tab
+   order but shown only under the mouse (opacity 0): shown while they have the focus. */
+[data-testid="stHeaderActionElements"] a:focus-visible, [data-testid="stElementToolbar"]:focus-within,
+.js-plotly-plot .modebar-group:focus-within { opacity: 1 !important; }
+/* No label cut off: Streamlit writes button, widget and metric labels and metric values on
+   one line, cut with an ellipsis where they are wider than their box (a preset button's
+   name, a scheme's metric on the Scorecard, a toggle's label on a phone). They wrap. */
+:is(button, [data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"])
+    [data-testid="stMarkdownContainer"] :is(p, span) {
+    white-space: normal !important; overflow-wrap: break-word;
+}
+/* Share: the QR code as large as the screen's height allows beside the address (10rem: the
+   dialog's title and margins above and below it), so that on a 1280 x 720 projector the
+   whole code is on the screen, in presentation mode too; its modules stay sharp. */
+.st-key-share_qr [data-testid="stImage"] { max-width: calc(100dvh - 10rem); }
+.st-key-share_qr img { image-rendering: pixelated; }
 </style>"""
 
 

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS
+from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from test_browser import (
     EVERY_CHART_DRAWN_JS,
     FIRST_LOAD_MS,
@@ -283,11 +284,17 @@ def phone(browser):
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> None:
-    """At 390 x 844, in the dark theme, the code shown: nothing runs off the screen (formulas
-    and code wrap to fit), the mode bar covers no chart title, the sidebar's controls open on
-    the screen, and axe finds no serious violation there either."""
+    """At 390 x 844, in the dark theme, the code shown: no label is cut off, nothing runs off
+    the screen (formulas and code wrap to fit), the mode bar covers no chart title, the
+    sidebar's controls open on the screen, and axe finds no serious violation there either."""
     path = url_path(info)
     open_page(phone, app_server, path, f"?{CODE_KEY}=true")
+    wait_until_settled(phone)
+    # No label cut off (issue 20): every text of a chart inside the chart and the screen, no
+    # label ending in an ellipsis or running off the screen. (Tables scroll sideways here.)
+    cut = describe_chart_text(phone.evaluate(CHART_TEXT_JS), f"/{path}", overlaps=False)
+    cut += [f"/{path}: {label}" for label in phone.evaluate(LABELS_CUT_JS, False)]
+    assert not cut, "\n".join(cut)
     layout = phone.evaluate(PHONE_LAYOUT_JS)
     assert layout["vw"] == PHONE["width"], layout["vw"]
     assert layout["documentWidth"] <= PHONE["width"], layout

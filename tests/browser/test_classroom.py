@@ -1,23 +1,29 @@
 """In front of a class, in a real browser: the Share panel's address and QR code, and
-presentation mode (issue 14).
+presentation mode (issues 14 and 20).
 
 The Share panel must show the current view even after a page control moved inside a
 fragment (which reruns only its fragment), its address must reopen that view on a server
 that never saw this session, and its QR code, as the browser draws it, must decode to
-exactly that address. Presentation mode must close the sidebar, stay on after a reload
-(it is in the URL) and leave with the same toggle.
+exactly that address and lie whole on a 1280 x 720 projector's screen. Presentation mode
+must close the sidebar, stay on after a reload (it is in the URL) and leave with the same
+toggle, and Tab must never reach a control that is not on the screen. On a projector, no
+page may draw a chart's text over its other text or cut a label off.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
+from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
+from test_accessibility import FOCUSED_JS, PAGES, open_page, tab_to, url_path
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,
@@ -30,9 +36,10 @@ from test_browser import (
 from explorer import share
 
 try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips, or fails where PE_REQUIRE_BROWSER=1
-    expect = None
+    expect = PlaywrightTimeout = None
 
 zxingcpp = pytest.importorskip("zxingcpp")
 
@@ -48,8 +55,10 @@ def page_slider(page, label: str):
     return page.locator(f'[data-testid="stMain"] [data-testid="stSlider"] input[type="range"][aria-label="{label}"]')
 
 
-def open_share_panel(page) -> tuple[str, Image.Image]:
-    """Press Share (from the keyboard) and read the panel: the address shown and the QR code as drawn."""
+def open_share_panel(page) -> tuple[str, Image.Image, dict]:
+    """Press Share (from the keyboard) and read the panel: the address shown, the QR code as
+    drawn, and where it lay in the window as the panel opened (before the screenshot of the
+    code, which scrolls it into view)."""
     button = page.get_by_role("button", name="Share this view")
     button.focus()
     page.keyboard.press("Enter")
@@ -57,11 +66,12 @@ def open_share_panel(page) -> tuple[str, Image.Image]:
     expect(dialog).to_be_visible()
     page.wait_for_function(APP_IDLE_JS)
     url = dialog.locator('[data-testid="stCode"] code').inner_text().strip()
-    qr = dialog.get_by_role("img", name="QR code of this view's address, shown above.")
+    qr = dialog.get_by_role("img", name="QR code of this view's address, shown beside it.")
     expect(qr).to_be_visible()
     page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=qr.element_handle())
+    box = qr.bounding_box()
     drawn = Image.open(io.BytesIO(qr.screenshot()))
-    return url, drawn
+    return url, drawn, box
 
 
 def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(app_server: str, page) -> None:
@@ -75,7 +85,7 @@ def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(ap
     page.keyboard.press("ArrowRight")
     wait_for_url(page, "waves", k="41")
 
-    url, drawn = open_share_panel(page)
+    url, drawn, _ = open_share_panel(page)
     parts = urlsplit(url)
     assert f"{parts.scheme}://{parts.netloc}" == app_server and parts.path == "/waves"
     shown = {key: values[-1] for key, values in parse_qs(parts.query).items()}
@@ -96,7 +106,7 @@ def test_the_share_panel_shows_the_current_view_and_its_qr_code_decodes_to_it(ap
 def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: str, fresh_server: str, page) -> None:
     page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
-    shared, _ = open_share_panel(page)
+    shared, _, _ = open_share_panel(page)
     # The same address on another server: only the host and port differ.
     parts = urlsplit(shared)
     page.goto(f"{fresh_server}{parts.path}?{parts.query}", timeout=FIRST_LOAD_MS)
@@ -106,7 +116,7 @@ def test_the_shared_address_reopens_the_same_view_on_a_fresh_server(app_server: 
     expect(page_slider(page, "Position k")).to_have_attribute("aria-valuetext", "40")
     expect(page_slider(page, "Pair i")).to_have_attribute("aria-valuetext", "3")
     expect(page.get_by_label("Positions k (up to 8, comma-separated)")).to_have_value("0,5,9")
-    reshared, _ = open_share_panel(page)
+    reshared, _, _ = open_share_panel(page)
     again = urlsplit(reshared)
     assert (again.path, parse_qs(again.query)) == (parts.path, parse_qs(parts.query))
 
@@ -132,7 +142,7 @@ def test_behind_the_proxy_the_shared_address_is_the_public_one(browser) -> None:
             page = named.new_page(viewport=VIEWPORT)
             page.goto(f"http://{PUBLIC_HOST}:{port}/{VIEW}", timeout=FIRST_LOAD_MS)
             wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
-            url, drawn = open_share_panel(page)
+            url, drawn, _ = open_share_panel(page)
             assert url == f"http://{PUBLIC_HOST}:{port}/{VIEW}", url
             assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
             # A public address: no "this computer only" warning.
@@ -191,3 +201,149 @@ def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_s
     page.wait_for_function("(normal) => getComputedStyle(document.documentElement).fontSize === normal",
                            arg=normal_font)
     expect_sidebar_open(page, True)
+
+
+#: The smaller of a projector's two screens (the Share panel and the page must fit it).
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+def expect_the_whole_qr_code_on_the_screen(page, screenshot: str) -> None:
+    """Share opened on the page as it is: the whole QR code, quiet zone included, lies in the
+    window without scrolling, at least QR_MIN_SIDE_PX wide, beside the address and its copy
+    button, and the code as drawn decodes to the address. Closed again after."""
+    url, drawn, box = open_share_panel(page)
+    dialog = page.get_by_role("dialog")
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    assert box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width, box
+    assert box["y"] + box["height"] <= height, box
+    assert min(box["width"], box["height"]) >= share.QR_MIN_SIDE_PX, box
+    assert [result.text for result in zxingcpp.read_barcodes(drawn)] == [url]
+    # The quiet zone: QR_QUIET_ZONE modules of light all round the code, as drawn.
+    modules = share.qr_code(url).symbol_size(scale=1, border=share.QR_QUIET_ZONE)[0]
+    quiet = int(drawn.width * share.QR_QUIET_ZONE / modules) - 1
+    pixels = np.asarray(drawn.convert("L"))
+    for band in (pixels[:quiet], pixels[-quiet:], pixels[:, :quiet], pixels[:, -quiet:]):
+        assert band.min() >= 200, "the quiet zone is not light all round"
+    expect(dialog.locator('[data-testid="stCode"] code')).to_have_text(url)
+    # st.code's copy button (shown under the mouse or with the focus).
+    expect(dialog.locator('[data-testid="stCode"] button[aria-label="Copy to clipboard"]')).to_have_count(1)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{screenshot}.png"))
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+
+
+def test_the_whole_qr_code_is_on_a_1280_x_720_projector(app_server: str, page) -> None:
+    """On a 1280 x 720 screen the Share panel shows the whole QR code at once, in normal mode
+    and in presentation mode (its larger type makes the panel's text larger)."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_server}/{VIEW}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_the_whole_qr_code_on_the_screen(page, "share-panel-1280x720")
+    page.get_by_role("switch", name="Presentation mode").focus()
+    page.keyboard.press("Space")
+    wait_for_url(page, "waves", **{share.PRESENT_KEY: "true"})
+    wait_until_drawn(page, "waves")
+    expect_the_whole_qr_code_on_the_screen(page, "share-panel-1280x720-present")
+
+
+#: The focused element is on the screen: shown (not hidden, not transparent: Streamlit and
+#: Plotly fade some controls in), with a size, and inside the window (the browser scrolls a
+#: focused element into view; a collapsed sidebar's controls stay off its left edge).
+FOCUS_SEEN_JS = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return true;
+    const r = el.getBoundingClientRect();
+    return el.checkVisibility({opacityProperty: true, visibilityProperty: true})
+        && r.width > 0 && r.height > 0 && r.right > 0 && r.left < window.innerWidth
+        && r.bottom > 0 && r.top < window.innerHeight;
+}"""
+#: After a Tab: the focused element as FOCUSED_JS describes it (null for the page itself),
+#: and whether it is seen (FOCUS_SEEN_JS), in one call.
+FOCUS_STATE_JS = f"() => [({FOCUSED_JS})(), ({FOCUS_SEEN_JS})()]"
+#: Bound on the Tab presses through a page (Waves has about 80 tab stops).
+MAX_TAB_STOPS = 250
+
+
+def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server: str, page) -> None:
+    """With the sidebar closed by presentation mode, Tab from the top of Waves round the whole
+    page reaches every control of the page and none that cannot be seen (the closed sidebar's
+    ~23 controls were in the tab order: an arrow key then changed d with nothing moving).
+    Opened again, the sidebar's controls are reached."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_server}/waves?{share.PRESENT_KEY}=true", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    expect_sidebar_open(page, False)
+    reached: list[tuple] = []
+    unseen: list[tuple] = []
+    for _ in range(MAX_TAB_STOPS):
+        page.keyboard.press("Tab")
+        focused, seen = page.evaluate(FOCUS_STATE_JS)
+        if focused is not None and reached and tuple(focused) == reached[0]:
+            break  # round the page and back to the first stop
+        if focused is None:
+            continue
+        reached.append(tuple(focused))
+        if seen:
+            continue
+        try:  # a control that fades in when focused gets a moment
+            page.wait_for_function(FOCUS_SEEN_JS, timeout=2_000)
+        except PlaywrightTimeout:
+            unseen.append(tuple(focused))
+    else:
+        raise AssertionError(f"Tab did not come round the page in {MAX_TAB_STOPS} presses: {reached[-5:]}")
+    assert not unseen, f"Tab reached controls that are not on the screen: {unseen}"
+    names = [name for _, _, name in reached]
+    for control in (r"Share this view$", r"^Presentation mode$", r"^Pair i$", r"^Position k$",
+                    r"^Play \(Play: pair \d+ turning"):
+        assert any(re.search(control, name) for name in names), f"{control!r} not reached: {names}"
+    assert "d: embedding size" not in names
+
+    # Back at the first stop: the next is the sidebar's open button. Opened, its controls are reached.
+    tab_to(page, r"^Expand sidebar$")
+    page.keyboard.press("Enter")
+    expect(page.locator(SIDEBAR)).to_have_attribute("data-collapsed", "false")
+    tab_to(page, r"^d: embedding size$")
+    page.wait_for_function(FOCUS_SEEN_JS)
+
+
+# --- every page on a projector ------------------------------------------------------------
+
+#: A projector's two screens.
+PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
+#: Follows the navigation's link to the page at this path (the link is there, if hidden, with
+#: the sidebar closed in presentation mode): Streamlit opens it without loading the app again.
+OPEN_FROM_NAVIGATION_JS = """(path) => [...document.querySelectorAll('[data-testid="stSidebarNav"] a')]
+    .find((link) => new URL(link.href).pathname.replace(/\\/$/, '') === (path ? `/${path}` : '')).click()"""
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server: str, page, present: bool) -> None:
+    """On every page of page_list.PAGES, in normal and presentation mode, at 1920 x 1080 and
+    1280 x 720 (layout_checks): no text of a chart over another of the same chart, no chart
+    text outside its chart, no label cut off, no table wider than its box. (On a phone:
+    test_accessibility.py, test_page_fits_a_phone.) The first page is opened by its address,
+    the next ones from the navigation, as a visitor goes (a load costs twice as long); each
+    is looked at in both sizes, the window resized between them."""
+    query = f"?{share.PRESENT_KEY}=true" if present else ""
+    problems: list[str] = []
+    sizes = list(PROJECTORS)
+    page.set_viewport_size(sizes[0])
+    for index, info in enumerate(PAGES):
+        path = url_path(info)
+        if index == 0:
+            open_page(page, app_server, path, query)
+        else:
+            page.evaluate(OPEN_FROM_NAVIGATION_JS, path)
+            wait_for_url(page, path, **({share.PRESENT_KEY: "true"} if present else {}))
+            wait_until_drawn(page, path)
+        wait_until_settled(page)
+        for size in sizes:
+            if size != page.viewport_size:
+                page.set_viewport_size(size)
+                page.wait_for_function(CHARTS_AT_WIDTH_JS)
+            where = f"/{path}{query} at {size['width']} x {size['height']}"
+            problems += describe_chart_text(page.evaluate(CHART_TEXT_JS), where)
+            problems += [f"{where}: {label}" for label in page.evaluate(LABELS_CUT_JS, True)]
+        sizes.reverse()  # the next page starts at the size this one ends at
+    assert not problems, "\n".join(problems)

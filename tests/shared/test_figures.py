@@ -7,6 +7,7 @@ points of the line, the positions a block stands for), not from the implementati
 from __future__ import annotations
 
 import numpy as np
+import plotly.colors
 import pytest
 
 import pe_core
@@ -183,3 +184,62 @@ def test_heatmap_height_gives_rows_a_pixel_or_two() -> None:
     assert figures.heatmap_height(100) == figures.HEATMAP_HEIGHT
     assert figures.heatmap_height(512, transpose=True) == 2 * 512 + 120
     assert figures.heatmap_height(10_000) == figures.MAX_HEATMAP_HEIGHT
+
+
+# --- in front of a class and on a phone (issue 20) ---------------------------------------
+
+
+LONG_TITLE = "Largest |P̃[k, j] − P[k, j]| over the 128 columns (L=100, d=128, n=10000, interleaved, paper)"
+
+
+def test_long_titles_wrap_between_words_to_lines_a_phone_holds() -> None:
+    lines = figures.wrapped(LONG_TITLE).split("<br>")
+    assert len(lines) == 3
+    assert all(len(line) <= figures.TITLE_LINE_CHARS for line in lines)
+    assert " ".join(lines) == LONG_TITLE  # broken at spaces only, nothing lost
+    assert figures.wrapped("Waves") == "Waves"
+    assert figures.wrapped("already<br>two lines") == "already<br>two lines"
+
+
+def test_fit_title_makes_room_for_the_lines_it_adds_and_keeps_the_plot() -> None:
+    fig = figures.line_figure(np.arange(3), {"a": np.arange(3.0)}, title=LONG_TITLE, x_title="k", y_title="v")
+    height, top, pad = fig.layout.height, fig.layout.margin.t, fig.layout.title.pad.t
+    figures.fit_title(fig)
+    assert fig.layout.title.text == figures.wrapped(LONG_TITLE)
+    added = 2 * figures.TITLE_LINE_PX  # two lines more
+    assert (fig.layout.height, fig.layout.margin.t) == (height + added, top + added)
+    assert fig.layout.height - fig.layout.margin.t == height - top  # the plot and what is below it keep their size
+    assert fig.layout.title.pad.t == pad + added / 2  # Plotly centres the lines on the anchor
+    again = (fig.layout.height, fig.layout.margin.t, fig.layout.title.text)
+    figures.fit_title(fig)  # already wrapped: unchanged
+    assert (fig.layout.height, fig.layout.margin.t, fig.layout.title.text) == again
+
+
+def relative_luminance(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0..255 per channel)."""
+    linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    low, high = sorted((relative_luminance(a), relative_luminance(b)))
+    return (high + 0.05) / (low + 0.05)
+
+
+#: Streamlit's light and dark themes' page backgrounds, on which the charts are drawn.
+BACKGROUNDS = {"light": (255, 255, 255), "dark": (14, 17, 23)}
+
+
+def test_trail_colours_are_seen_on_both_themes() -> None:
+    """Every colour of the scale, between its stops too, keeps WCAG's 3:1 for graphics on both
+    backgrounds; Viridis, which it replaced, does not (its dark end on the dark theme)."""
+    def samples(scale) -> list[tuple[float, ...]]:
+        return [tuple(float(c) for c in color.strip("rgb()").split(","))
+                for color in plotly.colors.sample_colorscale(scale, np.linspace(0, 1, 41))]
+
+    for background in BACKGROUNDS.values():
+        assert min(contrast(color, background) for color in samples(figures.ON_BOTH_THEMES)) >= 3.0
+    assert min(contrast(color, BACKGROUNDS["dark"]) for color in samples(figures.SEQUENTIAL)) < 1.5
+    # Phase is cyclic: taken whole, the last position would have the first one's colour.
+    colours = samples(figures.ON_BOTH_THEMES)
+    assert max(abs(a - b) for a, b in zip(colours[0], colours[-1], strict=True)) > 60

@@ -72,7 +72,7 @@ def test_periods_figure():
     assert set(bits.y) == {"bit j: period 2^(j+1)"} and set(pairs.y) == {"pair i: wavelength 2π/ω_i"}
     assert fig.layout.xaxis.type == "log"
     assert list(length.x) == [L, L] and not fig.layout.shapes  # no log10-coordinate shapes
-    assert fig.layout.xaxis.title.text == "period, wavelength (positions, log scale)"
+    assert fig.layout.xaxis.title.text == "period, wavelength<br>(positions, log scale)"
     assert payload(fig) < 100_000
 
 

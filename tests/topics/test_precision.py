@@ -515,7 +515,7 @@ def test_the_page_shows_every_format(query: dict[str, str]) -> None:
     }
     summary = next(frame.value for frame in at.dataframe if "dtype · method" in frame.value.index.names)
     assert list(summary.index) == [f"{dtype} · {words}" for dtype in FORMATS for words in pr.METHODS.values()]
-    relative_e5m2 = summary.loc["float8_e5m2 · in the dtype, from a relative offset", "first k: P[k] = P[k+1]"]
+    relative_e5m2 = summary.loc["float8_e5m2 · from a relative offset", "first k: P[k] = P[k+1]"]
     assert relative_e5m2 == ("none below 10⁵" if query else "8")  # L = 100 > 9: offsets 8 and 9 share 8
     helps = "\n".join(markdown.value for markdown in at.markdown)
     for dtype in FORMATS:

@@ -14,6 +14,7 @@ the snippet repeats the page's own operations and the numbers are bit for bit th
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -236,7 +237,8 @@ def test_matrix_page_draws_and_offers_the_window_the_url_names() -> None:
                                            "code": "true"})
     assert at.session_state["rows"] == "window" and at.session_state["row_start"] == 777
     spec = at.get("plotly_chart")[0].proto.spec
-    assert f"positions 777..{777 + rows - 1:,}" in spec and "position k = 777" in spec
+    title = json.loads(spec)["layout"]["title"]["text"].replace("<br>", " ")  # a long title is wrapped
+    assert f"positions 777..{777 + rows - 1:,}" in title and "position k = 777" in spec
     assert "position k = 776" not in spec and "mean of" not in spec  # d = 64: no column is averaged either
     code = at.get("code")[0].value
     assert f"first, rows = 777, {rows}" in code
