@@ -61,4 +61,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
              "Type a sentence: word order is invisible without PE and visible with it.",
              "explorer.topics.embeddings"),
+    PageInfo("rotary", "Rotary (RoPE)", ":material/360:",
+             "RoPE: the sinusoid's rotation moved into attention; scores that depend on m − n alone.",
+             "explorer.topics.rotary"),
 )
