@@ -38,8 +38,9 @@ def cos_tables(
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def mixing(view: RotaryView, blocks_per_axis: int) -> rotary.Mixing:
-    """The error of this layout's cache with the other's rotate function (rotary.mixing)."""
-    return rotary.mixing(view, blocks_per_axis)
+    """The error of this layout's cache with the other's rotate function (rotary.mixing), from the right
+    scores already computed."""
+    return rotary.mixing(view, blocks_per_axis, score_matrix(view, blocks_per_axis).block_means)
 
 
 WHY_EVEN = "RoPE turns coordinates in pairs"
@@ -212,7 +213,8 @@ def score_section() -> None:
     blocks.reduced_note("The score matrix", s.block_means.shape, (L, L))
     last = L - s.window
     st.caption(
-        f"Drawn from the closed form g over the {2 * L - 1:,} offsets m − n, never as an L x L matrix. Measured "
+        f"Never built as an L x L matrix: each drawn cell is the product of the block means of the turned q and k "
+        f"(closed form), and the line is g at the {2 * L - 1:,} offsets m − n. Measured "
         f"with pe_core.rotate on {rotary.span(0, s.window - 1)} and {rotary.span(last, L - 1)}: largest "
         f"|q_m·k_n − g(m − n)| = {s.closed_error:.2e}, and the scores of the last positions equal those of the "
         f"first ones {last:,} positions earlier to {s.shift_error:.2e}. "
@@ -280,8 +282,9 @@ def mixing_section() -> None:
     numbers_col.caption(
         f"A common real bug (transformers #40462, rasbt/LLMs-from-scratch PR #802): {wrong} pairs columns whose "
         f"angles in a {layout} cache differ, so it turns no pair rigidly: norms change and the score depends on "
-        "m + n as well as m − n. Drawn from its closed form, U(m − n) + V(m + n) (pe_core.rope_mixed_scores), "
-        f"checked on the measured positions to {mix.closed_error:.2e}."
+        "m + n as well as m − n: U(m − n) + V(m + n) (pe_core.rope_mixed_scores), checked on the measured "
+        f"positions to {mix.closed_error:.2e}. Each drawn cell is the product of the block means of the turned q and "
+        "k, in closed form."
     )
 
 

@@ -33,7 +33,6 @@ from pe_core.display import (
     line_envelope,
     offset_matrix_block_average,
     rope_cache_block_average,
-    sum_matrix_block_average,
 )
 from pe_core.encoding import (
     angles,
@@ -66,6 +65,7 @@ from pe_core.rope_scores import (
     rope_decay_bound,
     rope_mixed_scores,
     rope_pair_columns,
+    rope_rotated_block_average,
     rope_score_by_offset,
 )
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
@@ -115,6 +115,7 @@ __all__ = [
     "rope_from_config",
     "rope_mixed_scores",
     "rope_pair_columns",
+    "rope_rotated_block_average",
     "rope_score_by_offset",
     "rotate",
     "rotation",
@@ -124,7 +125,6 @@ __all__ = [
     "sine_cosine_columns",
     "sse",
     "sse_by_offset",
-    "sum_matrix_block_average",
     "t5_relative_bucket",
     "transition_matrix",
     "wavelengths",

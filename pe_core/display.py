@@ -223,34 +223,6 @@ def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray)
     return sums / ((a1 - a0) * (b1 - b0))
 
 
-def sum_matrix_block_average(values_by_sum: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    r"""Block averages of the L x L matrix :math:`H[a, b] = v(a + b)` without building it.
-
-    ``values_by_sum[s] = v(s)`` for s = 0 .. 2L-2 (a Hankel matrix: constant along its
-    anti-diagonals; ``offset_matrix_block_average`` does the same for f(b - a)). With C the
-    prefix sum of v (:math:`C(s) = \sum_{u<s} v(u)`) and D the prefix sum of C, the sum of a
-    block :math:`[a_0, a_1) \times [b_0, b_1)` is
-    :math:`D(a_1{+}b_1) - D(a_0{+}b_1) - D(a_1{+}b_0) + D(a_0{+}b_0)`.
-
-    Example:
-        >>> sum_matrix_block_average(np.arange(5.0), np.array([0, 1, 3]))  # H = [[0,1,2],[1,2,3],[2,3,4]]
-        array([[0. , 1.5],
-               [1.5, 3. ]])
-    """
-    v = check_matrix("values_by_sum", values_by_sum, ndim=(1,))
-    if v.size % 2 == 0:
-        raise ValueError("values_by_sum must hold v(s) for s = 0 .. 2L-2 (an odd count).")
-    L = (v.size + 1) // 2
-    edges = check_edges("edges", edges, L, "L=")
-    check_cells(edges.size, edges.size)
-    C = np.r_[0.0, np.cumsum(v)]  # C[s], s = 0 .. 2L-1
-    D = np.r_[0.0, np.cumsum(C)]  # D[s], s = 0 .. 2L
-    a0, a1 = edges[:-1, None], edges[1:, None]
-    b0, b1 = edges[None, :-1], edges[None, 1:]
-    sums = D[a1 + b1] - D[a0 + b1] - D[a1 + b0] + D[a0 + b0]
-    return sums / ((a1 - a0) * (b1 - b0))
-
-
 def rope_cache_block_average(
     length: int,
     d: int,

@@ -20,7 +20,16 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from pe_core._validate import MAX_CELLS, MAX_LENGTH, MAX_POSITION, check_choice, check_matrix
+from pe_core._validate import (
+    MAX_CELLS,
+    MAX_LENGTH,
+    MAX_POSITION,
+    check_choice,
+    check_edges,
+    check_int,
+    check_matrix,
+)
+from pe_core.display import _block_means
 from pe_core.encoding import sin_cos_outer
 from pe_core.rope import (
     ROPE_LAYOUTS,
@@ -90,6 +99,9 @@ def _trig_sums(t: np.ndarray, rates: np.ndarray, cos_coef: np.ndarray, sin_coef:
     With :math:`C_q = \cos(qBr)`, :math:`S_q = \sin(qBr)` and the same of j:
     :math:`\sum_p C_q(c\,C_j + s\,S_j) + S_q(s\,C_j - c\,S_j)`, two matrix products per block of q.
     """
+    if t.size < _STEP:  # fewer offsets than the table of j would hold: directly
+        sin, cos = sin_cos_outer(t, rates)
+        return cos @ cos_coef + sin @ sin_coef
     out = np.empty(t.shape)
     sin_j, cos_j = sin_cos_outer(np.arange(_STEP, dtype=np.float64), rates)
     with_cos = (cos_coef * cos_j + sin_coef * sin_j).T  # (pairs, B)
@@ -313,6 +325,59 @@ def rope_apply_cache(
     return array * cos[:, pair] + sign * array[..., partner] * sin[:, pair]
 
 
+def rope_rotated_block_average(
+    x: object,
+    length: int,
+    edges: object,
+    base: float = 10000.0,
+    *,
+    cache_layout: str = "half",
+    rotation_layout: str | None = None,
+    scaling: RopeScaling | None = None,
+) -> np.ndarray:
+    r"""The mean of x turned at each position of a block: row r is the mean over
+    :math:`e_r \le m < e_{r+1}` of ``rope_apply_cache(x, m)`` (``rotate`` when the layouts agree).
+
+    Column c of x at position m is :math:`x_c\cos(m\varphi_c) + s_c x_{\pi(c)}\sin(m\varphi_c)`
+    (``rope_mixed_scores``), linear in :math:`\cos` and :math:`\sin`, so its mean over a block is
+    the same with the block means of :math:`\cos(m\varphi)` and :math:`\sin(m\varphi)`, in closed
+    form (``pe_core.display``'s Dirichlet factor). A score is a product of a turned query and a
+    turned key, each a function of its own position, so the mean of the scores over a block of
+    queries and a block of keys is the product of their means:
+
+    .. math:: \operatorname{mean}_{m \in A,\, n \in B}\, q'_m\cdot k'_n = \bar q'_A\cdot \bar k'_B,
+
+    which draws an L x L score matrix as exact block means from two (blocks, d) arrays. The
+    rotation alone (no attention factor); frequencies at the sequence length ``length``.
+
+    Args:
+        x: a real vector of even length d (a query or a key, in ``cache_layout``'s order).
+        length: the positions 0 .. length-1, 1 .. 1,048,576.
+        edges: block edges rising from 0 to ``length`` (``block_edges``).
+        base, scaling: as ``rope_frequencies``.
+        cache_layout: the layout of the cos/sin cache (and of x).
+        rotation_layout: the rotate function's layout (None: the cache's, the right one).
+
+    Returns:
+        float64 array (blocks, d).
+
+    Example:
+        >>> rope_rotated_block_average([1.0, 0.0], 2, [0, 2], 100.0).round(4)  # (1 + cos 1, 0 + sin 1) / 2
+        array([[0.7702, 0.4207]])
+    """
+    x = check_matrix("x", x, ndim=(1,))
+    d = check_rope_d(x.size)
+    length = check_int("length (the number of positions)", length, low=1, high=MAX_LENGTH)
+    edges = check_edges("edges", edges, length, "length=")
+    cache_layout = check_choice("cache_layout", cache_layout, ROPE_LAYOUTS)
+    rotation_layout = check_choice("rotation_layout", rotation_layout or cache_layout, ROPE_LAYOUTS)
+    theta = rope_frequencies(d, base, scaling=scaling, length=length)
+    mean_sin, mean_cos = _block_means(np.arange(length, dtype=np.float64), edges, theta)
+    pair = _cache_pairs(d, cache_layout)
+    partner, sign = _rotation_partners(d, rotation_layout)
+    return x * mean_cos[:, pair] + sign * x[partner] * mean_sin[:, pair]
+
+
 def rope_decay_bound(
     distances: object,
     d: int,
@@ -372,18 +437,34 @@ def rope_decay_bound(
     sin_j, cos_j = sin_cos_outer(np.arange(_STEP, dtype=np.float64), theta)
     turn_j = cos_j + 1j * sin_j  # e^{i j θ}, j = 0..B-1
     out = np.empty(t.size)
-    # Whole blocks of B distances t = qB + j (j = 0..B-1) at once: for a range of distances (the
-    # pages' case) nothing is computed twice; isolated distances are not worth their block.
-    whole_blocks = np.unique(t // _STEP).size * _STEP <= 2 * t.size
-    for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // (pairs * (_STEP if whole_blocks else 1)))):
-        sin_q, cos_q = sin_cos_outer(q * _STEP, theta)
-        turn_q = cos_q + 1j * sin_q
-        if whole_blocks:
-            terms = (turn_q[:, None, :] * turn_j[None, :, :]).reshape(-1, pairs)  # row q B + j: e^{i t θ_k}
-            picked = row * _STEP + j
-        else:
-            terms = turn_q[row] * turn_j[j]
-            picked = slice(None)
-        np.cumsum(terms, axis=1, out=terms)  # S_1 .. S_{d/2}
-        out[run] = np.abs(terms).mean(axis=1)[picked]
+    # Whole blocks of B distances t = qB + j (j = 0..B-1) at once for a range of distances (the pages'
+    # case): nothing is computed twice. Scattered distances, a block of them at a time.
+    distinct = np.unique(t // _STEP).size
+    whole_blocks = distinct * _STEP <= 2 * t.size
+    per_block = max(1, _BLOCK_TERMS // (pairs * (_STEP if whole_blocks else 1)))
+    # Buffers written in place block after block: a new 4 MB array per block costs its page faults.
+    rows = min(distinct, per_block) * _STEP if whole_blocks else min(t.size, per_block)
+    terms, magnitudes = np.empty((rows, pairs), dtype=np.complex128), np.empty((rows, pairs))
+
+    def mean_of_partial_sums(block: np.ndarray) -> np.ndarray:
+        np.cumsum(block, axis=1, out=block)  # S_1 .. S_{d/2}
+        size = magnitudes[: block.shape[0]]
+        np.abs(block, out=size)
+        return size.mean(axis=1)
+
+    if whole_blocks:
+        for q, run, row, j in _q_blocks(t, per_block):
+            sin_q, cos_q = sin_cos_outer(q * _STEP, theta)
+            block = terms[: q.size * _STEP]
+            # Row qB + j of the block holds e^{i (qB + j) θ_k}.
+            np.multiply((cos_q + 1j * sin_q)[:, None, :], turn_j[None, :, :], out=block.reshape(q.size, _STEP, pairs))
+            out[run] = mean_of_partial_sums(block)[row * _STEP + j]
+    else:
+        for first in range(0, t.size, per_block):
+            q, j = np.divmod(t[first : first + per_block], _STEP)
+            distinct_q, which_q = np.unique(q, return_inverse=True)
+            sin_q, cos_q = sin_cos_outer(distinct_q * _STEP, theta)
+            block = terms[: q.size]
+            np.multiply((cos_q + 1j * sin_q)[which_q], turn_j[j.astype(np.int64)], out=block)
+            out[first : first + q.size] = mean_of_partial_sums(block)
     return out.reshape(shape)

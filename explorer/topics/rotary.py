@@ -209,23 +209,43 @@ def pair_figure(p: PairView) -> go.Figure:
     return go.Figure(traces, _plane_layout(520, radius, p.columns, title))
 
 
+@dataclass(frozen=True)
+class PairPlay:
+    """Pair i of q turned at each position m Play sweeps, and its part of the score with k at n."""
+
+    positions: np.ndarray
+    theta: float
+    columns: tuple[int, int]
+    radius: float
+    tips: np.ndarray  # (frames, 2): q's pair turned by m θ'_i
+    k_turned: np.ndarray
+    scores: np.ndarray  # a² tip · k_turned
+
+
+def pair_play(view: RotaryView, pair: int, n: int) -> PairPlay:
+    """What Play draws: ``play_positions``, each turn by pe_core.rotation's 2x2 matrix."""
+    p = pair_view(view, pair, 0, n)
+    positions = play_positions(p.theta, view.L)
+    tips = np.array([pe_core.rotation(m * p.theta) @ p.q for m in positions])
+    a2 = view.attention() ** 2
+    radius = float(max(np.hypot(*p.q), np.hypot(*p.k)))
+    return PairPlay(positions, p.theta, p.columns, radius, tips, p.k_turned, a2 * (tips @ p.k_turned))
+
+
 def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
     r"""Play: pair i of q turning as m grows (``play_positions``), k fixed at position n; each frame
     draws q's turned arrow, the trail of its tip so far, and says the pair's part of the score.
     The figure first shows m = 0."""
-    positions = play_positions(float(view.theta()[pair]), view.L)
-    views = [pair_view(view, pair, int(m), n) for m in positions]
-    first = views[0]
-    radius = float(max(np.hypot(*first.q), np.hypot(*first.k)))
-    tips = np.array([v.q_turned for v in views])
+    play = pair_play(view, pair, n)
+    tips = play.tips
 
     def moving(index: int) -> list[dict]:
-        v = views[index]
-        degrees = np.degrees(v.m * v.theta)
+        m = int(play.positions[index])
+        degrees = np.degrees(m * play.theta)
         return [
             {"x": tips[: index + 1, 0].astype(np.float32), "y": tips[: index + 1, 1].astype(np.float32)},
-            {"x": [0.0, float(v.q_turned[0])], "y": [0.0, float(v.q_turned[1])], "meta": v.m},
-            {"text": [f"m = {v.m}: m·θ = {degrees:,.1f}°, pair score {v.score:.4g}"]},
+            {"x": [0.0, float(tips[index, 0])], "y": [0.0, float(tips[index, 1])], "meta": m},
+            {"text": [f"m = {m}: m·θ = {degrees:,.1f}°, pair score {play.scores[index]:.4g}"]},
         ]
 
     looks = [
@@ -234,13 +254,14 @@ def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
         go.Scatter(mode="lines+markers", name="q turned by m·θ", line={"color": "#2166ac", "width": 3},
                    marker={"size": [0, 10], "color": "#2166ac"},
                    hovertemplate="q turned<br>(%{x:.7g}, %{y:.7g})<extra></extra>"),
-        go.Scatter(x=[0.0], y=[-1.08 * max(radius, 1e-9)], mode="text", showlegend=False, hoverinfo="skip"),
+        go.Scatter(x=[0.0], y=[-1.08 * max(play.radius, 1e-9)], mode="text", showlegend=False, hoverinfo="skip"),
     ]
     fig = go.Figure([
-        _arrow(f"k turned by n·θ = {n}·θ_{pair}", first.k_turned, "#b2182b", meta=n),
+        _arrow(f"k turned by n·θ = {n}·θ_{pair}", play.k_turned, "#b2182b", meta=n),
         *(look.update(now) for look, now in zip(looks, moving(0), strict=True)),
-    ], _plane_layout(520, radius, first.columns, f"Play: pair {pair} of q turning as m grows"))
-    frames = [animation.frame(moving(index), traces=[1, 2, 3], name=str(int(m))) for index, m in enumerate(positions)]
+    ], _plane_layout(520, play.radius, play.columns, f"Play: pair {pair} of q turning as m grows"))
+    frames = [animation.frame(moving(index), traces=[1, 2, 3], name=str(int(m)))
+              for index, m in enumerate(play.positions)]
     return animation.add_play(fig, frames, label="query position m", redraw=True)
 
 
@@ -255,12 +276,10 @@ def pair_table(p: PairView) -> pd.DataFrame:
 
 def pair_play_table(view: RotaryView, pair: int, n: int) -> pd.DataFrame:
     """``pair_play_figure``'s frames: each position m, the angle m θ'_i, q's turned pair and the pair's score."""
-    positions = play_positions(float(view.theta()[pair]), view.L)
-    views = [pair_view(view, pair, int(m), n) for m in positions]
-    tips = np.array([v.q_turned for v in views])
+    play = pair_play(view, pair, n)
     return pd.DataFrame({
-        "position m": positions, "m·θ (degrees)": np.degrees(positions * views[0].theta),
-        "q turned, first": tips[:, 0], "q turned, second": tips[:, 1], "pair score": [v.score for v in views],
+        "position m": play.positions, "m·θ (degrees)": np.degrees(play.positions * play.theta),
+        "q turned, first": play.tips[:, 0], "q turned, second": play.tips[:, 1], "pair score": play.scores,
     })
 
 
@@ -307,17 +326,24 @@ class ScoreMatrix:
     shift_error: float  # max |S[m, n] - S[m + L - W, n + L - W]| over the first block
 
 
+def _turned_block_means(view: RotaryView, x: np.ndarray, edges: np.ndarray, rotation_layout: str) -> np.ndarray:
+    return pe_core.rope_rotated_block_average(x, view.L, edges, view.base, cache_layout=view.layout,
+                                              rotation_layout=rotation_layout, scaling=view.scaling)
+
+
 def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
-    r"""g(t) = a² Σ_i Re(h_i e^{itθ'_i}) (``pe_core.rope_score_by_offset``) and its block means as an
-    L x L matrix S[m, n] = g(m - n) (``pe_core.offset_matrix_block_average`` of f(n - m) = g(m - n)),
-    and, measured with ``pe_core.rotate``, the W x W blocks of the first and the last W positions."""
+    r"""g(t) = a² Σ_i Re(h_i e^{itθ'_i}) (``pe_core.rope_score_by_offset``) at every offset; the L x L
+    matrix S[m, n] = g(m - n) as block means, the product of the block means of the turned q and k
+    (``pe_core.rope_rotated_block_average``: a score's mean over a block is that product); and,
+    measured with ``pe_core.rotate``, the W x W blocks of the first and the last W positions."""
     q, k = query_key(view)
     a2 = view.attention() ** 2
     L = view.L
     g = a2 * pe_core.rope_score_by_offset(_offsets(L), q, k, view.base, layout=view.layout, scaling=view.scaling,
                                           length=L)
     edges = pe_core.block_edges(L, blocks)
-    means = pe_core.offset_matrix_block_average(g[::-1], edges)
+    means = a2 * (_turned_block_means(view, q, edges, view.layout) @ _turned_block_means(view, k, edges,
+                                                                                         view.layout).T)
     W, positions = window_positions(L)
     kw = {"layout": view.layout, "scaling": view.scaling}
     Q = pe_core.rotate(np.tile(q, (2 * W, 1)), positions, view.base, **kw)
@@ -490,35 +516,35 @@ class Mixing:
     norm_change: float  # largest relative change of |q| by the mixed "rotation", measured
 
 
-def mixing(view: RotaryView, blocks: int) -> Mixing:
-    r"""``pe_core.rope_mixed_scores`` with this layout's cache and the other's rotate function:
-    the error :math:`S_{mixed} - S = a^2[(U - g)(m - n) + V(m + n)]` as block means
-    (``offset_matrix_block_average`` and ``sum_matrix_block_average``), and measured with
-    ``pe_core.rope_apply_cache`` on the first and the last W positions."""
+def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None) -> Mixing:
+    r"""This layout's cache with the other layout's rotate function: the error
+    :math:`S_{mixed} - S` as block means (each the product of the block means of the turned q and k,
+    ``pe_core.rope_rotated_block_average``; ``right_means``: ``scores(view, blocks).block_means`` when
+    already computed); measured with ``pe_core.rope_apply_cache`` on the first and the last W
+    positions, against its closed form :math:`a^2[U(m - n) + V(m + n)]` (``pe_core.rope_mixed_scores``)."""
     q, k = query_key(view)
     a2 = view.attention() ** 2
     L, other = view.L, OTHER_LAYOUT[view.layout]
-    kw = {"scaling": view.scaling, "length": L}
-    t = _offsets(L)
-    U, V = pe_core.rope_mixed_scores(t, np.arange(2 * L - 1, dtype=np.float64), q, k, view.base,
-                                     cache_layout=view.layout, rotation_layout=other, **kw)
-    g = pe_core.rope_score_by_offset(t, q, k, view.base, layout=view.layout, **kw)
     edges = pe_core.block_edges(L, blocks)
-    means = a2 * (pe_core.offset_matrix_block_average((U - g)[::-1], edges)
-                  + pe_core.sum_matrix_block_average(V, edges))
+    if right_means is None:
+        right_means = a2 * (_turned_block_means(view, q, edges, view.layout)
+                            @ _turned_block_means(view, k, edges, view.layout).T)
+    mixed_means = a2 * (_turned_block_means(view, q, edges, other) @ _turned_block_means(view, k, edges, other).T)
     W, positions = window_positions(L)
-    mixed_q = pe_core.rope_apply_cache(np.tile(q, (2 * W, 1)), positions, view.base, cache_layout=view.layout,
-                                       rotation_layout=other, scaling=view.scaling)
-    mixed_k = pe_core.rope_apply_cache(np.tile(k, (2 * W, 1)), positions, view.base, cache_layout=view.layout,
-                                       rotation_layout=other, scaling=view.scaling)
+    kw = {"cache_layout": view.layout, "rotation_layout": other, "scaling": view.scaling}
+    mixed_q = pe_core.rope_apply_cache(np.tile(q, (2 * W, 1)), positions, view.base, **kw)
+    mixed_k = pe_core.rope_apply_cache(np.tile(k, (2 * W, 1)), positions, view.base, **kw)
     first, last = mixed_q[:W] @ mixed_k[:W].T, mixed_q[W:] @ mixed_k[W:].T
+    within = np.arange(W)
     errors = []
-    for block, rows in ((first, np.arange(W)), (last, np.arange(L - W, L))):
-        closed = U[np.subtract.outer(rows, rows).astype(np.int64) + L - 1] + V[np.add.outer(rows, rows)]
-        errors.append(np.abs(block - closed).max())
+    for block, start in ((first, 0), (last, L - W)):
+        # m = start + i, n = start + j: m - n = i - j, m + n = 2 start + i + j.
+        U, V = pe_core.rope_mixed_scores(np.subtract.outer(within, within), np.add.outer(within, within) + 2 * start,
+                                         q, k, view.base, length=L, **kw)
+        errors.append(np.abs(block - (U + V)).max())
     norms = np.linalg.norm(mixed_q, axis=1) / np.linalg.norm(q)
-    return Mixing(edges, means, W, a2 * float(max(errors)), a2 * float(np.abs(first - last).max()),
-                  float(np.abs(norms - 1.0).max()))
+    return Mixing(edges, mixed_means - right_means, W, a2 * float(max(errors)),
+                  a2 * float(np.abs(first - last).max()), float(np.abs(norms - 1.0).max()))
 
 
 # ----------------------------------------------------------------------------- reproduce this

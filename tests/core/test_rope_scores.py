@@ -205,10 +205,11 @@ def test_decay_bound_at_0_is_half_of_d_over_2_plus_1_and_it_decays() -> None:
 
 def test_decay_bound_is_the_same_for_isolated_distances_and_ranges() -> None:
     """Scattered distances (one per block of 64) take another path than ranges: the same numbers."""
-    scattered = np.array([5, -5, 700, 64 * 97 + 3, 12345, 0, 3, 99999])
-    d = 40
+    # Mostly one distance per block of 64, and one block holding 60 of them.
+    scattered = np.r_[5, -5, 700, 64 * 97 + 3, 12345, 0, 3, 99999, np.full(60, 64 * 5 + 3), np.arange(0, 64 * 300, 64)]
+    d = 2048
     whole = pe_core.rope_decay_bound(scattered, d, 500.0)
-    one_by_one = np.array([pe_core.rope_decay_bound(np.arange(x, x + 200), d, 500.0)[0] for x in scattered])
+    one_by_one = np.array([pe_core.rope_decay_bound(np.arange(x, x + 2), d, 500.0)[0] for x in scattered])
     np.testing.assert_allclose(whole, one_by_one, rtol=0, atol=1e-12)
     np.testing.assert_allclose(whole[0], whole[1], rtol=0, atol=1e-12)  # even in the distance
 
@@ -234,12 +235,25 @@ def block_means(matrix: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.nd
 
 
 @pytest.mark.parametrize(("L", "blocks"), [(1, 1), (7, 7), (50, 7), (301, 16)])
-def test_sum_matrix_block_average_is_the_mean_of_each_block_of_the_hankel_matrix(L: int, blocks: int) -> None:
-    v = RNG.standard_normal(2 * L - 1)
-    H = v[np.add.outer(np.arange(L), np.arange(L))]
+@pytest.mark.parametrize(("cache", "rotation"), [("half", "half"), ("interleaved", "interleaved"),
+                                                 ("half", "interleaved"), ("interleaved", "half")])
+def test_rotated_block_means_give_the_block_means_of_the_score_matrix(L: int, blocks: int, cache: str,
+                                                                      rotation: str) -> None:
+    d, base = 10, 30.0
+    scaling = RopeScaling("dynamic", 3.0, 20)
+    th = theta(d, base, scaling, L)
+    q, k = RNG.standard_normal(d), RNG.standard_normal(d)
+    positions = np.arange(L)
+    Q = apply(np.tile(q, (L, 1)), positions, th, cache, rotation)
+    K = apply(np.tile(k, (L, 1)), positions, th, cache, rotation)
     edges = pe_core.block_edges(L, blocks)
-    np.testing.assert_allclose(pe_core.sum_matrix_block_average(v, edges), block_means(H, edges, edges),
-                               rtol=0, atol=1e-12)
+    q_means = pe_core.rope_rotated_block_average(q, L, edges, base, cache_layout=cache, rotation_layout=rotation,
+                                                 scaling=scaling)
+    np.testing.assert_allclose(q_means, np.array([Q[a:b].mean(axis=0) for a, b in pairwise(edges)]), rtol=0,
+                               atol=1e-13)
+    k_means = pe_core.rope_rotated_block_average(k, L, edges, base, cache_layout=cache, rotation_layout=rotation,
+                                                 scaling=scaling)
+    np.testing.assert_allclose(q_means @ k_means.T, block_means(Q @ K.T, edges, edges), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("layout", pe_core.ROPE_LAYOUTS)
@@ -282,8 +296,9 @@ def test_rope_cache_block_average_is_the_mean_of_each_block_of_the_table(
     (lambda: pe_core.rope_decay_bound([1], 4, 1.0), "greater than 1"),
     (lambda: pe_core.rope_apply_cache(np.ones(4), [0], 100.0), "(..., L, d)"),
     (lambda: pe_core.rope_apply_cache(np.ones((2, 4)), [0], 100.0), "rows"),
-    (lambda: pe_core.sum_matrix_block_average(np.ones(4), [0, 2]), "odd count"),
-    (lambda: pe_core.sum_matrix_block_average(np.ones(5), [0, 2]), "rise strictly from 0 to L=3"),
+    (lambda: pe_core.rope_rotated_block_average(np.ones(4), 3, [0, 2]), "rise strictly from 0 to length=3"),
+    (lambda: pe_core.rope_rotated_block_average(np.ones((2, 4)), 3, [0, 3]), "1-D"),
+    (lambda: pe_core.rope_rotated_block_average(np.ones(4), 3, [0, 3], rotation_layout="x"), "rotation_layout"),
     (lambda: pe_core.rope_cache_block_average(0, 4), "at least 1"),
     (lambda: pe_core.rope_cache_block_average(4, 4, table="tan"), "table"),
 ])
