@@ -56,8 +56,8 @@ st.latex(
     r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}"
 )
 st.latex(
-    r"(R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k \allowbreak = \sum_i \mathrm{Re}\big[z_{q,i}\,\overline{z_{k,i}}\;"
-    r"e^{\mathrm{i}(m-n)\theta_i}\big],\allowbreak\quad z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}"
+    r"z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
+    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)"
 )
 
 # --- the model, the query and the key, the scaling --------------------------------------------
@@ -102,9 +102,7 @@ if model != CUSTOM:
         f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Its config.json]({preset.url})."
         + (f" Changed here: {edited}." if edited else "")
     )
-factor_col, note_col = st.columns([1, 3])
-factor_col.metric(rotary.ATTENTION_LABEL, f"{a:.6g}")
-note_col.caption(
+st.caption(
     f"Scaling: {rope_presets.describe_scaling(scaling, d)}. {rope_presets.attention_note(scaling, L)} Every chart "
     f"uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the sinusoid's; here "
     "θ_i = b^(−2i/d) and the layout is the one above."
@@ -126,12 +124,11 @@ def pair_section() -> None:
     pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     m = controls.int_control("qpos", "Query position m", default=min(L - 1, 5), low=0, high=L - 1, container=m_col)
     n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=n_col)
-    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), view, pair, m, n)
+    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), view.key(), pair, m, n)
     blocks.downloads("the four points", lambda: rotary.pair_table(rotary.pair_view(view, pair, m, n)),
                      key="rotary_pair")
-    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), view, pair, n)
+    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), view.key(), pair, n)
     blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
-    blocks.cached_section("rotary_transition", lambda: transition(pair, m), d, base, pair, m)
     controls.reseed(("delta", "pair"))
     st.page_link(
         "pages/relative_page.py", label=f"Relative positions at δ = {m}, pair {pair}",
@@ -141,6 +138,7 @@ def pair_section() -> None:
 
 
 def pair_chart(pair: int, m: int, n: int) -> None:
+    """The pair in its plane and its numbers, then the same rotation as the transition matrix's block."""
     p = rotary.pair_view(view, pair, m, n)
     chart_col, numbers_col = st.columns([3, 2])
     with chart_col:
@@ -155,6 +153,7 @@ def pair_chart(pair: int, m: int, n: int) -> None:
         f"position. Both arrows turn counterclockwise; the angle between them changes by (m − n)·θ', so their dot "
         "product, this pair's part of the score, is the same for every m, n with the same m − n."
     )
+    transition(pair, m)
 
 
 def pair_play(pair: int, n: int) -> None:
@@ -212,13 +211,18 @@ def score_section() -> None:
         blocks.chart(rotary.closed_form_figure(s), key="rotary_closed_form")
     blocks.reduced_note("The score matrix", s.block_means.shape, (L, L))
     last = L - s.window
+    if L > 1:
+        measured = (
+            f"the line is g at the {2 * L - 1:,} offsets m − n. Measured with pe_core.rotate on "
+            f"{rotary.span(0, s.window - 1)} and {rotary.span(last, L - 1)}: largest |q_m·k_n − g(m − n)| = "
+            f"{s.closed_error:.2e}, and the scores of the last positions equal those of the first ones {last:,} "
+            f"positions earlier to {s.shift_error:.2e}."
+        )
+    else:
+        measured = f"the line is g(0). Measured with pe_core.rotate: |q_0·k_0 − g(0)| = {s.closed_error:.2e}."
     st.caption(
-        f"Never built as an L x L matrix: each drawn cell is the product of the block means of the turned q and k "
-        f"(closed form), and the line is g at the {2 * L - 1:,} offsets m − n. Measured "
-        f"with pe_core.rotate on {rotary.span(0, s.window - 1)} and {rotary.span(last, L - 1)}: largest "
-        f"|q_m·k_n − g(m − n)| = {s.closed_error:.2e}, and the scores of the last positions equal those of the "
-        f"first ones {last:,} positions earlier to {s.shift_error:.2e}. "
-        f"{figures.envelope_note(2 * L - 1, 'offset')}"
+        "Never built as an L x L matrix: each drawn cell is the product of the block means of the turned q and k "
+        f"(closed form), and {measured} {figures.envelope_note(2 * L - 1, 'offset')}"
     )
 
 
@@ -288,20 +292,27 @@ def mixing_section() -> None:
     )
 
 
+def layouts_and_mixing() -> None:
+    """One cached section (one hash of its inputs, one replay on a warm run): the mixing map needs the view."""
+    layouts_section()
+    mixing_section()
+
+
 blocks.fragment(pair_section)
-blocks.cached_section("rotary_scores", score_section, view)
+blocks.cached_section("rotary_scores", score_section, view.key())
 blocks.downloads("the score matrix", lambda: rotary.square_table(
     score_matrix(view, blocks_per_axis).block_means, score_matrix(view, blocks_per_axis).edges), key="rotary_scores")
 blocks.downloads("the closed form and the measured scores",
                  lambda: rotary.closed_form_table(score_matrix(view, blocks_per_axis)), key="rotary_closed_form")
-blocks.cached_section("rotary_decay", decay_section, d, base, scaling, L)
+blocks.cached_section("rotary_decay", decay_section, d, base, repr(scaling), L)
 blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(decay(d, base, scaling, L)),
                  key="rotary_decay")
-blocks.cached_section("rotary_layouts", layouts_section, d, base, scaling, L, layout)
+
+blocks.cached_section("rotary_layouts", layouts_and_mixing, view.key(), cache_rows, cache_cols)
 for name in pe_core.ROPE_LAYOUTS:
     blocks.downloads(f"the {name} cos table", lambda name=name: rotary.cos_download(
         *cos_tables(d, base, scaling, L, cache_rows, cache_cols)[name], d=d, layout=name), key=f"rotary_cos_{name}")
-blocks.cached_section("rotary_mixing", mixing_section, view)
 blocks.downloads("the error map", lambda: rotary.square_table(
     mixing(view, blocks_per_axis).error_means, mixing(view, blocks_per_axis).edges), key="rotary_mixing")
-blocks.reproduce(rotary.rotary_code(view, **snippet), rotary.rotary_code(view, **snippet, library="torch"))
+blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
+                 lambda: rotary.rotary_code(view, **snippet, library="torch"))

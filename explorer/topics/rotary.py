@@ -71,6 +71,11 @@ class RotaryView:
         """The attention factor a (cos and sin carry it, so scores carry a²)."""
         return pe_core.rope_attention_factor(self.scaling, self.L)
 
+    def key(self) -> tuple:
+        """The view as plain values, for the page's cached sections (hashed on every run: a tuple of
+        numbers and strings costs a third of the dataclass)."""
+        return (self.d, self.base, self.L, self.layout, repr(self.scaling), self.qk, self.seed)
+
     def describe(self) -> str:
         return (f"L={self.L:,}, d={self.d:,}, b={format_n(self.base)}, {self.layout}, "
                 f"{describe_scaling(self.scaling, self.d)}")
@@ -178,6 +183,15 @@ def _arrow(name: str, point: np.ndarray, colour: str, *, dash: str = "solid", me
     )
 
 
+def _circles(q: np.ndarray, k: np.ndarray) -> list[go.Scatter]:
+    """The circles the pair's tips of q and k stay on as they turn (their lengths: a rotation keeps them)."""
+    around = np.linspace(0.0, 2.0 * np.pi, 121)
+    return [go.Scatter(x=(r * np.cos(around)).astype(np.float32), y=(r * np.sin(around)).astype(np.float32),
+                       mode="lines", name=f"|{name}| = {r:.4g}", line={"color": colour, "width": 1},
+                       hoverinfo="skip", showlegend=False)
+            for name, r, colour in (("q", float(np.hypot(*q)), "#d1e5f0"), ("k", float(np.hypot(*k)), "#fddbc7"))]
+
+
 def _plane_layout(fig_height: int, radius: float, columns: tuple[int, int], title: str) -> dict:
     extent = 1.15 * max(radius, 1e-9)
     axis = {"range": [-extent, extent], "zeroline": True}
@@ -200,6 +214,7 @@ def pair_figure(p: PairView) -> go.Figure:
     between q and k before."""
     radius = float(max(np.hypot(*p.q), np.hypot(*p.k)))
     traces = [
+        *_circles(p.q, p.k),
         _arrow(f"q, pair {p.pair}, before", p.q, "#92c5de", dash="dot"),
         _arrow(f"k, pair {p.pair}, before", p.k, "#f4a582", dash="dot"),
         _arrow(f"q turned by m·θ = {p.m}·θ_{p.pair}", p.q_turned, "#2166ac", meta=p.m),
@@ -259,6 +274,7 @@ def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
     fig = go.Figure([
         _arrow(f"k turned by n·θ = {n}·θ_{pair}", play.k_turned, "#b2182b", meta=n),
         *(look.update(now) for look, now in zip(looks, moving(0), strict=True)),
+        *_circles(tips[0], play.k_turned),
     ], _plane_layout(520, play.radius, play.columns, f"Play: pair {pair} of q turning as m grows"))
     frames = [animation.frame(moving(index), traces=[1, 2, 3], name=str(int(m)))
               for index, m in enumerate(play.positions)]
@@ -362,6 +378,11 @@ def _position_labels(edges: np.ndarray, name: str) -> list[str]:
     return [range_label(int(a), int(b) - 1, name) for a, b in pairwise(edges)]
 
 
+def _line_mode(points: int) -> str:
+    """A line, or a marker where a single point would draw nothing (L = 1)."""
+    return "lines" if points > 1 else "markers"
+
+
 def _symmetric(values: np.ndarray) -> tuple[float, float]:
     span = float(np.abs(values).max()) or 1.0
     return -span, span
@@ -389,7 +410,7 @@ def closed_form_figure(s: ScoreMatrix) -> go.Figure:
     line = line_xy(s.by_offset, x0=-(L - 1))
     points = line_xy(s.measured, x0=-(s.window - 1))
     traces = [
-        go.Scatter(**line, mode="lines", name="closed form g(m − n)",
+        go.Scatter(**line, mode=_line_mode(s.by_offset.size), name="closed form g(m − n)",
                    hovertemplate="m − n = %{x}<br>g = %{y:.10g}<extra></extra>"),
         go.Scatter(**points, mode="markers", name=f"measured at {span(L - s.window, L - 1)}",
                    marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
@@ -448,7 +469,8 @@ def decay_figure(dec: Decay, *, d: int) -> go.Figure:
     for row, ((values, name, y_title), domain) in enumerate(zip(panels, ([0.55, 1.0], [0.0, 0.45]), strict=True), 1):
         suffix = "" if row == 1 else str(row)
         line = line_xy(values)
-        traces.append(go.Scatter(**line, mode="lines", name=name, xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+        traces.append(go.Scatter(**line, mode=_line_mode(values.size), name=name, xaxis=f"x{suffix}",
+                                 yaxis=f"y{suffix}",
                                  hovertemplate=f"m − n = %{{x}}<br>{name} = %{{y:.10g}}<extra></extra>"))
         bottom = row == len(panels)
         layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0],
@@ -550,7 +572,6 @@ def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None)
 # ----------------------------------------------------------------------------- reproduce this
 
 #: The labels of the page's metrics, which the snippet's ``numbers`` repeats.
-ATTENTION_LABEL = "attention factor a"
 DECAY_LABELS = ("largest |score| ÷ (d·a²·bound)", "relative bound at m − n = L − 1")
 MIXING_LABELS = ("largest |error| of a drawn cell", "largest change of |q| (%)", "change along a diagonal")
 
@@ -558,11 +579,6 @@ MIXING_LABELS = ("largest |error| of a drawn cell", "largest change of |q| (%)",
 def pair_labels(pair: int) -> tuple[str, str, str]:
     """The labels of the pair section's metrics: the angle, the pair's score, the same from m - n."""
     return f"m·θ'_{pair} (degrees)", f"pair {pair}: q_m·k_n", f"pair {pair}: g_{pair}(m − n)"
-
-
-#: Download keys, in the page's order.
-DOWNLOADS = ("rotary_pair", "rotary_pair_play", "rotary_scores", "rotary_closed_form", "rotary_decay",
-             "rotary_cos_half", "rotary_cos_interleaved", "rotary_mixing")
 
 
 def _literal_list(values: object) -> str:
@@ -773,7 +789,6 @@ def rotary_code(
         "tips = np.array([turn2(p * theta[pair]) @ q[[u, v]] for p in swept])\n"
         "play = np.column_stack([swept, np.degrees(swept * theta[pair]), tips, a**2 * tips @ points[3]])\n"
         "\nnumbers = {  # the page's metrics\n"
-        f'    "{ATTENTION_LABEL}": a,\n'
         f'    "{angle}": np.degrees(m * theta[pair]),\n'
         f'    "{pair_score}": a**2 * points[1] @ points[3],\n'
         f'    "{pair_offset}": a**2 * (h[pair] * np.exp(1j * (m - n) * theta[pair])).real,\n'

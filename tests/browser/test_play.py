@@ -97,6 +97,14 @@ def check_reference(trace: dict) -> None:
     np.testing.assert_allclose(trace["y"], P @ P[trace["meta"]], rtol=1e-6, atol=1e-4)
 
 
+def check_rotary_pair(trace: dict) -> None:
+    """Rotary at the defaults (d=128, seed 0, half): pair 0 of q, (u, v) from the seed, turned by m rad."""
+    u, v = np.random.default_rng(0).standard_normal((2, 2, 64))[0, :, 0]
+    m = trace["meta"]
+    expected = [u * np.cos(m) - v * np.sin(m), u * np.sin(m) + v * np.cos(m)]
+    np.testing.assert_allclose([trace["x"][1], trace["y"][1]], expected, atol=1e-9)
+
+
 #: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
 CASES = {
     "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
@@ -106,6 +114,7 @@ CASES = {
                           "play-relative-rotation"),
     "similarity-reference": ("/similarity?preset=seed001-similarity", "Play: P[k]·P[r]", 0, check_reference,
                              "play-similarity"),
+    "rotary-pair": ("/rotary", "Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary"),
 }
 
 
