@@ -16,7 +16,8 @@ products), with every angle kept exact as in ``pe_core.encoding.sin_cos_outer``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -93,6 +94,32 @@ def _q_blocks(t: np.ndarray, per_block: int) -> Iterator[tuple[np.ndarray, np.nd
         yield distinct_q[first : first + per_block], run, which_q[run] - first, j[run].astype(np.int64)
 
 
+def _turns_of_steps(q: np.ndarray, rates: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """A function giving sin and cos of (qB) r for whole numbers q of the array ``q`` (any of them).
+
+    For a range of q (the pages' case): through q = q0 + aC + b, C about the square root of the
+    range, exact tables (``sin_cos_outer``) of (q0 + aC)B r and of bB r combined by the
+    angle-addition formulas, a few ulp, for about 2 sqrt(range) rows of sines and cosines instead
+    of one row per q. For scattered q (fewer than those rows), ``sin_cos_outer`` of each.
+    """
+    if q.size == 0:
+        return lambda values: sin_cos_outer(values * _STEP, rates)
+    low = float(q.min())
+    span = int(q.max() - low) + 1
+    step = math.isqrt(span - 1) + 1
+    if -(-span // step) + step > np.unique(q).size:
+        return lambda values: sin_cos_outer(values * _STEP, rates)
+    sin_a, cos_a = sin_cos_outer((low + np.arange(-(-span // step)) * step) * _STEP, rates)
+    sin_b, cos_b = sin_cos_outer(np.arange(step, dtype=np.float64) * _STEP, rates)
+
+    def turns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a, b = np.divmod((values - low).astype(np.int64), step)
+        sa, ca, sb, cb = sin_a[a], cos_a[a], sin_b[b], cos_b[b]
+        return sa * cb + ca * sb, ca * cb - sa * sb
+
+    return turns
+
+
 def _trig_sums(t: np.ndarray, rates: np.ndarray, cos_coef: np.ndarray, sin_coef: np.ndarray) -> np.ndarray:
     r""":math:`\sum_p c_p\cos(t r_p) + s_p\sin(t r_p)` for whole-number t, through t = qB + j.
 
@@ -106,8 +133,9 @@ def _trig_sums(t: np.ndarray, rates: np.ndarray, cos_coef: np.ndarray, sin_coef:
     sin_j, cos_j = sin_cos_outer(np.arange(_STEP, dtype=np.float64), rates)
     with_cos = (cos_coef * cos_j + sin_coef * sin_j).T  # (pairs, B)
     with_sin = (sin_coef * cos_j - cos_coef * sin_j).T
+    turns = _turns_of_steps(np.floor_divide(t, _STEP), rates)
     for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // rates.size)):
-        sin_q, cos_q = sin_cos_outer(q * _STEP, rates)
+        sin_q, cos_q = turns(q)
         table = cos_q @ with_cos + sin_q @ with_sin  # table[q, j] = the sum at t = qB + j
         out[run] = table[row, j]
     return out
@@ -351,7 +379,8 @@ def rope_rotated_block_average(
     rotation alone (no attention factor); frequencies at the sequence length ``length``.
 
     Args:
-        x: a real vector of even length d (a query or a key, in ``cache_layout``'s order).
+        x: a real vector of even length d (a query or a key, in ``cache_layout``'s order), or
+            several, (..., d): the closed form's sines and cosines are computed once for all.
         length: the positions 0 .. length-1, 1 .. 1,048,576.
         edges: block edges rising from 0 to ``length`` (``block_edges``).
         base, scaling: as ``rope_frequencies``.
@@ -359,14 +388,14 @@ def rope_rotated_block_average(
         rotation_layout: the rotate function's layout (None: the cache's, the right one).
 
     Returns:
-        float64 array (blocks, d).
+        float64 array (..., blocks, d).
 
     Example:
         >>> rope_rotated_block_average([1.0, 0.0], 2, [0, 2], 100.0).round(4)  # (1 + cos 1, 0 + sin 1) / 2
         array([[0.7702, 0.4207]])
     """
-    x = check_matrix("x", x, ndim=(1,))
-    d = check_rope_d(x.size)
+    x = check_matrix("x", x, ndim=(max(1, np.ndim(x)),))
+    d = check_rope_d(x.shape[-1])
     length = check_int("length (the number of positions)", length, low=1, high=MAX_LENGTH)
     edges = check_edges("edges", edges, length, "length=")
     cache_layout = check_choice("cache_layout", cache_layout, ROPE_LAYOUTS)
@@ -375,7 +404,8 @@ def rope_rotated_block_average(
     mean_sin, mean_cos = _block_means(np.arange(length, dtype=np.float64), edges, theta)
     pair = _cache_pairs(d, cache_layout)
     partner, sign = _rotation_partners(d, rotation_layout)
-    return x * mean_cos[:, pair] + sign * x[partner] * mean_sin[:, pair]
+    x = x[..., None, :]  # a row of blocks for each vector
+    return x * mean_cos[:, pair] + sign * x[..., partner] * mean_sin[:, pair]
 
 
 def rope_decay_bound(
@@ -452,9 +482,10 @@ def rope_decay_bound(
         np.abs(block, out=size)
         return size.mean(axis=1)
 
+    turns = _turns_of_steps(np.floor_divide(t, _STEP), theta)
     if whole_blocks:
         for q, run, row, j in _q_blocks(t, per_block):
-            sin_q, cos_q = sin_cos_outer(q * _STEP, theta)
+            sin_q, cos_q = turns(q)
             block = terms[: q.size * _STEP]
             # Row qB + j of the block holds e^{i (qB + j) θ_k}.
             np.multiply((cos_q + 1j * sin_q)[:, None, :], turn_j[None, :, :], out=block.reshape(q.size, _STEP, pairs))
@@ -462,9 +493,8 @@ def rope_decay_bound(
     else:
         for first in range(0, t.size, per_block):
             q, j = np.divmod(t[first : first + per_block], _STEP)
-            distinct_q, which_q = np.unique(q, return_inverse=True)
-            sin_q, cos_q = sin_cos_outer(distinct_q * _STEP, theta)
+            sin_q, cos_q = turns(q)
             block = terms[: q.size]
-            np.multiply((cos_q + 1j * sin_q)[which_q], turn_j[j.astype(np.int64)], out=block)
+            np.multiply(cos_q + 1j * sin_q, turn_j[j.astype(np.int64)], out=block)
             out[first : first + q.size] = mean_of_partial_sums(block)
     return out.reshape(shape)

@@ -342,9 +342,13 @@ class ScoreMatrix:
     shift_error: float  # max |S[m, n] - S[m + L - W, n + L - W]| over the first block
 
 
-def _turned_block_means(view: RotaryView, x: np.ndarray, edges: np.ndarray, rotation_layout: str) -> np.ndarray:
-    return pe_core.rope_rotated_block_average(x, view.L, edges, view.base, cache_layout=view.layout,
-                                              rotation_layout=rotation_layout, scaling=view.scaling)
+def _block_mean_scores(view: RotaryView, edges: np.ndarray, rotation_layout: str) -> np.ndarray:
+    """The block means of the scores (times a²): products of the block means of the turned q and k."""
+    q_means, k_means = pe_core.rope_rotated_block_average(
+        np.stack(query_key(view)), view.L, edges, view.base, cache_layout=view.layout,
+        rotation_layout=rotation_layout, scaling=view.scaling,
+    )
+    return view.attention() ** 2 * (q_means @ k_means.T)
 
 
 def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
@@ -358,8 +362,7 @@ def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
     g = a2 * pe_core.rope_score_by_offset(_offsets(L), q, k, view.base, layout=view.layout, scaling=view.scaling,
                                           length=L)
     edges = pe_core.block_edges(L, blocks)
-    means = a2 * (_turned_block_means(view, q, edges, view.layout) @ _turned_block_means(view, k, edges,
-                                                                                         view.layout).T)
+    means = _block_mean_scores(view, edges, view.layout)
     W, positions = window_positions(L)
     kw = {"layout": view.layout, "scaling": view.scaling}
     Q = pe_core.rotate(np.tile(q, (2 * W, 1)), positions, view.base, **kw)
@@ -549,9 +552,8 @@ def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None)
     L, other = view.L, OTHER_LAYOUT[view.layout]
     edges = pe_core.block_edges(L, blocks)
     if right_means is None:
-        right_means = a2 * (_turned_block_means(view, q, edges, view.layout)
-                            @ _turned_block_means(view, k, edges, view.layout).T)
-    mixed_means = a2 * (_turned_block_means(view, q, edges, other) @ _turned_block_means(view, k, edges, other).T)
+        right_means = _block_mean_scores(view, edges, view.layout)
+    mixed_means = _block_mean_scores(view, edges, other)
     W, positions = window_positions(L)
     kw = {"cache_layout": view.layout, "rotation_layout": other, "scaling": view.scaling}
     mixed_q = pe_core.rope_apply_cache(np.tile(q, (2 * W, 1)), positions, view.base, **kw)

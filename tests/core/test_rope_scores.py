@@ -16,6 +16,7 @@ import cmath
 import math
 from itertools import pairwise
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -111,6 +112,25 @@ def test_all_ones_score_is_the_sum_of_2_cos() -> None:
     expected = np.array([sum(2 * math.cos(x * w) for w in theta(d, base)) for x in t])
     got = pe_core.rope_score_by_offset(t, np.ones(d), np.ones(d), base)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-11)
+
+
+@pytest.mark.parametrize("start", [10**6, 3 * 10**9, -(10**11), 10**12 - 400])
+def test_far_offsets_keep_every_angle_exact(start: int) -> None:
+    """Offsets up to 10**12: the closed forms against 40-digit sums of the float64 frequencies."""
+    d = 16
+    th = theta(d, 10000.0)
+    t = np.arange(start, start + 400)
+    got = pe_core.rope_score_by_offset(t, np.ones(d), np.ones(d))
+    bound = pe_core.rope_decay_bound(t, d)
+    with mpmath.workdps(40):
+        for index in (0, 63, 64, 199, 399):
+            terms = [mpmath.expj(mpmath.mpf(int(t[index])) * mpmath.mpf(float(w))) for w in th]
+            assert abs(got[index] - float(2 * sum(term.real for term in terms))) < 1e-12
+            partial, total = mpmath.mpc(0), mpmath.mpf(0)
+            for term in terms:
+                partial += term
+                total += abs(partial)
+            assert abs(bound[index] - float(total / th.size)) < 1e-12
 
 
 @SETTINGS
@@ -254,6 +274,9 @@ def test_rotated_block_means_give_the_block_means_of_the_score_matrix(L: int, bl
     k_means = pe_core.rope_rotated_block_average(k, L, edges, base, cache_layout=cache, rotation_layout=rotation,
                                                  scaling=scaling)
     np.testing.assert_allclose(q_means @ k_means.T, block_means(Q @ K.T, edges, edges), rtol=0, atol=1e-12)
+    both = pe_core.rope_rotated_block_average(np.stack([q, k]), L, edges, base, cache_layout=cache,
+                                              rotation_layout=rotation, scaling=scaling)
+    np.testing.assert_array_equal(both, [q_means, k_means])
 
 
 @pytest.mark.parametrize("layout", pe_core.ROPE_LAYOUTS)
@@ -297,7 +320,7 @@ def test_rope_cache_block_average_is_the_mean_of_each_block_of_the_table(
     (lambda: pe_core.rope_apply_cache(np.ones(4), [0], 100.0), "(..., L, d)"),
     (lambda: pe_core.rope_apply_cache(np.ones((2, 4)), [0], 100.0), "rows"),
     (lambda: pe_core.rope_rotated_block_average(np.ones(4), 3, [0, 2]), "rise strictly from 0 to length=3"),
-    (lambda: pe_core.rope_rotated_block_average(np.ones((2, 4)), 3, [0, 3]), "1-D"),
+    (lambda: pe_core.rope_rotated_block_average(1.0, 3, [0, 3]), "1-D"),
     (lambda: pe_core.rope_rotated_block_average(np.ones(4), 3, [0, 3], rotation_layout="x"), "rotation_layout"),
     (lambda: pe_core.rope_cache_block_average(0, 4), "at least 1"),
     (lambda: pe_core.rope_cache_block_average(4, 4, table="tan"), "table"),
