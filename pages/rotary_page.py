@@ -285,10 +285,10 @@ def mixing_section() -> None:
                        "positions: zero for a relative score.")
     numbers_col.caption(
         f"A common real bug (transformers #40462, rasbt/LLMs-from-scratch PR #802): {wrong} pairs columns whose "
-        f"angles in a {layout} cache differ, so it turns no pair rigidly: norms change and the score depends on "
-        "m + n as well as m − n: U(m − n) + V(m + n) (pe_core.rope_mixed_scores), checked on the measured "
-        f"positions to {mix.closed_error:.2e}. Each drawn cell is the product of the block means of the turned q and "
-        "k, in closed form."
+        f"angles in {'an' if layout == 'interleaved' else 'a'} {layout} cache differ, so it turns no pair rigidly: "
+        "norms change and the score depends on m + n as well as m − n: U(m − n) + V(m + n) "
+        f"(pe_core.rope_mixed_scores), checked on the measured positions to {mix.closed_error:.2e}. Each drawn "
+        "cell is the product of the block means of the turned q and k, in closed form."
     )
 
 
