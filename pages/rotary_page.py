@@ -99,7 +99,7 @@ if model != CUSTOM:
     edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
     st.caption(
         f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
-        f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Its config.json]({preset.url})."
+        f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
         + (f" Changed here: {edited}." if edited else "")
     )
 st.caption(
