@@ -58,6 +58,7 @@ from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
 from explorer.topics import home as home_topic  # noqa: E402
 from explorer.topics import precision as pr  # noqa: E402
 from explorer.topics import relative as relative_topic  # noqa: E402
+from explorer.topics import rotary as rotary_topic  # noqa: E402
 from explorer.topics import similarity as similarity_topic  # noqa: E402
 from explorer.topics import waves as waves_topic  # noqa: E402
 from explorer.topics.matrix import matrix_grid  # noqa: E402
@@ -218,6 +219,25 @@ def embeddings_page(s: Settings, controls: dict) -> None:
         embeddings.reduce_columns(m.summed, s)
 
 
+def rotary(s: Settings, controls: dict) -> None:
+    """The Rotary page's cached computations: the score matrix, the decay, both cos tables, the mixing error,
+    one pair (and its Play frames) and the transition block. ``s.n`` is the base; the page's own controls
+    choose the layout, the query and key and the scaling (a model preset's, by its key)."""
+    scaling = controls.get("scaling")
+    view = rotary_topic.RotaryView(s.d, s.n, s.L, controls.get("layout", "half"), scaling, controls.get("qk", "random"))
+    blocks = rotary_topic.score_blocks(s.L)
+    scores = rotary_topic.scores(view, blocks)
+    rotary_topic.decay(s.d, s.n, scaling, s.L)
+    rows, cols = rotary_topic.cache_grid(s.L, s.d)
+    for layout in pe_core.ROPE_LAYOUTS:
+        rotary_topic.cos_table(s.d, s.n, scaling, s.L, layout, rows, cols)
+    rotary_topic.mixing(view, blocks, scores.block_means)
+    pair, m = controls.get("pair", 0), min(5, s.L - 1)
+    rotary_topic.pair_view(view, pair, m, min(2, s.L - 1))
+    rotary_topic.pair_play_table(view, pair, min(2, s.L - 1))
+    rotary_topic.transition_block(s.d, s.n, pair, m)
+
+
 def attention_page(s: Settings, controls: dict) -> None:
     """Attention by offset: the two closed forms (the sinusoid's shared with other pages), the scores by
     offset, the learned table's bits, one query's scores and weights, and the Play frames."""
@@ -262,6 +282,13 @@ PAGES: tuple[Page, ...] = (
          {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200),
           "d=2048, L=17": replace(LARGEST, L=17), "d=2048, L=9": replace(LARGEST, L=9)}),
     Page("embeddings", embeddings_page, {"scale": {"scale": True}}),
+    Page("rotary", rotary, {
+        "interleaved, all ones": {"layout": "interleaved", "qk": "ones"},
+        "yarn x32 (gpt-oss), pair d/2-1": {"scaling": pe_core.RopeScaling("yarn", 32.0, 4096, truncate=False),
+                                          "pair": 1023},
+        "longrope x32, uniform": {"scaling": pe_core.RopeScaling("longrope", 32.0, 4096, short_factor=(1.0,) * 1024,
+                                                                 long_factor=(32.0,) * 1024)},
+    }),
     Page("attention", attention_page, {
         "128 heads, bidirectional, query=L-1": {"heads": 128, "causal": False, "query": L_MAX - 1},
     }),

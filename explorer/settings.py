@@ -159,6 +159,26 @@ def parse_n(raws: list[str]) -> tuple[float, list[str]]:
     return nearest_n(clamped), notices
 
 
+def parse_option(key: str, raws: list[str], *, default: float, options: tuple[float, ...]) -> tuple[float, list[str]]:
+    """One of a slider's numeric ``options`` (positive, ascending) from URL values: the nearest
+    one on a log scale, with a notice when the URL's value was not one of them."""
+    notices: list[str] = []
+    raw = _last(key, raws, notices)
+    value = _number(raw)
+    if value is None or value <= 0:
+        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a positive number"
+        notices.append(f"URL: {key}{reason}; using {format_n(default)}.")
+        return default, notices
+    logs = np.log10(options)
+    nearest = options[int(np.argmin(np.abs(logs - math.log10(min(max(value, options[0]), options[-1])))))]
+    if nearest != value:
+        notices.append(
+            f"URL: {key}={_shown(raw)} is not one of {format_n(options[0])}..{format_n(options[-1])} on the "
+            f"slider's scale; using {format_n(nearest)}."
+        )
+    return nearest, notices
+
+
 #: How each shared URL key is read: raw values -> (value, notices).
 PARSERS: dict[str, Callable[[list[str]], tuple[object, list[str]]]] = {
     "d": lambda raws: parse_int("d", raws, default=D_DEFAULT, low=D_MIN, high=D_MAX, even=True),
@@ -184,10 +204,11 @@ def settings_from_query(query: dict[str, list[str]], base: Settings | None = Non
 
 
 def query_value(key: str, value: object) -> str:
-    """How a setting is written in the URL (several choices as "a,b,c")."""
+    """How a setting is written in the URL: several choices as "a,b,c", a float as a person
+    writes it (8, not 8.0)."""
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value))
-    return format_n(value) if key == "n" else str(value)
+    return format_n(value) if key == "n" or isinstance(value, float) else str(value)
 
 
 def settings_to_query(settings: Settings) -> dict[str, str]:

@@ -10,6 +10,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
 - ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
+- ``rope_scores``: scores of rotated queries and keys by offset, the scores of a cache and a
+  rotation of two different layouts, RoFormer's long-term decay bound;
 - ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
 - ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
   and where they sit.
@@ -33,6 +35,7 @@ from pe_core.display import (
     encoding_block_average,
     line_envelope,
     offset_matrix_block_average,
+    rope_cache_block_average,
 )
 from pe_core.encoding import (
     angles,
@@ -61,6 +64,14 @@ from pe_core.rope import (
     yarn_ramp,
 )
 from pe_core.rope_config import RopeConfig, rope_from_config
+from pe_core.rope_scores import (
+    rope_apply_cache,
+    rope_decay_bound,
+    rope_mixed_scores,
+    rope_pair_columns,
+    rope_rotated_block_average,
+    rope_score_by_offset,
+)
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -102,11 +113,18 @@ __all__ = [
     "pair_count",
     "positional_encoding",
     "positions",
+    "rope_apply_cache",
     "rope_attention_factor",
     "rope_cache",
+    "rope_cache_block_average",
+    "rope_decay_bound",
     "rope_dot_by_offset",
     "rope_frequencies",
     "rope_from_config",
+    "rope_mixed_scores",
+    "rope_pair_columns",
+    "rope_rotated_block_average",
+    "rope_score_by_offset",
     "rotate",
     "rotation",
     "shift",

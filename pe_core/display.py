@@ -35,6 +35,7 @@ from pe_core._validate import (
     check_matrix,
 )
 from pe_core.encoding import frequencies, positions
+from pe_core.rope import ROPE_LAYOUTS, RopeScaling, check_rope_d, rope_attention_factor, rope_frequencies
 
 
 def block_edges(size: int, max_blocks: int) -> np.ndarray:
@@ -220,6 +221,50 @@ def offset_matrix_block_average(values_by_offset: np.ndarray, edges: np.ndarray)
     b0, b1 = edges[None, :-1], edges[None, 1:]
     sums = D_at(b1 - 1 - a0) - D_at(b1 - 1 - a1) - D_at(b0 - 1 - a0) + D_at(b0 - 1 - a1)
     return sums / ((a1 - a0) * (b1 - b0))
+
+
+def rope_cache_block_average(
+    length: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    layout: str = "half",
+    scaling: RopeScaling | None = None,
+    table: str = "cos",
+    max_rows: int = 512,
+    max_cols: int = 256,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Block averages of a table of ``rope_cache(length, d, ...)`` (cos or sin), without building it.
+
+    Rows are blocks of consecutive positions (``block_edges(length, max_rows)``), columns blocks
+    of consecutive columns (``block_edges(d, max_cols)``). Column c holds pair p(c) (c mod d/2 in
+    ``"half"``, c // 2 in ``"interleaved"``), so a block's mean is the mean over its columns of the
+    pair's mean over the positions, in closed form (the module's Dirichlet factor, with the
+    frequencies :math:`\theta'_i` of ``rope_frequencies`` at the sequence length ``length``),
+    times ``rope_attention_factor`` as ``rope_cache`` returns it.
+
+    Returns:
+        (values (rows, cols), row edges, column edges).
+
+    Example:
+        >>> values, rows, cols = rope_cache_block_average(3, 4, 100.0, layout="interleaved", max_rows=1, max_cols=2)
+        >>> values.round(4)   # the mean of cos(m), m = 0..2, then of cos(0.1 m)
+        array([[0.3747, 0.9917]])
+    """
+    d = check_rope_d(d)
+    layout = check_choice("layout", layout, ROPE_LAYOUTS)
+    table = check_choice("table", table, ("cos", "sin"))
+    length = check_int("length (the number of positions)", length, low=1, high=MAX_LENGTH)
+    max_rows = check_int("max_rows", max_rows, low=1)
+    max_cols = check_int("max_cols", max_cols, low=1)
+    theta = rope_frequencies(d, base, scaling=scaling, length=length)
+    k = positions(length)
+    row_edges, col_edges = block_edges(length, max_rows), block_edges(d, max_cols)
+    mean_sin, mean_cos = _block_means(k, row_edges, theta)
+    per_pair = mean_cos if table == "cos" else mean_sin
+    pair = np.arange(d) % (d // 2) if layout == "half" else np.arange(d) // 2
+    sums = np.add.reduceat(per_pair[:, pair], col_edges[:-1], axis=1)
+    return rope_attention_factor(scaling, length) * sums / np.diff(col_edges), row_edges, col_edges
 
 
 def line_envelope(x: object, y: object, max_points: int) -> tuple[np.ndarray, np.ndarray]:

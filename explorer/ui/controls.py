@@ -155,6 +155,70 @@ def int_control(
     return int((container or st).slider(label, low, high, key=key, help=help))
 
 
+def option_control(
+    key: str, label: str, options: tuple[float, ...], *, default: float, container=None, help: str | None = None
+) -> float:
+    """A page's slider over numeric stops (``options``, ascending), kept in the URL under ``key``."""
+    _seed(key, default, lambda raws: s.parse_option(key, raws, default=default, options=options))
+    return float((container or st).select_slider(label, options, key=key, format_func=s.format_n, help=help))
+
+
+def select_control(
+    key: str, label: str, options: tuple[str, ...], *, default: str, container=None,
+    format_func: Callable[[str], str] = str, help: str | None = None,
+) -> str:
+    """A page's select box, kept in the URL under ``key``."""
+    _seed(key, default, lambda raws: s.parse_choice(key, raws, default=default, options=options))
+    return (container or st).selectbox(label, options, key=key, format_func=format_func, help=help)
+
+
+def preset_control(
+    key: str, label: str, options: tuple[str, ...], *, default: str, values: Callable[[str], dict[str, object]],
+    container=None, format_func: Callable[[str], str] = str, help: str | None = None,
+) -> str:
+    """A page's select box of presets, kept in the URL under ``key``: choosing one, or opening a URL
+    that names one, sets the controls ``values(choice)`` names (the sidebar's shared ones, such as
+    d and n, and the page's own), except those the URL itself gives, as the sidebar's presets do.
+
+    Call it before the page reads its settings: on a URL, it changes the shared ones in this run
+    (``st.session_state["settings"]`` is then the new settings).
+    """
+
+    def parse(raws: list[str]) -> tuple[str, list[str]]:
+        value, notices = s.parse_choice(key, raws, default=default, options=options)
+        if value != default:
+            _set_controls({k: v for k, v in values(value).items() if not st.query_params.get_all(k)})
+        return value, notices
+
+    def chosen() -> None:
+        value = st.session_state[key]
+        if value != default:
+            _set_controls(values(value))
+
+    _seed(key, default, parse)
+    return (container or st).selectbox(
+        label, options, key=key, format_func=format_func, help=help, on_change=chosen
+    )
+
+
+def _set_controls(values: dict[str, object]) -> None:
+    """Set shared controls now (their widgets are drawn after the page) and queue the page's own
+    (set when each is drawn: a widget not drawn in a run loses its state)."""
+    state = st.session_state
+    shared = {k: v for k, v in values.items() if k in SHARED_DEFAULTS}
+    if shared:
+        state.update(shared)
+        state["preset"] = CUSTOM
+        state["settings"] = shared_settings()
+    state.setdefault(_PENDING, {}).update({k: v for k, v in values.items() if k not in SHARED_DEFAULTS})
+
+
+def reseed(keys: tuple[str, ...]) -> None:
+    """Read these controls from the URL again when they are next drawn: a link to another page
+    (st.page_link's query_params) then opens it with the values it carries."""
+    st.session_state.setdefault(_SEEDED, set()).difference_update(keys)
+
+
 def choice_control(
     key: str, label: str, options: tuple[str, ...], *, default: str, container=None,
     format_func: Callable[[str], str] = str, horizontal: bool = True,

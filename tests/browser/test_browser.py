@@ -41,10 +41,14 @@ PAGES = {
     "pitfalls": ("Conventions and pitfalls", "Conventions and pitfalls", True),
     "precision": ("Precision", "Precision", True),
     "embeddings": ("Embeddings + position", "Embeddings + position", True),
+    "rotary": ("Rotary (RoPE)", "Rotary (RoPE)", True),
     "attention": ("Attention by offset", "Attention by offset", True),
 }
 #: Deep-link settings for each page: the shared ones, plus a page control where one is known.
-DEEP_LINK_EXTRA = {"matrix": "&transpose=true", "similarity": "&ref=5", "attention": "&query=40&heads=12"}
+DEEP_LINK_EXTRA = {
+    "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
+    "attention": "&query=40&heads=12",
+}
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every((chart) => chart.querySelector('.js-plotly-plot .main-svg') !== null)"""

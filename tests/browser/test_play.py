@@ -97,6 +97,14 @@ def check_reference(trace: dict) -> None:
     np.testing.assert_allclose(trace["y"], P @ P[trace["meta"]], rtol=1e-6, atol=1e-4)
 
 
+def check_rotary_pair(trace: dict) -> None:
+    """Rotary at the defaults (d=128, seed 0, half): pair 0 of q, (u, v) from the seed, turned by m rad."""
+    u, v = np.random.default_rng(0).standard_normal((2, 2, 64))[0, :, 0]
+    m = trace["meta"]
+    expected = [u * np.cos(m) - v * np.sin(m), u * np.sin(m) + v * np.cos(m)]
+    np.testing.assert_allclose([trace["x"][1], trace["y"][1]], expected, atol=1e-9)
+
+
 def check_attention(trace: dict) -> None:
     """Attention by offset at the defaults (L=100, causal, 8 heads, head 1: slope 1/2): ALiBi's
     weights of the query at m are e^(-(m - n)/2) over the keys n <= m, normalised, 0 after."""
@@ -115,6 +123,7 @@ CASES = {
                           "play-relative-rotation"),
     "similarity-reference": ("/similarity?preset=seed001-similarity", "Play: P[k]·P[r]", 0, check_reference,
                              "play-similarity"),
+    "rotary-pair": ("/rotary", "Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary"),
     # Traces: the six schemes' weights in page order (ALiBi third), then their markers.
     "attention-query": ("/attention", "Play: the weights as the query moves", 2, check_attention, "play-attention"),
 }

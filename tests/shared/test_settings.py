@@ -239,3 +239,39 @@ def test_several_choices_are_written_as_a_comma_list() -> None:
     assert s.query_value("schemes", []) == ""
     value, _ = s.parse_subset("schemes", [s.query_value("schemes", ["t5", "rope"])], default=(), options=OPTIONS)
     assert value == ("rope", "t5")
+
+
+FACTORS = (1.0, 2.0, 8.0, 40.0, 128.0)
+
+
+@pytest.mark.parametrize(("raw", "expected", "words"), [
+    ("8", 8.0, None),
+    ("8.0", 8.0, None),
+    ("40", 40.0, None),
+    ("7", 8.0, ("factor=7", "8")),
+    ("30", 40.0, ("factor=30", "40")),
+    ("1e30", 128.0, ("128",)),
+    ("0.001", 1.0, ("1",)),
+    ("-3", 8.0, ("not a positive number", "8")),
+    ("0", 8.0, ("not a positive number",)),
+    ("nan", 8.0, ("not a positive number",)),
+    ("inf", 8.0, ("not a positive number",)),
+    ("", 8.0, ("empty",)),
+    ("x" * 10240, 8.0, ("not a positive number",)),
+    ("[x](javascript:1)", 8.0, ("factor",)),
+])
+def test_parse_option_snaps_to_a_stop_with_a_notice(raw: str, expected: float, words) -> None:
+    value, notices = s.parse_option("factor", [raw], default=8.0, options=FACTORS)
+    assert value == expected and type(value) is float
+    if words is None:
+        assert notices == []
+    else:
+        assert len(notices) == 1 and "\n" not in notices[0] and len(notices[0]) <= 200
+        assert all(word in notices[0] for word in words), notices
+        assert "[" not in notices[0] and "(" not in notices[0].split(";")[0], "no markdown echoed"
+
+
+def test_floats_are_written_in_the_url_as_a_person_writes_them() -> None:
+    assert s.query_value("factor", 8.0) == "8"
+    assert s.query_value("beta_slow", 0.25) == "0.25"
+    assert s.query_value("seed", 7) == "7"

@@ -1,0 +1,318 @@
+"""Rotary (RoPE): a query and a key turned pair by pair by their positions, the score matrix that
+depends on m - n alone, RoFormer's long-term decay, the two layouts and the error of mixing them,
+and the rotation as the transition matrix of Relative positions."""
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+from explorer import animation, figures, rope_presets
+from explorer.rope_presets import CUSTOM
+from explorer.settings import even_settings, format_n
+from explorer.topics import rotary
+from explorer.topics.rotary import RotaryView
+from explorer.ui import blocks, controls
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def score_matrix(view: RotaryView, blocks_per_axis: int) -> rotary.ScoreMatrix:
+    """The L x L scores from their closed form, as block means, checked on a window (rotary.scores)."""
+    return rotary.scores(view, blocks_per_axis)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def decay(d: int, base: float, scaling: pe_core.RopeScaling | None, L: int) -> rotary.Decay:
+    """RoFormer's bound and the all-ones score at every distance (rotary.decay)."""
+    return rotary.decay(d, base, scaling, L)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cos_tables(
+    d: int, base: float, scaling: pe_core.RopeScaling | None, L: int, rows: int, cols: int
+) -> dict[str, tuple[np.ndarray, ...]]:
+    """Both layouts' cos tables as block means (rotary.cos_table)."""
+    return {layout: rotary.cos_table(d, base, scaling, L, layout, rows, cols) for layout in pe_core.ROPE_LAYOUTS}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def mixing(view: RotaryView, blocks_per_axis: int) -> rotary.Mixing:
+    """The error of this layout's cache with the other's rotate function (rotary.mixing), from the right
+    scores already computed."""
+    return rotary.mixing(view, blocks_per_axis, score_matrix(view, blocks_per_axis).block_means)
+
+
+WHY_EVEN = "RoPE turns coordinates in pairs"
+settings = blocks.even_d_page("Rotary (RoPE)", WHY_EVEN)
+st.markdown(
+    "RoPE turns each pair i of a query's coordinates by the angle m·θ_i, m its position, and each pair of a "
+    "key's by n·θ_i, with the sinusoid's frequencies θ_i = b^(−2i/d) (b, the base, is the sidebar's n: a "
+    "config's rope_theta). Two turns by m·θ_i and n·θ_i leave (m − n)·θ_i between query and key, so the score "
+    "depends on m − n alone: the sinusoid's shift-is-a-rotation (Relative positions), moved into attention."
+)
+st.latex(
+    r"\theta_i = b^{-2i/d},\allowbreak\qquad R_m = \operatorname{diag}_i \begin{bmatrix}\cos m\theta_i & "
+    r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}"
+)
+st.latex(
+    r"z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
+    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)"
+)
+
+# --- the model, the query and the key, the scaling --------------------------------------------
+model_col, layout_col = st.columns(2)
+model = controls.preset_control(
+    "model", "Model preset (sets d, n, the layout and the scaling)", rope_presets.PRESET_CHOICES, default=CUSTOM,
+    values=rope_presets.preset_values, format_func=rope_presets.preset_label, container=model_col,
+    help="Real models' RoPE, read from their config.json (explorer/data/model_configs).",
+)
+settings = even_settings(st.session_state["settings"], WHY_EVEN)[0]
+d, L, base = settings.d, settings.L, settings.n
+layout = controls.choice_control(
+    "rope_layout", "Layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
+    format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
+)
+qk_col, seed_col = st.columns(2)
+qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="random", container=qk_col,
+                             format_func=rotary.QK_LABELS.get)
+seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=seed_col) if qk == "random" else 0
+
+if model == CUSTOM and st.session_state.get("scaling") == "model":
+    st.session_state["scaling"] = "none"  # no model, no model's scaling (before its select box is drawn)
+choices = tuple(c for c in rope_presets.SCALING_CHOICES if model != CUSTOM or c != "model")
+method_col, *parameter_cols = st.columns([2, 1, 1, 1, 1])
+method = controls.select_control("scaling", "Scaling", choices, default="none", container=method_col,
+                                 format_func=rope_presets.SCALING_LABELS.get)
+parameters = {}
+for name, column in zip(rope_presets.METHOD_PARAMETERS[method], parameter_cols, strict=False):
+    options, default = rope_presets.PARAMETERS[name]
+    parameters[name] = controls.option_control(name, rope_presets.PARAMETER_LABELS[name], options, default=default,
+                                               container=column)
+scaling, scaling_notices = rope_presets.scaling_from_choice(method, d=d, model=model, **parameters)
+for notice in scaling_notices:
+    st.warning(notice, icon=":material/tune:")
+view = RotaryView(d, base, L, layout, scaling, qk, seed)
+a = view.attention()
+if model != CUSTOM:
+    preset = rope_presets.rope_preset(model)
+    edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
+    st.caption(
+        f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
+        f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
+        + (f" Changed here: {edited}." if edited else "")
+    )
+st.caption(
+    f"Scaling: {rope_presets.describe_scaling(scaling, d)}. {rope_presets.attention_note(scaling, L)} Every chart "
+    f"uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the sinusoid's; here "
+    "θ_i = b^(−2i/d) and the layout is the one above."
+)
+
+#: The reproduce-this code's arguments (the pair section's controls add theirs).
+blocks_per_axis = rotary.score_blocks(L)
+cache_rows, cache_cols = rotary.cache_grid(L, d)
+snippet: dict[str, int] = {"blocks": blocks_per_axis, "cache_rows": cache_rows, "cache_cols": cache_cols}
+
+
+# --- one pair ------------------------------------------------------------------------------------
+
+
+def pair_section() -> None:
+    """One pair of q and k in its plane, Play, and the transition matrix: moving these reruns only this."""
+    st.header("One pair, turned in its plane")
+    pair_col, m_col, n_col = st.columns(3)
+    pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
+    m = controls.int_control("qpos", "Query position m", default=min(L - 1, 5), low=0, high=L - 1, container=m_col)
+    n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=n_col)
+    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), view.key(), pair, m, n)
+    blocks.downloads("the four points", lambda: rotary.pair_table(rotary.pair_view(view, pair, m, n)),
+                     key="rotary_pair")
+    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), view.key(), pair, n)
+    blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
+    controls.reseed(("delta", "pair"))
+    st.page_link(
+        "pages/relative_page.py", label=f"Relative positions at δ = {m}, pair {pair}",
+        icon=":material/rotate_right:", query_params={"delta": m, "pair": pair},
+    )
+    snippet.update(pair=pair, m=m, n=n)
+
+
+def pair_chart(pair: int, m: int, n: int) -> None:
+    """The pair in its plane and its numbers, then the same rotation as the transition matrix's block."""
+    p = rotary.pair_view(view, pair, m, n)
+    chart_col, numbers_col = st.columns([3, 2])
+    with chart_col:
+        blocks.chart(rotary.pair_figure(p), key="rotary_pair")
+    angle, score, from_offset = rotary.pair_labels(pair)
+    numbers_col.metric(angle, f"{np.degrees(m * p.theta):,.4f}")
+    numbers_col.metric(score, f"{p.score:.6g}", help="a² times the dot product of the two turned arrows.")
+    numbers_col.metric(from_offset, f"{p.from_offset:.6g}",
+                       help="a² Re(z_q conj(z_k) e^(i(m−n)θ')) for this pair: the offset alone.")
+    numbers_col.caption(
+        f"Pair {pair} is columns {p.columns[0]} and {p.columns[1]} ({layout}); θ'_{pair} = {p.theta:.10g} rad per "
+        f"position. Both arrows turn counterclockwise; the angle between them changes by (m − n)·θ', so their dot "
+        "product, this pair's part of the score, is the same for every m, n with the same m − n."
+    )
+    transition(pair, m)
+
+
+def pair_play(pair: int, n: int) -> None:
+    figure = rotary.pair_play_figure(view, pair, n)
+    blocks.chart(figure, key="rotary_pair_play")
+    swept = [int(frame.name) for frame in figure.frames]
+    if len(swept) == 1:
+        sweep = "m stays at 0, the only position"
+    else:
+        step = round((swept[-1] - swept[0]) / (len(swept) - 1))
+        sweep = f"m goes from {swept[0]:,} to {swept[-1]:,}, " + (
+            "one position a frame" if step == 1 else f"about {step:,} positions a frame")
+    st.caption(
+        f"Press Play: {sweep}, and q's pair turns by θ'_{pair} per position while k stays at n = {n:,}; drawn by "
+        "your browser (no server run per frame). " + animation.KEYBOARD_NOTE
+    )
+
+
+def transition(pair: int, m: int) -> None:
+    block = rotary.transition_block(d, base, pair, m)
+
+    def matrix(values: np.ndarray) -> str:
+        return (r"\begin{bmatrix}" + " & ".join(f"{v:.6f}" for v in values[0]) + r"\\"
+                + " & ".join(f"{v:.6f}" for v in values[1]) + r"\end{bmatrix}")
+
+    st.subheader("The same rotation as Relative positions' transition matrix")
+    st.latex(
+        rf"R(m\theta_{{{pair}}}) = {matrix(block.rope)},\qquad M({m})_{{\text{{pair }}{pair}}} = "
+        rf"{matrix(block.transition)}"
+    )
+    st.caption(
+        f"Left: RoPE's rotation of pair {pair} at m = {m} (pe_core.rotate of the pair's two unit vectors, without "
+        f"the scaling). Right: the 2 x 2 block of pair {pair} of the sinusoid's transition matrix M(δ = {m}) for "
+        f"d = {d}, n = {format_n(base)} (pe_core.transition_matrix's block, rows and columns {2 * pair} and "
+        f"{2 * pair + 1} in the interleaved layout, read from pe_core.shift). Largest difference: "
+        f"{block.max_difference:.2e}. The same matrix: RoPE applies it to the column (u, v)ᵀ from the left, the "
+        "sinusoid to the row (sin, cos) from the right."
+        + (" A scaling changes only the angle: R(mθ'_i)." if scaling is not None else "")
+        + (" The link opens Relative positions with the sidebar's frequencies; choose 'paper' there for these θ_i."
+           if settings.convention != "paper" else "")
+    )
+
+
+# --- the score matrix ----------------------------------------------------------------------------
+
+
+def score_section() -> None:
+    s = score_matrix(view, blocks_per_axis)
+    st.header("The score matrix q_m·k_n")
+    heat_col, line_col = st.columns(2)
+    with heat_col:
+        blocks.chart(rotary.square_figure(s.block_means, s.edges, title="q_m·k_n: constant along each diagonal",
+                                          value_name="q_m·k_n"), key="rotary_scores")
+    with line_col:
+        blocks.chart(rotary.closed_form_figure(s), key="rotary_closed_form")
+    blocks.reduced_note("The score matrix", s.block_means.shape, (L, L))
+    last = L - s.window
+    if L > 1:
+        measured = (
+            f"the line is g at the {2 * L - 1:,} offsets m − n. Measured with pe_core.rotate on "
+            f"{rotary.span(0, s.window - 1)} and {rotary.span(last, L - 1)}: largest |q_m·k_n − g(m − n)| = "
+            f"{s.closed_error:.2e}, and the scores of the last positions equal those of the first ones {last:,} "
+            f"positions earlier to {s.shift_error:.2e}."
+        )
+    else:
+        measured = f"the line is g(0). Measured with pe_core.rotate: |q_0·k_0 − g(0)| = {s.closed_error:.2e}."
+    st.caption(
+        "Never built as an L x L matrix: each drawn cell is the product of the block means of the turned q and k "
+        f"(closed form), and {measured} {figures.envelope_note(2 * L - 1, 'offset')}"
+    )
+
+
+# --- long-term decay -----------------------------------------------------------------------------
+
+
+def decay_section() -> None:
+    dec = decay(d, base, scaling, L)
+    st.header("Long-term decay")
+    blocks.chart(rotary.decay_figure(dec, d=d), key="rotary_decay")
+    ratio_col, far_col = st.columns(2)
+    ratio_col.metric(rotary.DECAY_LABELS[0], f"{dec.worst_ratio:.4f}",
+                     help="RoFormer's inequality for all-ones q and k: at most 1 at every distance.")
+    far_col.metric(rotary.DECAY_LABELS[1], f"{dec.bound[-1]:.6g}", help=f"At distance 0 it is (d/2 + 1)/2 = "
+                   f"{(d // 2 + 1) / 2:g}.")
+    st.caption(
+        "RoFormer 3.4.3: with S_j = Σ_{k<j} e^{i(m−n)θ_k} and h_i = z_q,i conj(z_k,i), summation by parts gives "
+        "|q_m·k_n| ≤ max_i |h_{i+1} − h_i| · Σ_j |S_j|; the top panel is the mean of the |S_j| (its Figure 2), "
+        "which depends on θ alone. All-ones q and k have every h_i = 2, so their score Σ_i 2 cos((m − n)θ_i) "
+        f"(bottom, times a²) stays within d·a²·bound. {figures.envelope_note(L, 'distance')}"
+    )
+
+
+# --- the two layouts -----------------------------------------------------------------------------
+
+
+def layouts_section() -> None:
+    tables = cos_tables(d, base, scaling, L, cache_rows, cache_cols)
+    st.header("Two layouts: half and interleaved")
+    for layout_name, column in zip(pe_core.ROPE_LAYOUTS, st.columns(2), strict=True):
+        values, row_edges, col_edges = tables[layout_name]
+        with column:
+            blocks.chart(rotary.cos_figure(values, row_edges, col_edges, d=d, layout=layout_name, a=a),
+                         key=f"rotary_cos_{layout_name}")
+    values, row_edges, col_edges = tables[layout]
+    blocks.reduced_note("Each cos table", values.shape, (L, d))
+    st.caption(
+        "The same angles m·θ'_i in two orders: half (GPT-NeoX, Llama and most models in transformers: "
+        "cat(freqs, freqs) with rotate_half) repeats the d/2 pairs' columns as two halves; interleaved (RoFormer, "
+        "GPT-J's rotate_every_two, Meta's complex freqs_cis) puts each pair's two columns side by side. With q and "
+        "k laid out to match, both give the same scores."
+    )
+
+
+def mixing_section() -> None:
+    mix = mixing(view, blocks_per_axis)
+    other = rotary.OTHER_LAYOUT[layout]
+    cache, _, _ = rotary.LAYOUT_CODE[layout]
+    wrong = rotary.LAYOUT_CODE[other][1]
+    st.subheader(f"Mixing them: the {layout} cache with {wrong}")
+    map_col, numbers_col = st.columns(2)
+    with map_col:
+        blocks.chart(rotary.square_figure(mix.error_means, mix.edges, title=f"{cache} + {wrong} − the right scores",
+                                          value_name="error"), key="rotary_mixing")
+    numbers_col.metric(rotary.MIXING_LABELS[0], f"{np.abs(mix.error_means).max():.4g}")
+    numbers_col.metric(rotary.MIXING_LABELS[1], f"{100 * mix.norm_change:.3g}",
+                       help="max over the measured positions of | |x'_m| / (a |x|) − 1 | for the query x = q.")
+    numbers_col.metric(rotary.MIXING_LABELS[2], f"{mix.drift:.4g}",
+                       help=f"max |S'[m, n] − S'[m + {L - mix.window:,}, n + {L - mix.window:,}]| over the first "
+                       "positions: zero for a relative score.")
+    numbers_col.caption(
+        f"A common real bug (transformers #40462, rasbt/LLMs-from-scratch PR #802): {wrong} pairs columns whose "
+        f"angles in {'an' if layout == 'interleaved' else 'a'} {layout} cache differ, so it turns no pair rigidly: "
+        "norms change and the score depends on m + n as well as m − n: U(m − n) + V(m + n) "
+        f"(pe_core.rope_mixed_scores), checked on the measured positions to {mix.closed_error:.2e}. Each drawn "
+        "cell is the product of the block means of the turned q and k, in closed form."
+    )
+
+
+def layouts_and_mixing() -> None:
+    """One cached section (one hash of its inputs, one replay on a warm run): the mixing map needs the view."""
+    layouts_section()
+    mixing_section()
+
+
+blocks.fragment(pair_section)
+blocks.cached_section("rotary_scores", score_section, view.key())
+blocks.downloads("the score matrix", lambda: rotary.square_table(
+    score_matrix(view, blocks_per_axis).block_means, score_matrix(view, blocks_per_axis).edges), key="rotary_scores")
+blocks.downloads("the closed form and the measured scores",
+                 lambda: rotary.closed_form_table(score_matrix(view, blocks_per_axis)), key="rotary_closed_form")
+blocks.cached_section("rotary_decay", decay_section, d, base, repr(scaling), L)
+blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(decay(d, base, scaling, L)),
+                 key="rotary_decay")
+
+blocks.cached_section("rotary_layouts", layouts_and_mixing, view.key(), cache_rows, cache_cols)
+for name in pe_core.ROPE_LAYOUTS:
+    blocks.downloads(f"the {name} cos table", lambda name=name: rotary.cos_download(
+        *cos_tables(d, base, scaling, L, cache_rows, cache_cols)[name], d=d, layout=name), key=f"rotary_cos_{name}")
+blocks.downloads("the error map", lambda: rotary.square_table(
+    mixing(view, blocks_per_axis).error_means, mixing(view, blocks_per_axis).edges), key="rotary_mixing")
+blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
+                 lambda: rotary.rotary_code(view, **snippet, library="torch"))
