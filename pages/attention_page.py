@@ -149,8 +149,8 @@ def alibi_table() -> None:
     st.header("ALiBi's slopes")
     slopes = pe_core.alibi_slopes(heads)
     power = heads & (heads - 1) == 0
-    st.dataframe(attention.alibi_table(slopes, L), hide_index=True,
-                 column_config={"slope m_h": st.column_config.NumberColumn(format="%.8g")})
+    blocks.table(attention.alibi_table(slopes, L), titles=attention.TABLE_TITLES, formats={"slope m_h": "%.8g"},
+                 hide_index=True)
     st.caption(
         (f"{heads} heads, a power of two: m_h = 2^(−8h/{heads}), from {slopes[0]:.6g} down to {slopes[-1]:.6g}. "
          if power else
@@ -163,7 +163,7 @@ def alibi_table() -> None:
 
 def t5_table() -> None:
     st.header("T5's buckets")
-    st.dataframe(attention.t5_bucket_table(L, view), hide_index=True)
+    blocks.table(attention.t5_bucket_table(L, view), titles=attention.TABLE_TITLES, hide_index=True)
     st.caption(
         ("Causal (T5's decoder): 32 buckets for the keys before the query; every key after it falls in bucket 0 "
          "with the query itself, and is masked. " if causal else
@@ -214,9 +214,8 @@ def weights_chart(query: int) -> None:
         + "); the dotted line is the query's own key. Exact: softmax of the closed forms over the keys, no L x L "
         "matrix. " + figures.envelope_note(seen, "key")
     )
-    st.dataframe(attention.where_table(weights, query, causal), hide_index=True,
-                 column_config={name: st.column_config.NumberColumn(format="%.6g") for name in
-                                ("weight on its own key", "largest weight", "effective keys e^H")})
+    blocks.table(attention.where_table(weights, query, causal), titles=attention.TABLE_TITLES, hide_index=True,
+                 formats=dict.fromkeys(("weight on its own key", "largest weight", "effective keys e^H"), "%.6g"))
     st.caption(
         "Half the weight within ± r: the smallest r for which the keys m − r .. m + r hold half of the weight "
         "(pe_core.half_mass_radius). Effective keys: e^H, H the entropy of the weights (pe_core.effective_keys): "

@@ -69,6 +69,19 @@ OFFSET_SCHEMES = tuple(key for key in SCHEME_KEYS if key != "learned")
 HEADS_MIN, HEADS_MAX, HEADS_DEFAULT = 1, 128, 8
 #: The query position of a fresh page (clamped to L - 1).
 QUERY_DEFAULT = 50
+#: Shorter titles for the tables' widest columns (the full name is the column's help): at full
+#: length the one-query table ran 930 px wide in a 1280 x 720 page's 818.
+TABLE_TITLES: dict[str, str] = {
+    "weight on its own key": "own key",
+    "largest weight": "largest",
+    "half the weight within ± r": "half within ± r",
+    "that is keys": "those keys",
+    "effective keys e^H": "e^H",
+    "keys it sees": "keys seen",
+    "weight halves every (positions)": "halves every",
+    "offsets δ = key − query": "δ = key − query",
+    "offsets of this view": "in this view",
+}
 #: T5's setting (Raffel et al. 2020, section 2.1; every released T5 uses it).
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 #: Seeds of the random stand-ins for learned values: fixed, as a stored checkpoint is.

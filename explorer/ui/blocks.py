@@ -74,11 +74,22 @@ def _enlarge_for_room(fig: go.Figure) -> None:
     fig.for_each_trace(lambda trace: trace.update(colorbar_tickfont_size=text), selector={"type": "heatmap"})
 
 
-def table(data: object, *, titles: dict[str, str] | None = None, names_px: int | None = None, **kwargs: object) -> None:
+def table(
+    data: object, *, titles: dict[str, str] | None = None, formats: dict[str, str] | None = None,
+    names_px: int | None = None, **kwargs: object,
+) -> None:
     """st.dataframe, with the shorter ``titles`` (column -> title shown) of columns whose full
     names would make the table wider than the page, each full name kept as the column's help;
-    ``names_px`` sets the width of the first column (the index) in pixels."""
-    config = {column: st.column_config.Column(title, help=column) for column, title in (titles or {}).items()}
+    ``formats`` (column -> printf format) for numeric columns; ``names_px`` sets the width of
+    the first column (the index) in pixels."""
+    titles, formats = titles or {}, formats or {}
+    config: dict[str, object] = {
+        column: st.column_config.Column(title, help=column) for column, title in titles.items()
+    }
+    for column, number_format in formats.items():
+        config[column] = st.column_config.NumberColumn(
+            titles.get(column), help=column if column in titles else None, format=number_format
+        )
     if names_px is not None:
         config["_index"] = st.column_config.Column(width=names_px)
     st.dataframe(data, column_config=config, **kwargs)
