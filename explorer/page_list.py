@@ -61,4 +61,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("embeddings", "Embeddings + position", ":material/text_fields:",
              "Type a sentence: word order is invisible without PE and visible with it.",
              "explorer.topics.embeddings"),
+    PageInfo("contexts", "Longer contexts", ":material/open_in_full:",
+             "A model's RoPE past its trained length: which pairs meet unseen angles, and what each method does.",
+             "explorer.topics.contexts"),
 )

@@ -10,6 +10,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
 - ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
+- ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``)
+  and the score of a content-free query and key by offset (``rope_dot_by_offset``);
 - ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
@@ -57,6 +59,7 @@ from pe_core.rope import (
     yarn_ramp,
 )
 from pe_core.rope_config import RopeConfig, rope_from_config
+from pe_core.rope_context import AngleCoverage, angle_coverage, rope_dot_by_offset
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -69,12 +72,14 @@ __all__ = [
     "ROPE_LAYOUTS",
     "ROPE_METHODS",
     "YARN_RAMP_FORMS",
+    "AngleCoverage",
     "ReducedEncoding",
     "RopeConfig",
     "RopeScaling",
     "alibi_bias",
     "alibi_slopes",
     "angle_block_mean",
+    "angle_coverage",
     "angles",
     "binary_encoding",
     "bit_periods",
@@ -97,6 +102,7 @@ __all__ = [
     "positions",
     "rope_attention_factor",
     "rope_cache",
+    "rope_dot_by_offset",
     "rope_frequencies",
     "rope_from_config",
     "rotate",

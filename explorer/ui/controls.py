@@ -9,6 +9,7 @@ freshly started server.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import streamlit as st
@@ -153,6 +154,43 @@ def int_control(
         (container or st).caption(f"{label}: {low}")
         return low
     return int((container or st).slider(label, low, high, key=key, help=help))
+
+
+def number_control(
+    key: str, label: str, *, default: float, low: float, high: float, step: float | None = None,
+    whole: bool = False, format: str | None = None, container=None, help: str | None = None,
+) -> float:
+    """A page's number box, kept in the URL under ``key``, clamped to [low, high]: for values a
+    slider cannot hold exactly (a scaling factor, a length of 131,072 tokens). ``whole`` makes
+    it a whole number (an int, shown in full)."""
+    kind = int if whole else float
+    low, high, default = kind(low), kind(high), kind(default)
+    if whole:
+        _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
+    else:
+        _seed(key, default, lambda raws: s.parse_float(key, raws, default=default, low=low, high=high))
+    # Clamp what an earlier run or a preset left (limits may depend on other controls).
+    value = st.session_state[key]
+    usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    st.session_state[key] = kind(min(max(value, low), high)) if usable else default
+    return kind((container or st).number_input(
+        label, min_value=low, max_value=high, step=None if step is None else kind(step),
+        format=format or ("%d" if whole else "%g"), key=key, help=help,
+    ))
+
+
+def seed_value(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> object:
+    """A page's value kept in the URL under ``key`` with no widget of its own (the page shows it
+    in its own words): a preset's pending value, else the URL's (read once per session and
+    cleaned by ``parse``), else what this session holds, else ``default``."""
+    _seed(key, default, parse)
+    return st.session_state[key]
+
+
+def queue_values(values: dict[str, object]) -> None:
+    """Give controls new values from a widget callback (a page's preset or a pasted file),
+    sidebar or page alike: each takes its value when it is next drawn, before the widget is."""
+    st.session_state.setdefault(_PENDING, {}).update(values)
 
 
 def choice_control(

@@ -1,0 +1,204 @@
+r"""RoPE past the trained length: which angles each pair meets, and what attention does by offset.
+
+A model trained on sequences of :math:`L_0` tokens has met, in pair i, the rotations by
+:math:`\delta\theta_i` for the offsets :math:`\delta` its training texts held. Run on a text
+of L > :math:`L_0` tokens, the fast pairs have long since turned through whole circles (every
+angle met), while a slow pair that never completed a turn in training now meets rotations it
+never saw. A context-extension scaling (``pe_core.rope.RopeScaling``) changes
+:math:`\theta_i` to :math:`\theta'_i` so that it does not. The functions here measure that, pair by
+pair (``angle_coverage``), and the score of a content-free query and key as the offset grows
+(``rope_dot_by_offset``), as transformers computes both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pe_core._validate import MAX_LENGTH, MAX_POSITION, check_int
+from pe_core.encoding import sin_cos_outer
+from pe_core.rope import RopeScaling, rope_attention_factor, rope_frequencies
+
+#: Largest offsets x pairs ``rope_dot_by_offset`` sums in one call (2**28: a few seconds at most).
+MAX_DOT_TERMS = 2**28
+#: Terms (rows of offsets x pairs) computed at once by ``rope_dot_by_offset`` (keeps temporaries near 16 MB).
+_BLOCK_TERMS = 1 << 20
+
+
+def _length(name: str, value: object) -> int:
+    return check_int(name, value, low=1, high=MAX_POSITION)
+
+
+@dataclass(frozen=True)
+class AngleCoverage:
+    r"""Per pair i: the angles met in training (trained length :math:`L_0`) and at a target length L.
+
+    Arrays of shape (d/2,):
+
+    - ``theta``: :math:`\theta_i = b^{-2i/d}`, the frequencies the model was trained with;
+    - ``scaled``: :math:`\theta'_i`, after the scaling, at sequence length L;
+    - ``seen``: :math:`L_0\theta_i`, the largest angle (rad) pair i turns through over the trained length;
+    - ``needed``: :math:`L\theta'_i`, the largest one it turns through over the target length;
+    - ``unseen``: whether the pair meets, at the target length, angles it never met in training:
+      :math:`L_0\theta_i < 2\pi` (it never turned a whole circle in training) and
+      :math:`L\theta'_i > L_0\theta_i`.
+    """
+
+    theta: np.ndarray
+    scaled: np.ndarray
+    seen: np.ndarray
+    needed: np.ndarray
+    unseen: np.ndarray
+
+    @property
+    def wavelength(self) -> np.ndarray:
+        r""":math:`\lambda_i = 2\pi/\theta_i`, positions per turn before the scaling."""
+        return 2 * math.pi / self.theta
+
+    @property
+    def turns_seen(self) -> np.ndarray:
+        r"""Turns over the trained length, :math:`L_0/\lambda_i` (YaRN's :math:`r_i`)."""
+        return self.seen / (2 * math.pi)
+
+    @property
+    def turns_needed(self) -> np.ndarray:
+        r"""Turns over the target length after the scaling, :math:`L\theta'_i/2\pi`."""
+        return self.needed / (2 * math.pi)
+
+    @property
+    def ratio(self) -> np.ndarray:
+        r""":math:`\theta'_i/\theta_i`: 1 for a pair the scaling leaves alone, 1/s for one divided by s."""
+        return self.scaled / self.theta
+
+
+def angle_coverage(
+    d: int,
+    base: float = 10000.0,
+    trained_length: int = 4096,
+    target_length: int = 4096,
+    *,
+    scaling: RopeScaling | None = None,
+) -> AngleCoverage:
+    r"""Which pairs meet, at the target length, angles they never met over the trained length.
+
+    Over a text of :math:`L_0` tokens, pair i of RoPE rotates a query and key
+    :math:`\delta` apart by :math:`\delta\theta_i`, for offsets up to about :math:`L_0`: the
+    angles :math:`[0, L_0\theta_i]`. A pair that turned through a whole circle
+    (:math:`L_0\theta_i \ge 2\pi`, i.e. :math:`L_0 \ge \lambda_i`) has met every rotation; a
+    slower one has met only that arc. At the target length L, with the scaled frequencies
+    :math:`\theta'_i` (at sequence length L, where the method depends on it), the arc is
+    :math:`[0, L\theta'_i]`, and
+
+    .. math::
+
+        \text{unseen}_i = \big(L_0\theta_i < 2\pi\big) \wedge \big(L\theta'_i > L_0\theta_i\big).
+
+    The spans are taken as :math:`L_0` and L positions (not :math:`L_0 - 1` and L - 1), as
+    YaRN's :math:`r_i = L_0/\lambda_i` counts turns, so that position interpolation by exactly
+    :math:`s = L/L_0` gives :math:`L\theta_i/s = L_0\theta_i`: covered, not one position's angle
+    :math:`\theta_i` past the trained arc. With no scaling and :math:`L \le L_0`, no pair meets an
+    unseen angle. The "seen" arc is measured with the unscaled :math:`\theta_i`, the frequencies of
+    pretraining (Phi-3's LongRoPE runs ``short_factor`` even within :math:`L_0`; this compares it
+    with the plain RoPE it started from).
+
+    Args:
+        d: even rotary dimension.
+        base: b (rope_theta).
+        trained_length: :math:`L_0`, the length the model was trained on (a config.json's
+            ``original_max_position_embeddings``), a whole number >= 1.
+        target_length: L, the length it is run at, a whole number >= 1.
+        scaling: a RopeScaling, or None for plain RoPE.
+
+    Returns:
+        AngleCoverage (theta, scaled, seen, needed, unseen; wavelength, turns_seen,
+        turns_needed and ratio as properties).
+
+    Example:
+        >>> c = angle_coverage(4, 10000.0, 1000, 4000)
+        >>> c.turns_seen.round(3), c.unseen
+        (array([159.155,   1.592]), array([False, False]))
+        >>> angle_coverage(4, 10000.0, 100, 400).unseen
+        array([False,  True])
+
+    Reference: Peng et al. 2023 (YaRN), section 3.2 (turns :math:`r = L/\lambda` per dimension);
+    Chen et al. 2023, section 2.3 (position interpolation keeps the angles in the trained range).
+    """
+    trained = _length("trained_length (the trained context length)", trained_length)
+    target = _length("target_length (the context length to reach)", target_length)
+    theta = rope_frequencies(d, base)
+    scaled = rope_frequencies(d, base, scaling=scaling, length=target)
+    seen = trained * theta
+    needed = target * scaled
+    unseen = (seen < 2 * math.pi) & (needed > seen)
+    return AngleCoverage(theta=theta, scaled=scaled, seen=seen, needed=needed, unseen=unseen)
+
+
+def rope_dot_by_offset(
+    count: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    scaling: RopeScaling | None = None,
+    length: int | None = None,
+) -> np.ndarray:
+    r"""The score of an all-ones query and key at offsets 0 .. count - 1, as transformers computes it.
+
+    transformers multiplies its cos and sin tables by the attention factor a
+    (``rope_attention_factor``: YaRN's and LongRoPE's; 1 elsewhere), so the rotated query and
+    key each carry a, and their dot product :math:`a^2`. For q = k = (1, ..., 1) (d
+    coordinates), each pair (1, 1) turned by :math:`m\theta'_i` against one turned by
+    :math:`n\theta'_i` contributes :math:`2\cos((m - n)\theta'_i)`:
+
+    .. math::
+
+        f(\delta) = a^2 \sum_{i=0}^{d/2-1} 2\cos(\delta\,\theta'_i), \qquad f(0) = a^2 d.
+
+    (This is the rotary embedding alone: a model's attention then multiplies the score by its
+    softmax scale, 1/sqrt(head_dim), which DeepSeek-V3 multiplies in turn by its YaRN
+    :math:`m(s, \text{mscale\_all\_dim})^2`.) RoFormer (section 3.4.3) draws this as the long-term decay.
+
+    Angles are exact: offsets are split as :math:`\delta = qB + j`, :math:`B \approx
+    \sqrt{\text{count}}`, and :math:`\cos(qB\theta + j\theta) = \cos qB\theta\cos j\theta -
+    \sin qB\theta\sin j\theta` with each factor to about one ulp (``sin_cos_outer``): a matrix
+    product per block of q, about 4 count d/2 flops.
+
+    Args:
+        count: offsets 0 .. count - 1, 1 .. 1,048,576, with count x d/2 <= 2**28.
+        d: even rotary dimension.
+        base: b (rope_theta).
+        scaling: a RopeScaling, or None for plain RoPE.
+        length: the sequence length, where the method depends on it (dynamic, longrope; see
+            ``rope_frequencies``).
+
+    Returns:
+        float64 array (count,).
+
+    Example:
+        >>> rope_dot_by_offset(3, 2, 100.0).round(4)
+        array([ 2.    ,  1.0806, -0.8323])
+
+    Reference: Su et al. 2021, section 3.4.3; transformers 5.18 ``apply_rotary_pos_emb`` and
+    ``*RotaryEmbedding.forward`` (``cos * attention_scaling``).
+    """
+    count = check_int("count (the number of offsets)", count, low=1, high=MAX_LENGTH)
+    theta = rope_frequencies(d, base, scaling=scaling, length=length)
+    if count * theta.size > MAX_DOT_TERMS:
+        raise ValueError(
+            f"{count:,} offsets x {theta.size:,} pairs is {count * theta.size:,} terms, more than the limit of "
+            f"{MAX_DOT_TERMS:,}; ask for fewer offsets."
+        )
+    amplitude = rope_attention_factor(scaling, length)
+    step = max(1, math.isqrt(count))
+    rows = -(-count // step)
+    sin_j, cos_j = sin_cos_outer(np.arange(step, dtype=np.float64), theta)
+    out = np.empty(rows * step)
+    block = max(1, _BLOCK_TERMS // theta.size)
+    for first in range(0, rows, block):
+        last = min(rows, first + block)
+        sin_q, cos_q = sin_cos_outer(np.arange(first, last, dtype=np.float64) * step, theta)
+        # table[q, j] = sum_i cos((q B + j) theta_i)
+        table = cos_q @ cos_j.T - sin_q @ sin_j.T
+        out[first * step : last * step] = table.ravel()
+    return (2.0 * amplitude * amplitude) * out[:count]
