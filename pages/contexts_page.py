@@ -231,7 +231,7 @@ if model != contexts.CUSTOM_MODEL:
     st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
 for note in contexts.pitfalls(view):
     st.warning(note, icon=":material/report:")
-label = "plain RoPE" if view.method == "none" else f"{METHOD_NAMES[view.method]} ×{view.factor:g}"
+label = contexts.method_label(view)
 shape = f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, {label}"
 
 
@@ -239,11 +239,12 @@ def pair_sections() -> None:
     plain, scaled = contexts.coverage(view, "none"), contexts.coverage(view)
     a = contexts.attention_factor(view, view.method)
     st.header("Pair by pair")
+    st.markdown(f"Pairs that meet angles unseen in training, at L = {view.target:,} tokens:")
     cols = st.columns(4)
-    cols[0].metric("pairs meeting unseen angles, plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
-    cols[1].metric(f"… with {label}", f"{int(scaled.unseen.sum())} of {view.pairs}")
-    cols[2].metric("attention factor a (cos, sin × a)", f"{a:.6g}")
-    cols[3].metric("every score q·k × a²", f"{a * a:.6g}")
+    cols[0].metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
+    cols[1].metric(label, f"{int(scaled.unseen.sum())} of {view.pairs}")
+    cols[2].metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
+    cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
     blocks.chart(contexts.coverage_figure(view, title=f"Turns per pair in training and at T ({shape})"),
                  key="contexts_coverage")
     st.caption(

@@ -23,6 +23,9 @@ from pe_core.rope import RopeScaling, rope_attention_factor, rope_frequencies
 
 #: Largest offsets x pairs ``rope_dot_by_offset`` sums in one call (2**28: a few seconds at most).
 MAX_DOT_TERMS = 2**28
+#: An arc longer than the trained one by less than this (relative) counts as covered: float64's
+#: rounding of L theta_i / s against L0 theta_i, where s = L / L0 exactly (a few ulp).
+COVERAGE_RTOL = 1e-12
 #: Terms (rows of offsets x pairs) computed at once by ``rope_dot_by_offset`` (keeps temporaries near 16 MB).
 _BLOCK_TERMS = 1 << 20
 
@@ -98,8 +101,9 @@ def angle_coverage(
     The spans are taken as :math:`L_0` and L positions (not :math:`L_0 - 1` and L - 1), as
     YaRN's :math:`r_i = L_0/\lambda_i` counts turns, so that position interpolation by exactly
     :math:`s = L/L_0` gives :math:`L\theta_i/s = L_0\theta_i`: covered, not one position's angle
-    :math:`\theta_i` past the trained arc. With no scaling and :math:`L \le L_0`, no pair meets an
-    unseen angle. The "seen" arc is measured with the unscaled :math:`\theta_i`, the frequencies of
+    :math:`\theta_i` past the trained arc (and an arc longer by less than ``COVERAGE_RTOL``, relative,
+    the rounding of :math:`L\theta_i/s` against :math:`L_0\theta_i`, counts as covered). With no
+    scaling and :math:`L \le L_0`, no pair meets an unseen angle. The "seen" arc is measured with the unscaled :math:`\theta_i`, the frequencies of
     pretraining (Phi-3's LongRoPE runs ``short_factor`` even within :math:`L_0`; this compares it
     with the plain RoPE it started from).
 
@@ -131,7 +135,7 @@ def angle_coverage(
     scaled = rope_frequencies(d, base, scaling=scaling, length=target)
     seen = trained * theta
     needed = target * scaled
-    unseen = (seen < 2 * math.pi) & (needed > seen)
+    unseen = (seen < 2 * math.pi) & (needed > seen * (1 + COVERAGE_RTOL))
     return AngleCoverage(theta=theta, scaled=scaled, seen=seen, needed=needed, unseen=unseen)
 
 

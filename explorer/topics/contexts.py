@@ -28,6 +28,11 @@ from explorer.settings import D_MAX, N_OPTIONS, format_number, nearest_n, parse_
 
 #: "none" (plain RoPE) and the scalings of pe_core, in the order the page lists them.
 METHODS: tuple[str, ...] = ("none", *pe_core.ROPE_METHODS)
+#: Short names, for metric labels and figure legends.
+METHOD_SHORT = {
+    "none": "plain RoPE", "linear": "linear", "ntk": "NTK-aware", "dynamic": "dynamic NTK", "yarn": "YaRN",
+    "llama3": "llama3", "longrope": "LongRoPE",
+}
 METHOD_NAMES = {
     "none": "none (plain RoPE)",
     "linear": "linear (position interpolation)",
@@ -315,8 +320,9 @@ def coverage_frames(view: ContextView) -> tuple[np.ndarray, np.ndarray, np.ndarr
 # ------------------------------------------------------------------------------- figures
 
 
-def _method_label(view: ContextView) -> str:
-    return "plain RoPE" if view.method == "none" else f"{METHOD_NAMES[view.method]} x{view.factor:g}"
+def method_label(view: ContextView) -> str:
+    """'plain RoPE', or the method's short name and its factor: 'YaRN ×4'."""
+    return "plain RoPE" if view.method == "none" else f"{METHOD_SHORT[view.method]} ×{view.factor:g}"
 
 
 def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
@@ -329,7 +335,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     pairs = np.arange(view.pairs)
     active = int(np.flatnonzero(targets == view.target)[0])
     every = np.concatenate([seen, plain.ravel(), scaled.ravel()])
-    label = _method_label(view)
+    label = method_label(view)
 
     def frame_data(row: int) -> list[dict]:
         marked = np.flatnonzero(unseen[row])
@@ -353,6 +359,8 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     first = frame_data(active)
     traces = [looks[0], *(look.update(now) for look, now in zip(looks[1:], first, strict=True))]
     y_axis = log_axis(every) | {"title": {"text": "turns (angle / 2π)"}}
+    if y_axis.get("tickmode") is None:  # several decades: one label a decade (2 and 5 crowd them)
+        y_axis |= {"dtick": 1}
     fig = go.Figure(traces, {
         "title": chart_title(title), "height": 480, "margin": MARGIN | {"b": 130},
         "xaxis": {"title": {"text": "pair i (fast → slow)"}, "range": [-0.5, view.pairs - 0.5]},
@@ -391,15 +399,16 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
         "legend": {"orientation": "h", "y": -0.28}, "hoverlabel": {"namelength": -1},
         "shapes": [{"type": "line", "x0": view.trained, "x1": view.trained, "yref": "y domain", "y0": 0, "y1": 1,
                     "line": {"color": "grey", "dash": "dot"}}],
-        "annotations": [{"text": f"λ = L0 = {view.trained:,}", "x": math.log10(view.trained), "yref": "y domain",
-                         "y": 1, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
+        "annotations": [{"text": f" λ = L0 = {view.trained:,}", "x": math.log10(view.trained), "xanchor": "left",
+                         "yref": "y domain", "y": 0.02, "yanchor": "bottom", "showarrow": False,
+                         "font": {"size": 11}}],
     })
 
 
 def dot_figure(view: ContextView, before: np.ndarray, after: np.ndarray, *, title: str) -> go.Figure:
     """The two curves of ``dot_curves`` by offset (min/max envelopes past figures.LINE_MAX_POINTS),
     with the trained length marked."""
-    label = _method_label(view)
+    label = method_label(view)
     traces = []
     for values, name, style in (
         (before, "plain RoPE: Σ 2cos(δθ_i)", {"color": "#d6604d", "width": 1}),
@@ -413,8 +422,8 @@ def dot_figure(view: ContextView, before: np.ndarray, after: np.ndarray, *, titl
     if view.trained < before.size:
         shapes.append({"type": "line", "x0": view.trained, "x1": view.trained, "yref": "y domain", "y0": 0, "y1": 1,
                        "line": {"color": "grey", "dash": "dot"}})
-        notes.append({"text": f"L0 = {view.trained:,}", "x": view.trained, "yref": "y domain", "y": 1,
-                      "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
+        notes.append({"text": f" L0 = {view.trained:,}", "x": view.trained, "xanchor": "left", "yref": "y domain",
+                      "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": 11}})
     return go.Figure(traces, {
         "title": chart_title(title), "height": 440, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "offset δ = m − n (positions)"}},
@@ -442,8 +451,8 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
         if -0.5 <= where <= view.pairs - 0.5:
             shapes.append({"type": "line", "x0": where, "x1": where, "yref": "y domain", "y0": 0, "y1": 1,
                            "line": {"color": "grey", "dash": "dot"}})
-            notes.append({"text": text, "x": where, "yref": "y domain", "y": 1, "yanchor": "bottom",
-                          "showarrow": False, "font": {"size": 11}})
+            notes.append({"text": f" {text}", "x": where, "xanchor": "left", "yref": "y domain", "y": 0.5,
+                          "yanchor": "middle", "showarrow": False, "font": {"size": 11}})
     return go.Figure(traces, {
         "title": chart_title(title), "height": 420, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "pair i"}, "range": [-0.5, view.pairs - 0.5]},
@@ -704,15 +713,16 @@ def pitfalls(view: ContextView) -> list[str]:
             )
     if view.method == "dynamic":
         start = view.max_positions or L0
+        given = f"({start:,})" if view.max_positions else f"(none given here, so this page takes L0, {L0:,})"
         text = (
             f"**Dynamic NTK reads max_position_embeddings.** transformers' dynamic NTK divides by "
-            f"max_position_embeddings ({start:,}), never by original_max_position_embeddings, and changes "
-            f"nothing up to that many tokens"
+            f"max_position_embeddings {given}, never by original_max_position_embeddings, and changes nothing "
+            "until the sequence is longer than that"
         )
         if start > L0:
             at = pe_core.angle_coverage(view.d, view.base, L0, start)
-            text += (f": this model was trained on {L0:,}, so from {L0:,} to {start:,} tokens it runs plain RoPE, "
-                     f"and at {start:,} {int(at.unseen.sum())} pairs meet unseen angles")
+            text += (f": this model was trained on {L0:,}, so up to {start:,} tokens it runs plain RoPE, and at "
+                     f"{start:,} {int(at.unseen.sum())} pairs meet unseen angles")
         notes.append(text + ". Its frequencies also follow the sequence length, so keys cached at one length "
                      "were turned with other frequencies than the queries that meet them later.")
     if view.method == "yarn" and view.mscale_all_dim > 0:
@@ -826,7 +836,8 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         "def coverage(m, length):\n"
         '    """Largest angle met in training (L0 θ_i), at `length` (length θ\'_i), and whether it is new."""\n'
         "    seen, needed = L0 * theta, length * frequencies(m, length)\n"
-        "    return seen, needed, (seen < 2 * math.pi) & (needed > seen)\n\n\n"
+        "    # (an arc longer by float64 rounding only, as linear interpolation by exactly L/L0 leaves, is covered)\n"
+        "    return seen, needed, (seen < 2 * math.pi) & (needed > seen * (1 + 1e-12))\n\n\n"
         "# Per pair, the chosen method at the target length\n"
         "seen, needed, unseen = coverage(method, L)\n"
         "ratio = frequencies(method, L) / theta\n"
