@@ -103,9 +103,11 @@ def angle_coverage(
     :math:`s = L/L_0` gives :math:`L\theta_i/s = L_0\theta_i`: covered, not one position's angle
     :math:`\theta_i` past the trained arc (and an arc longer by less than ``COVERAGE_RTOL``, relative,
     the rounding of :math:`L\theta_i/s` against :math:`L_0\theta_i`, counts as covered). With no
-    scaling and :math:`L \le L_0`, no pair meets an unseen angle. The "seen" arc is measured with the unscaled :math:`\theta_i`, the frequencies of
-    pretraining (Phi-3's LongRoPE runs ``short_factor`` even within :math:`L_0`; this compares it
-    with the plain RoPE it started from).
+    scaling and :math:`L \le L_0`, no pair meets an unseen angle. The "seen" arc is measured with
+    the unscaled :math:`\theta_i`, the frequencies of pretraining (Phi-3's LongRoPE runs
+    ``short_factor`` even within :math:`L_0`; this compares it with the plain RoPE it started
+    from), and training at longer lengths after the scaling (Llama 3.1's, DeepSeek-V3's) is not
+    counted: it is what this measures the need for.
 
     Args:
         d: even rotary dimension.
