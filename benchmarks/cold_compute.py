@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
 from explorer import criteria, figures  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
+from explorer.topics import contexts as contexts_topic  # noqa: E402
 from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
 from explorer.topics import home as home_topic  # noqa: E402
 from explorer.topics import precision as pr  # noqa: E402
@@ -119,7 +120,8 @@ STARTUP_CACHES = (scorecard._stream_records,)
 
 def clear_module_caches() -> None:
     """Empty the functools caches inside the topic modules, so that every call is cold."""
-    for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, pe_core):
+    for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, contexts_topic,
+                   pe_core):
         for value in vars(module).values():
             if hasattr(value, "cache_clear") and value not in STARTUP_CACHES:
                 value.cache_clear()
@@ -217,6 +219,23 @@ def embeddings_page(s: Settings, controls: dict) -> None:
         embeddings.reduce_columns(m.summed, s)
 
 
+def contexts_page(s: Settings, controls: dict) -> None:
+    """The Longer contexts page's computations for a view nobody asked for yet: both curves by offset
+    (its dot_curves cache), every figure and table its cached sections build, and its snippets. The
+    sidebar's d and n are the rotary dimension and the base; L does not enter."""
+    view = replace(contexts_topic.DEFAULT_VIEW, **({"d": s.d, "base": s.n} | controls))
+    view, _ = contexts_topic.checked_view(view)
+    before, after = contexts_topic.dot_curves(view)
+    contexts_topic.coverage_figure(view, title="t")
+    contexts_topic.pairs_table(view)
+    contexts_topic.methods_figure(view, title="t")
+    contexts_topic.methods_summary(view)
+    contexts_topic.dot_figure(view, before, after, title="t")
+    contexts_topic.ramp_figure(view, title="t")
+    contexts_topic.pitfalls(view)
+    contexts_topic.contexts_code(view), contexts_topic.contexts_code(view, "torch")
+
+
 @dataclass(frozen=True)
 class Page:
     name: str
@@ -246,6 +265,12 @@ PAGES: tuple[Page, ...] = (
          {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200),
           "d=2048, L=17": replace(LARGEST, L=17), "d=2048, L=9": replace(LARGEST, L=9)}),
     Page("embeddings", embeddings_page, {"scale": {"scale": True}}),
+    # The curves sum min(target, 2**20, 2**27 / (d/2)) offsets: 131,072 at d = 2048, 2**20 at d = 128.
+    Page("contexts", contexts_page, {
+        "target=2^24, dynamic": {"target": contexts_topic.LENGTH_MAX, "method": "dynamic", "max_positions": 4096},
+        "target=2^24, yarn x1024": {"target": contexts_topic.LENGTH_MAX, "factor": 1024.0},
+        "d=128, target=2^24": {"d": 128, "target": contexts_topic.LENGTH_MAX},
+    }),
 )
 
 
