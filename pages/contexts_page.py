@@ -245,10 +245,10 @@ def pair_sections() -> None:
     cols[1].metric(label if view.method != "none" else "method: none", f"{int(scaled.unseen.sum())} of {view.pairs}")
     cols[2].metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
     cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
-    blocks.chart(contexts.coverage_figure(view, title=f"Turns per pair in training and at T ({shape})"),
+    blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
                  key="contexts_coverage")
     st.caption(
-        "A pair below the dashed line never turned a whole circle in training: it met only the angles up to "
+        f"{shape}. A pair below the dashed line never turned a whole circle in training: it met only the angles up to "
         "L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its turns in "
         "training), it meets angles it never met: marked ✕. Press Play: the target length T grows from "
         f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
@@ -270,7 +270,7 @@ def pair_table() -> None:
 
 def methods_section() -> None:
     st.header("Every method side by side")
-    blocks.chart(contexts.methods_figure(view, title=f"θ'_i/θ_i by wavelength, each method at s = {view.factor:g}"),
+    blocks.chart(contexts.methods_figure(view, title=f"θ'_i/θ_i by wavelength, s = {view.factor:g}"),
                  key="contexts_methods")
     st.dataframe(contexts.methods_summary(view), hide_index=True)
     st.caption(
@@ -287,15 +287,16 @@ def dot_section() -> None:
     before, after = dot_curves(view)
     a = contexts.attention_factor(view, view.method)
     st.header("Attention by offset, before and after")
-    blocks.chart(contexts.dot_figure(view, before, after, title=f"q·k for all-ones q and k by offset ({shape})"),
+    blocks.chart(contexts.dot_figure(view, before, after, title="q·k of all-ones q and k, by offset"),
                  key="contexts_dot")
     reach = "" if before.size == view.target else (
         f" Offsets 0..{before.size - 1:,} of {view.target - 1:,}: the page sums at most "
         f"{contexts.CURVE_TERMS:,} offsets × pairs (the code computes any range)."
     )
     st.caption(
-        f"q_m·k_n = a² Σ_i 2cos((m − n)θ'_i) for q = k = (1, …, 1): transformers multiplies cos and sin by the "
-        f"attention factor a (here {a:.6g}), so the rotated q and k each carry a and every score a² = {a * a:.6g}. "
+        f"{shape}. q_m·k_n = a² Σ_i 2cos((m − n)θ'_i) for q = k = (1, …, 1): transformers multiplies cos and sin "
+        f"by the attention factor a (here {a:.6g}), so the rotated q and k each carry a and every score "
+        f"a² = {a * a:.6g}. "
         "This is the rotary embedding alone; the attention then multiplies by its softmax scale 1/√head_dim. "
         f"{figures.envelope_note(before.size, 'offset')}{reach}"
     )
@@ -305,7 +306,7 @@ def ramp_section() -> None:
     code, paper = contexts.yarn_ramps(view)
     fast, slow = contexts.yarn_bounds(view)
     st.header("YaRN's ramp: its code against its paper")
-    blocks.chart(contexts.ramp_figure(view, title=f"YaRN's share of interpolation per pair ({shape})"),
+    blocks.chart(contexts.ramp_figure(view, title="YaRN's share of interpolation, per pair"),
                  key="contexts_yarn_ramp")
     gap = np.abs(code - paper)
     cols = st.columns(3)
@@ -314,6 +315,8 @@ def ramp_section() -> None:
                    help=f"at pair {int(gap.argmax())}" if gap.max() > 0 else None)
     cols[2].metric("pairs where they differ", f"{int(np.sum(gap > 1e-12))} of {view.pairs}")
     st.caption(
+        f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, s={view.factor:g}, β_fast={view.beta_fast:g}, "
+        f"β_slow={view.beta_slow:g}, truncate={'on' if view.truncate else 'off'}. "
         "θ'_i = (1 − w_i)θ_i + w_i θ_i/s. Models run the code's ramp (YaRN's repository, transformers, DeepSeek, "
         "gpt-oss): linear in the pair index between floor(c(β_fast)) and ceil(c(β_slow)). The paper's equation "
         "ramps linearly in r_i = L0/λ_i, which falls geometrically with i: it rises steeply past the fast bound. "

@@ -367,7 +367,8 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         "yaxis": y_axis, "legend": {"orientation": "h", "y": -0.22}, "hoverlabel": {"namelength": -1},
         "shapes": [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
                     "line": {"color": "grey", "dash": "dash", "width": 1}}],
-        "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 1, "xanchor": "right",
+        # At the left, where every line is far above one turn (a log axis places y at log10 1 = 0).
+        "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
     })
     del pairs
@@ -447,11 +448,14 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
                    hovertemplate="pair i = %{x}<br>w_i (paper) = %{y:.6g}<extra></extra>"),
     ]
     shapes, notes = [], []
-    for where, text in ((fast, f"c(β_fast={view.beta_fast:g})"), (slow, f"c(β_slow={view.beta_slow:g})")):
+    # Each bound's label on the side of its line where no ramp is drawn: the fast one to the left,
+    # high up (the ramps are 0 there), the slow one to the right, half way (they are 1 there).
+    for where, text, side, height in ((fast, f"c(β_fast={view.beta_fast:g}) ", "right", 0.85),
+                                      (slow, f" c(β_slow={view.beta_slow:g})", "left", 0.5)):
         if -0.5 <= where <= view.pairs - 0.5:
             shapes.append({"type": "line", "x0": where, "x1": where, "yref": "y domain", "y0": 0, "y1": 1,
                            "line": {"color": "grey", "dash": "dot"}})
-            notes.append({"text": f" {text}", "x": where, "xanchor": "left", "yref": "y domain", "y": 0.5,
+            notes.append({"text": text, "x": where, "xanchor": side, "yref": "y domain", "y": height,
                           "yanchor": "middle", "showarrow": False, "font": {"size": 11}})
     return go.Figure(traces, {
         "title": chart_title(title), "height": 420, "margin": MARGIN | {"b": 120},

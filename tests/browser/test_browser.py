@@ -41,6 +41,7 @@ PAGES = {
     "pitfalls": ("Conventions and pitfalls", "Conventions and pitfalls", True),
     "precision": ("Precision", "Precision", True),
     "embeddings": ("Embeddings + position", "Embeddings + position", True),
+    "contexts": ("Longer contexts", "Longer contexts", True),
 }
 #: Deep-link settings for each page: the shared ones, plus a page control where one is known.
 DEEP_LINK_EXTRA = {"matrix": "&transpose=true", "similarity": "&ref=5"}
