@@ -103,8 +103,10 @@ st.markdown(
     "or paste its config.json, a target length and a method."
 )
 st.latex(
-    r"\theta_i = b^{-2i/d},\quad \lambda_i = \frac{2\pi}{\theta_i},\qquad"
-    r"\text{unseen}_i \iff L_0\theta_i < 2\pi\ \text{ and }\ L\,\theta'_i > L_0\theta_i"
+    # The closing thin space: a formula that ends in a subscript overhangs KaTeX's box by 2 px, which
+    # then scrolls (axe: scrollable-region-focusable).
+    r"\theta_i = b^{-2i/d},\quad \lambda_i = 2\pi/\theta_i,\qquad"
+    r"\text{unseen}_i \iff L_0\theta_i < 2\pi \,\wedge\, L\theta'_i > L_0\theta_i\,"
 )
 
 st.header("The model")

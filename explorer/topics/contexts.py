@@ -247,14 +247,10 @@ def methods_summary(view: ContextView) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def yarn_view_scaling(view: ContextView) -> pe_core.RopeScaling:
-    """The YaRN scaling the ramp section draws: the view's factor, trained length and betas."""
-    return scaling(view, "yarn")
-
-
 def yarn_ramps(view: ContextView) -> tuple[np.ndarray, np.ndarray]:
-    """YaRN's share of interpolation per pair, as its code computes it and as its paper's equation does."""
-    yarn = yarn_view_scaling(view)
+    """YaRN's share of interpolation per pair, as its code computes it and as its paper's equation does
+    (with the view's factor, trained length and betas, whatever its method)."""
+    yarn = scaling(view, "yarn")
     return (pe_core.yarn_ramp(view.d, view.base, scaling=yarn, form="code"),
             pe_core.yarn_ramp(view.d, view.base, scaling=yarn, form="paper"))
 
@@ -332,7 +328,6 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     (``play_targets``), the figure opening on the view's target."""
     targets, plain, scaled, unseen = coverage_frames(view)
     seen = coverage(view, "none").turns_seen
-    pairs = np.arange(view.pairs)
     active = int(np.flatnonzero(targets == view.target)[0])
     every = np.concatenate([seen, plain.ravel(), scaled.ravel()])
     label = method_label(view)
@@ -371,7 +366,6 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
     })
-    del pairs
     frames = [animation.frame(frame_data(row), traces=[1, 2, 3], name=str(int(T))) for row, T in enumerate(targets)]
     return animation.add_play(fig, frames, label="target length T", redraw=False, active=active,
                               labels=[f"{int(T):,}" for T in targets])
