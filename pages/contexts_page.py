@@ -20,10 +20,14 @@ CONFIG_MESSAGE, PASTED_LISTS, BASE_ANCHOR = "_contexts_config_message", "_contex
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
+# Each is keyed by the view's repr (``key``): Streamlit hashes a string at once, and a dataclass
+# field by field (a few ms of every rerun over this page's cached parts).
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
-def dot_curves(view: ContextView) -> tuple[np.ndarray, np.ndarray]:
+def dot_curves(key: str, _view: ContextView) -> tuple[np.ndarray, np.ndarray]:
     """The all-ones score by offset, plain and with the method (at most 8 MB each)."""
-    return contexts.dot_curves(view)
+    return contexts.dot_curves(_view)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -32,9 +36,9 @@ def preset_view(key: str) -> ContextView:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def snippets(view: ContextView) -> tuple[str, str]:
+def snippets(key: str, _view: ContextView) -> tuple[str, str]:
     """The reproduce-this code, NumPy and PyTorch (built once per view: it sweeps Play's targets)."""
-    return contexts.contexts_code(view), contexts.contexts_code(view, "torch")
+    return contexts.contexts_code(_view), contexts.contexts_code(_view, "torch")
 
 
 # --- presets and configs: widget callbacks, which run before any widget is drawn ---
@@ -226,13 +230,20 @@ view, view_notices = contexts.checked_view(ContextView(
     mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
     short_factor=lists[0], long_factor=lists[1],
 ))
+key = repr(view)
 for notice in view_notices:
     st.warning(notice, icon=":material/warning:")
 if model != contexts.CUSTOM_MODEL:
     source = model_config(model)
     st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
-for note in contexts.pitfalls(view):
-    st.warning(note, icon=":material/report:")
+
+
+def pitfall_notes() -> None:
+    for note in contexts.pitfalls(view):
+        st.warning(note, icon=":material/report:")
+
+
+blocks.cached_section("contexts_pitfalls", pitfall_notes, key)
 label = contexts.method_label(view)
 shape = f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, {label}"
 
@@ -286,7 +297,7 @@ def methods_section() -> None:
 
 
 def dot_section() -> None:
-    before, after = dot_curves(view)
+    before, after = dot_curves(key, view)
     a = contexts.attention_factor(view, view.method)
     st.header("Attention by offset, before and after")
     blocks.chart(contexts.dot_figure(view, before, after, title="q·k of all-ones q and k, by offset"),
@@ -326,15 +337,15 @@ def ramp_section() -> None:
     )
 
 
-blocks.cached_section("contexts_pairs_section", pair_sections, view)
+blocks.cached_section("contexts_pairs_section", pair_sections, key)
 blocks.first_chart_sent()
 blocks.downloads("the Play frames' turns", lambda: contexts.coverage_table(view), key="contexts_coverage")
-blocks.cached_section("contexts_pair_table", pair_table, view)
+blocks.cached_section("contexts_pair_table", pair_table, key)
 blocks.downloads("the table of pairs", lambda: contexts.pairs_table(view), key="contexts_pairs")
-blocks.cached_section("contexts_methods", methods_section, view)
+blocks.cached_section("contexts_methods", methods_section, key)
 blocks.downloads("every method's θ'/θ", lambda: contexts.methods_table(view), key="contexts_methods")
-blocks.cached_section("contexts_dot", dot_section, view)
-blocks.downloads("both curves", lambda: contexts.dot_table(view, *dot_curves(view)), key="contexts_dot")
-blocks.cached_section("contexts_yarn_ramp", ramp_section, view)
+blocks.cached_section("contexts_dot", dot_section, key)
+blocks.downloads("both curves", lambda: contexts.dot_table(view, *dot_curves(key, view)), key="contexts_dot")
+blocks.cached_section("contexts_yarn_ramp", ramp_section, key)
 blocks.downloads("both ramps", lambda: contexts.ramp_table(view), key="contexts_yarn_ramp")
-blocks.reproduce(*snippets(view))
+blocks.reproduce(*snippets(key, view))
