@@ -8,6 +8,7 @@ tests/topics/test_contexts_transformers.py compares the same with transformers i
 
 from __future__ import annotations
 
+import doctest
 import json
 import math
 import re
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from independent import payload
 
 import pe_core
+import pe_core.rope_context
 from explorer import animation, reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
@@ -656,3 +658,8 @@ def test_snippet_gives_the_pages_numbers(name: str) -> None:
         # The snippet rounds each angle k θ'_i to float64 before its cosine (pe_core keeps it exact).
         atol = 1e-13 * view.target * view.pairs if key == "contexts_dot" else 0.0
         np.testing.assert_allclose(got, table.to_numpy(dtype=np.float64), rtol=1e-12, atol=atol, err_msg=key)
+
+
+def test_the_docstring_examples_hold() -> None:
+    failed, tried = doctest.testmod(pe_core.rope_context, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried >= 3 and failed == 0
