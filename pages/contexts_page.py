@@ -180,44 +180,59 @@ factor = controls.number_control(
 method = controls.choice_control(
     "method", "Method", contexts.METHODS, default=DEFAULT_VIEW.method, format_func=METHOD_NAMES.get,
 )
-with st.expander("Each method's parameters (transformers' names and defaults)"):
-    yarn_cols = st.columns(3)
-    beta_fast = controls.number_control(
-        "beta_fast", "YaRN beta_fast", default=DEFAULT_VIEW.beta_fast, low=0.001, high=contexts.PARAMETER_MAX,
-        container=yarn_cols[0], help="Pairs turning more than this many times over L0 keep θ_i.",
+# Each method's parameters, shown on request: nine boxes would cost every rerun about 2.5 ms of
+# server CPU; hidden, they keep their values (URL, session), and the side-by-side uses them.
+show_parameters = controls.bool_control(
+    "parameters", "Show each method's parameters (transformers' names and defaults)",
+)
+yarn_cols = st.columns(3) if show_parameters else [None] * 3
+scale_cols = st.columns(3) if show_parameters else [None] * 3
+llama_cols = st.columns(3) if show_parameters else [None] * 3
+beta_fast = controls.number_control(
+    "beta_fast", "YaRN beta_fast", default=DEFAULT_VIEW.beta_fast, low=0.001, high=contexts.PARAMETER_MAX,
+    container=yarn_cols[0], drawn=show_parameters, help="Pairs turning more than this many times over L0 keep θ_i.",
+)
+beta_slow = controls.number_control(
+    "beta_slow", "YaRN beta_slow", default=DEFAULT_VIEW.beta_slow, low=0.001, high=contexts.PARAMETER_MAX,
+    container=yarn_cols[1], drawn=show_parameters, help="Pairs turning fewer times than this over L0 get θ_i / s.",
+)
+truncate = controls.bool_control(
+    "truncate", "YaRN truncate (floor and ceil its bounds)", default=True, container=yarn_cols[2],
+    drawn=show_parameters, persist=True,
+)
+mscale = controls.number_control(
+    "mscale", "YaRN mscale (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX, container=scale_cols[0],
+    drawn=show_parameters,
+)
+mscale_all_dim = controls.number_control(
+    "mscale_all_dim", "YaRN mscale_all_dim (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
+    container=scale_cols[1], drawn=show_parameters,
+)
+attention_given = controls.number_control(
+    "attention_factor", "attention_factor (0: the method's own)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
+    container=scale_cols[2], drawn=show_parameters, help="YaRN's and LongRoPE's, when a config gives it.",
+)
+low_freq = controls.number_control(
+    "low_freq", "llama3 low_freq_factor", default=DEFAULT_VIEW.low_freq, low=0.001, high=contexts.PARAMETER_MAX,
+    container=llama_cols[0], drawn=show_parameters,
+)
+high_freq = controls.number_control(
+    "high_freq", "llama3 high_freq_factor", default=DEFAULT_VIEW.high_freq, low=0.001,
+    high=contexts.PARAMETER_MAX, container=llama_cols[1], drawn=show_parameters,
+)
+max_positions = int(controls.number_control(
+    "max_positions", "max_position_embeddings (0: none)", default=0, low=0, high=contexts.LENGTH_MAX, whole=True,
+    step=1024, container=llama_cols[2], drawn=show_parameters,
+    help="Dynamic NTK divides by it (else by L0), as transformers does; also read for YaRN's pitfall below.",
+))
+if not show_parameters:
+    st.caption(
+        f"YaRN: beta_fast {beta_fast:g}, beta_slow {beta_slow:g}, truncate {'on' if truncate else 'off'}"
+        + (f", mscale {mscale:g}, mscale_all_dim {mscale_all_dim:g}" if mscale or mscale_all_dim else "")
+        + (f"; attention_factor {attention_given:g}" if attention_given else "")
+        + f". llama3: low_freq_factor {low_freq:g}, high_freq_factor {high_freq:g}. max_position_embeddings: "
+        + (f"{max_positions:,}." if max_positions else "none (dynamic NTK takes L0).")
     )
-    beta_slow = controls.number_control(
-        "beta_slow", "YaRN beta_slow", default=DEFAULT_VIEW.beta_slow, low=0.001, high=contexts.PARAMETER_MAX,
-        container=yarn_cols[1], help="Pairs turning fewer times than this over L0 get θ_i / s.",
-    )
-    with yarn_cols[2]:
-        truncate = controls.bool_control("truncate", "YaRN truncate (floor and ceil its bounds)", default=True)
-    scale_cols = st.columns(3)
-    mscale = controls.number_control(
-        "mscale", "YaRN mscale (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX, container=scale_cols[0],
-    )
-    mscale_all_dim = controls.number_control(
-        "mscale_all_dim", "YaRN mscale_all_dim (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
-        container=scale_cols[1],
-    )
-    attention_given = controls.number_control(
-        "attention_factor", "attention_factor (0: the method's own)", default=0.0, low=0.0,
-        high=contexts.MSCALE_MAX, container=scale_cols[2], help="YaRN's and LongRoPE's, when a config gives it.",
-    )
-    llama_cols = st.columns(3)
-    low_freq = controls.number_control(
-        "low_freq", "llama3 low_freq_factor", default=DEFAULT_VIEW.low_freq, low=0.001,
-        high=contexts.PARAMETER_MAX, container=llama_cols[0],
-    )
-    high_freq = controls.number_control(
-        "high_freq", "llama3 high_freq_factor", default=DEFAULT_VIEW.high_freq, low=0.001,
-        high=contexts.PARAMETER_MAX, container=llama_cols[1],
-    )
-    max_positions = int(controls.number_control(
-        "max_positions", "max_position_embeddings (0: none)", default=0, low=0, high=contexts.LENGTH_MAX,
-        whole=True, step=1024, container=llama_cols[2],
-        help="Dynamic NTK divides by it (else by L0), as transformers does; also read for YaRN's pitfall below.",
-    ))
 
 if model != contexts.CUSTOM_MODEL:
     preset = preset_view(model)

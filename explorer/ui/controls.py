@@ -158,11 +158,13 @@ def int_control(
 
 def number_control(
     key: str, label: str, *, default: float, low: float, high: float, step: float | None = None,
-    whole: bool = False, format: str | None = None, container=None, help: str | None = None,
+    whole: bool = False, format: str | None = None, container=None, help: str | None = None, drawn: bool = True,
 ) -> float:
     """A page's number box, kept in the URL under ``key``, clamped to [low, high]: for values a
     slider cannot hold exactly (a scaling factor, a length of 131,072 tokens). ``whole`` makes
-    it a whole number (an int, shown in full)."""
+    it a whole number (an int, shown in full). ``drawn=False`` keeps the value (URL, session)
+    without drawing the box, for controls a page shows on request: the box keeps its value while
+    it is not drawn (``persist_state``), so hiding it changes nothing."""
     kind = int if whole else float
     low, high, default = kind(low), kind(high), kind(default)
     if whole:
@@ -173,9 +175,11 @@ def number_control(
     value = st.session_state[key]
     usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     st.session_state[key] = kind(min(max(value, low), high)) if usable else default
+    if not drawn:
+        return st.session_state[key]
     return kind((container or st).number_input(
         label, min_value=low, max_value=high, step=None if step is None else kind(step),
-        format=format or ("%d" if whole else "%g"), key=key, help=help,
+        format=format or ("%d" if whole else "%g"), key=key, help=help, persist_state="session",
     ))
 
 
@@ -213,10 +217,15 @@ def seed_bool(key: str, default: bool = False) -> bool:
     return bool(st.session_state[key])
 
 
-def bool_control(key: str, label: str, *, default: bool = False, container=None) -> bool:
-    """A page's toggle, kept in the URL under ``key`` as true/false."""
-    seed_bool(key, default)
-    return bool((container or st).toggle(label, key=key))
+def bool_control(
+    key: str, label: str, *, default: bool = False, container=None, drawn: bool = True, persist: bool = False,
+) -> bool:
+    """A page's toggle, kept in the URL under ``key`` as true/false. ``drawn=False`` and ``persist``
+    as ``number_control``'s: a toggle shown on request keeps its value while hidden."""
+    value = seed_bool(key, default)
+    if not drawn:
+        return value
+    return bool((container or st).toggle(label, key=key, persist_state="session" if persist else None))
 
 
 def text_control(

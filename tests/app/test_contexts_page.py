@@ -206,7 +206,7 @@ def test_a_huge_upload_is_refused_in_one_line() -> None:
 # ------------------------------------------------------------------------------ hostile URLs
 
 #: Every key of the page, and the values a hostile URL gives it.
-PAGE_URL_KEYS = ["model", "base", *contexts.PAGE_KEYS]
+PAGE_URL_KEYS = ["model", "base", "parameters", *contexts.PAGE_KEYS]
 HOSTILE = ["abc", "nan", "inf", "-inf", "-5", "1e300", "9" * 500, "", "x" * TEN_KB, "<script>alert(1)</script>",
            "[x](javascript:alert(1))"]
 
@@ -240,3 +240,22 @@ def test_a_base_on_the_sliders_scale_goes_to_the_sidebar() -> None:
     at = open_page(CONTEXTS, {"base": "77777.5", "n": "100"})
     assert at.session_state["n"] == min(N_OPTIONS, key=lambda n: abs(np.log10(n / 77777.5)))
     assert at.query_params.get("base") == "77777.5"
+
+
+def test_the_parameters_keep_their_values_hidden_or_shown() -> None:
+    """Each method's parameters are drawn on request; hidden, they keep their values and the URL."""
+    at = open_page(CONTEXTS, {"beta_fast": "20", "truncate": "false"})
+    assert {box.key for box in at.number_input} == {"trained", "target", "factor"}
+    assert at.session_state["beta_fast"] == 20.0
+    assert "beta_fast 20, beta_slow 1, truncate off" in " ".join(c.value for c in at.caption)
+    at.toggle(key="parameters").set_value(True).run()
+    assert at.number_input(key="beta_fast").value == 20.0 and at.toggle(key="truncate").value is False
+    at.number_input(key="beta_slow").set_value(2.5).run()
+    at.toggle(key="truncate").set_value(True).run()
+    at.toggle(key="parameters").set_value(False).run()
+    assert (at.session_state["beta_fast"], at.session_state["beta_slow"], at.session_state["truncate"]) == (
+        20.0, 2.5, True)
+    assert at.query_params.get("beta_slow") == "2.5" and "truncate" not in at.query_params
+    # The side-by-side uses them: YaRN's bounds in the ramp section are those of beta 20 and 2.5.
+    fast, slow = contexts.yarn_bounds(contexts.ContextView(beta_fast=20.0, beta_slow=2.5))
+    assert f"{fast:.2f}, {slow:.2f}" in [m.value for m in at.metric]
