@@ -18,8 +18,6 @@ CONFIG_TEXT, CONFIG_FILE = "contexts_config_text", "contexts_config_file"
 CONFIG_MESSAGE, PASTED_LISTS, BASE_ANCHOR = "_contexts_config_message", "_contexts_lists", "_contexts_base_anchor"
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
-
-
 # Each is keyed by the view's repr (``key``): Streamlit hashes a string at once, and a dataclass
 # field by field (a few ms of every rerun over this page's cached parts).
 
@@ -32,6 +30,7 @@ def dot_curves(key: str, _view: ContextView) -> tuple[np.ndarray, np.ndarray]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def preset_view(key: str) -> ContextView:
+    """A model preset's view, read from its config.json file once."""
     return contexts.preset_view(key)
 
 

@@ -210,3 +210,27 @@ def test_even_settings_guards_an_odd_d():
     fixed, notice = s.even_settings(s.Settings(d=7, L=9), "pairs")
     assert fixed == s.Settings(d=6, L=9) and notice == "d = 7 is odd: pairs; this page uses d = 6."
     assert s.even_settings(s.Settings(d=1), "pairs")[0].d == 2
+
+
+@pytest.mark.parametrize(("raws", "value", "words"), [
+    (["8"], 8.0, None), (["1.5"], 1.5, None), ([" 32 "], 32.0, None), (["1e3"], 1000.0, None),
+    (["abc"], 4.0, ("factor", "not a finite number", "4")), (["nan"], 4.0, ("factor",)), (["inf"], 4.0, ("factor",)),
+    ([""], 4.0, ("factor", "empty")), (["0.5"], 1.0, ("factor", "outside 1..1024", "using 1")),
+    (["1e300"], 1024.0, ("factor", "outside", "1024")), (["9" * 500], 1024.0, ("factor", "outside")),
+    (["2", "3"], 3.0, ("factor", "2 times")), (["x" * 10240], 4.0, ("factor",)),
+])
+def test_parse_float(raws: list[str], value: float, words: tuple[str, ...] | None) -> None:
+    got, notices = s.parse_float("factor", raws, default=4.0, low=1.0, high=1024.0)
+    assert got == value and isinstance(got, float)
+    if words is None:
+        assert not notices
+    else:
+        assert notices and all(word in " ".join(notices) for word in words), notices
+        assert all("\n" not in notice and len(notice) < 200 for notice in notices)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_format_number_round_trips(value: float) -> None:
+    text = s.format_number(value)
+    assert float(text) == value and (text.lstrip("-").isdigit() or not float(value).is_integer() or abs(value) >= 1e15)
+    assert s.query_value("factor", value) == text
