@@ -7,6 +7,8 @@ Streamlit also reads a pages/ folder as its older, file-based navigation, and a 
 whose URL path equals a page file's name would run that file without this one (no
 sidebar, no settings). So no page file is named as its URL path (tests/app/test_app.py
 checks it, and the browser tests open every page by deep link on a freshly started server).
+Home is served at "/"; "/home" is a hidden page without a file that switches to it
+(explorer/ui/navigation.py, ALIASES).
 
 This one file is both the ASGI app and the script. ``streamlit run app.py`` sees the
 ``st.App`` assigned below and imports this file as a module (``__name__ == "app"``): the
@@ -27,7 +29,7 @@ else:
     style.apply()
 
     PAGES = navigation.pages()
-    page = st.navigation(list(PAGES.values()))
+    page = st.navigation(navigation.routes(PAGES))
     controls.begin_run()
     st.session_state["settings"] = controls.shared_settings()
     target = controls.pending_page_switch()

@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
 from explorer import criteria, figures  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
+from explorer.topics import attention as attention_topic  # noqa: E402
 from explorer.topics import contexts as contexts_topic  # noqa: E402
 from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
 from explorer.topics import home as home_topic  # noqa: E402
@@ -219,6 +220,21 @@ def embeddings_page(s: Settings, controls: dict) -> None:
         embeddings.reduce_columns(m.summed, s)
 
 
+def attention_page(s: Settings, controls: dict) -> None:
+    """Attention by offset: the two closed forms (the sinusoid's shared with other pages), the scores by
+    offset, the learned table's bits, one query's scores and weights, and the Play frames."""
+    view = attention_topic.View(causal=controls.get("causal", True), heads=controls.get("heads", 8),
+                                head=controls.get("heads", 8))
+    rope = pe_core.rope_dot_by_offset(np.arange(L_MAX, dtype=np.float64), s.d, s.n)
+    scores = attention_topic.offset_scores(s.L, s.d, view, sinusoid_from_zero=dot_from_zero(s), rope_from_zero=rope)
+    bits = attention_topic.learned_bits(s.L, s.d)
+    query = min(controls.get("query", attention_topic.QUERY_DEFAULT), s.L - 1)
+    weights = attention_topic.query_weights(attention_topic.query_scores(scores, bits, query, s.d, view), query,
+                                            view.causal)
+    attention_topic.where_table(weights, query, view.causal)
+    attention_topic.play_weights(scores, bits, s.d, view, attention_topic.play_queries(s.L, len(view.schemes)))
+
+
 def contexts_page(s: Settings, controls: dict) -> None:
     """The Longer contexts page's computations for a view nobody asked for yet: both curves by offset
     (its dot_curves cache), every figure and table its cached sections build, and its snippets. The
@@ -265,6 +281,9 @@ PAGES: tuple[Page, ...] = (
          {"d=2048, L=2000": replace(LARGEST, L=2000), "d=2048, L=200": replace(LARGEST, L=200),
           "d=2048, L=17": replace(LARGEST, L=17), "d=2048, L=9": replace(LARGEST, L=9)}),
     Page("embeddings", embeddings_page, {"scale": {"scale": True}}),
+    Page("attention", attention_page, {
+        "128 heads, bidirectional, query=L-1": {"heads": 128, "causal": False, "query": L_MAX - 1},
+    }),
     # The curves sum min(target, 2**20, 2**27 / (d/2)) offsets: 131,072 at d = 2048, 2**20 at d = 128.
     Page("contexts", contexts_page, {
         "target=2^24, dynamic": {"target": contexts_topic.LENGTH_MAX, "method": "dynamic", "max_positions": 4096},

@@ -47,6 +47,15 @@ CHUNK_CELLS = 2**21
 SHIFT_TOLERANCE = 1e-9
 
 
+#: The title each criterion is shown under (Home's metrics, and its snippet's printed numbers).
+TITLES = {
+    "unique": "Unique per position",
+    "consistent": "Consistent distance",
+    "bounded": "Bounded, generalises",
+    "deterministic": "Deterministic",
+}
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One criterion measured: the number, whether it passes, and why, in one sentence."""
@@ -70,6 +79,11 @@ class NoCodeError(LookupError):
 
 def _positions(count: int) -> str:
     return "1 position" if count == 1 else f"the {count:,} positions"
+
+
+def _first_positions(count: int) -> str:
+    """'position 0' or 'positions 0..count-1'."""
+    return "position 0" if count == 1 else f"positions 0..{count - 1:,}"
 
 
 def _encoding(length: int, d: int, n: float, layout: str, convention: str, start: int = 0) -> np.ndarray:
@@ -140,7 +154,7 @@ def _sse_by_offset_up_to_max(d: int, n: float, convention: str) -> np.ndarray:
 
 
 def _unique_measurement(distance: float, offset: int, L: int, how: str) -> Measurement:
-    title, label = "Unique per position", "smallest distance between two positions"
+    title, label = TITLES["unique"], "smallest distance between two positions"
     passed = distance >= UNIQUE_MIN_DISTANCE
     verdict = "every position has its own code" if passed else "two positions are indistinguishable"
     reason = (
@@ -152,7 +166,7 @@ def _unique_measurement(distance: float, offset: int, L: int, how: str) -> Measu
 
 def _single_position() -> Measurement:
     return Measurement(
-        "unique", "Unique per position", "smallest distance between two positions", math.inf, True,
+        "unique", TITLES["unique"], "smallest distance between two positions", math.inf, True,
         "Only one position: there is no pair to tell apart.",
     )
 
@@ -312,36 +326,40 @@ def consistent_of(rows: Rows, L: int, *, offset: int = 1, window: int = WINDOW) 
     ``window`` k from L-offset on, whose pairs reach the positions the longer sentence adds.
     Fewer than two distances give nothing to compare: NaN, not passed.
     """
-    title, label = "Consistent distance", f"largest change of the offset-{offset} distance"
+    title, label = TITLES["consistent"], f"largest change of the offset-{offset} distance"
     name = f"||P[k+{offset}] - P[k]||"
     longer = max(2 * L, L + 2 * offset)  # at least two pairs, even for a one-position sentence
     inside = _offset_distances(rows, 0, min(L - offset, window), L, offset)
-    parts, groups = [], [inside]
-    if inside.size:
-        parts.append(f"{_span(inside)} at L={L:,} ({_k_range(0, inside.size)})")
-    else:
-        parts.append(f"not defined at L={L:,} (no two positions {offset} apart)")
+    groups = [inside]
     try:
         first = _offset_distances(rows, 0, min(longer - offset, window), longer, offset)
         added_start = max(L - offset, first.size)  # the window from 0 may already reach them
         added = _offset_distances(rows, added_start, min(longer - offset - added_start, window), longer, offset)
     except NoCodeError:
-        parts.append(f"cannot be measured at L={longer:,}: there is no code beyond position {L - 1:,}")
+        in_longer = f"cannot be measured at L={longer:,}: there is no code beyond position {L - 1:,}"
     else:
         groups += [first, added]
+        longer_span = _span(np.concatenate([first, added]))
         where = _k_range(0, first.size) + (f" and {_k_range(added_start, added.size)}" if added.size else "")
-        parts.append(
-            f"{_span(np.concatenate([first, added]))} at L={longer:,} ({where}, reaching the positions "
-            "a longer sentence adds)"
+        in_longer = f"{longer_span} at L={longer:,} ({where}, reaching the positions a longer sentence adds)"
+    if inside.size:
+        measured = f"{name} is {_span(inside)} at L={L:,} ({_k_range(0, inside.size)}) and {in_longer}"
+    elif len(groups) > 1:  # a sentence too short for one pair: the longer one is compared with itself
+        measured = (
+            f"A sentence of L={L:,} has no two positions {offset} apart, so {name} is measured in one of "
+            f"L={longer:,} instead: {longer_span} for {where}"
         )
+    else:
+        measured = f"{name} is not defined at L={L:,} (no two positions {offset} apart) and {in_longer}"
     distances = np.concatenate(groups)
     if distances.size < 2:
+        pairs = "1 pair" if distances.size == 1 else f"{distances.size} pairs"
         return Measurement("consistent", title, label, math.nan, False,
-                           f"{name} is {' and '.join(parts)}: {distances.size} pair(s) only, nothing to compare.")
+                           f"{measured}: {pairs} only, nothing to compare.")
     spread = float(np.ptp(distances))
     passed = spread <= CONSISTENT_TOLERANCE
     verdict = "rounding only" if passed else "the distance depends on the length or on where it is measured"
-    reason = f"{name} is {' and '.join(parts)}; largest difference {spread:.3g} ({verdict})."
+    reason = f"{measured}; largest difference {spread:.3g} ({verdict})."
     return Measurement("consistent", title, label, spread, passed, reason)
 
 
@@ -378,12 +396,12 @@ def bounded_of(
     except NoCodeError:
         passed = math.isfinite(largest)
         reason = f"Largest |value| is {largest:.6g} over {where}; there is no code at position {far:,} to check."
-        return Measurement("bounded", "Bounded, generalises", "largest |value|", largest, passed, reason)
+        return Measurement("bounded", TITLES["bounded"], "largest |value|", largest, passed, reason)
     passed = far_value <= max(largest, 1.0)
     verdict = "it does not grow with the position" if passed else "it grows with the position, without bound"
     reason = f"Largest |value| is {largest:.6g} over {where} and {far_value:.6g} at position {far:,}: {verdict}."
     return Measurement(
-        "bounded", "Bounded, generalises", f"largest |value|, up to k = {far:,}", max(largest, far_value), passed,
+        "bounded", TITLES["bounded"], f"largest |value|, up to k = {far:,}", max(largest, far_value), passed,
         reason,
     )
 
@@ -398,10 +416,13 @@ def deterministic_of(rows: Rows, L: int, *, starts: Sequence[int], count: int) -
         differing += int(np.count_nonzero(first.view(np.uint64) != second.view(np.uint64)))
         total += first.size
     passed = differing == 0
-    where = ", ".join(f"{start:,}..{start + count - 1:,}" for start in starts)
-    reason = f"Positions {where} computed twice: {differing:,} of {total:,} values differ in any bit."
+    where = ", ".join(f"{start:,}" if count == 1 else f"{start:,}..{start + count - 1:,}" for start in starts)
+    positions = "Position" if len(starts) == 1 and count == 1 else "Positions"
+    values = "the 1 value differs" if total == 1 else f"{total:,} values differ"
+    reason = f"{positions} {where} computed twice: {differing:,} of {values} in any bit."
     return Measurement(
-        "deterministic", "Deterministic", "values that differ between two runs", float(differing), passed, reason
+        "deterministic", TITLES["deterministic"], "values that differ between two runs", float(differing), passed,
+        reason,
     )
 
 
@@ -420,7 +441,7 @@ def defined_beyond_of(rows: Rows, L: int, *, probes: Sequence[int], width: int) 
             widths[k] = rows(k, 1, k + 1).shape[1]
         except NoCodeError:
             reason = (
-                f"No code for position {k:,}: the scheme has codes for positions 0..{k - 1:,} only, so a "
+                f"No code for position {k:,}: the scheme has codes for {_first_positions(k)} only, so a "
                 f"sentence longer than L={L:,} cannot be encoded."
             )
             return Measurement("defined", title, label, float(k), False, reason)
@@ -428,8 +449,9 @@ def defined_beyond_of(rows: Rows, L: int, *, probes: Sequence[int], width: int) 
     last = max(widths)
     if widths[last] != trained_width:
         note = (
-            f"; but position {last:,} needs {widths[last]} columns where positions 0..{L - 1:,} need "
-            f"{trained_width}: an input of fixed size cannot take it"
+            f"; but position {last:,} needs {widths[last]} columns where "
+            + f"{_first_positions(L)} need{'s' if L == 1 else ''}"
+            + f" {trained_width}: an input of fixed size cannot take it"
         )
     else:
         note = f", with the same {trained_width:,} column{'s' if trained_width > 1 else ''}"

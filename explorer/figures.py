@@ -370,6 +370,16 @@ def averaging_note(row_first: np.ndarray, row_last: np.ndarray, w: np.ndarray) -
 
 
 
+def count_text(count: int, noun: str) -> str:
+    """'1 frame', '37 frames': a count with its noun, singular for one."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def positions_text(first: int, last: int) -> str:
+    """'position 7' or 'positions 0..99': consecutive positions, in the singular when there is one."""
+    return f"position {first:,}" if first == last else f"positions {first:,}..{last:,}"
+
+
 def range_label(first: int, last: int, name: str) -> str:
     """'k = 12' or 'k = 32..63 (mean of 32)': what one drawn row or column stands for."""
     if first == last:
@@ -420,8 +430,9 @@ def encoding_figure(
     value_name: str = "P[k, j]",
     colorscale: str = DIVERGING,
     zrange: tuple[float, float] | None = (-1.0, 1.0),
+    x_title: str = "dimension j (column)",
 ) -> go.Figure:
-    """Heatmap of an encoding (or its angles): positions down, dimensions across."""
+    """Heatmap of an encoding (or its angles): positions down, dimensions (or pairs: ``x_title``) across."""
     row_labels = [range_label(int(a), int(b), "position k") for a, b in zip(row_first, row_last, strict=True)]
     row_ticks = round_ticks(row_labels, row_first)
     col_ticks = round_ticks(column_labels, [int(c) for c in column_ticks], count=10)
@@ -432,7 +443,7 @@ def encoding_figure(
         row_ticks=row_ticks,
         col_ticks=col_ticks,
         title=title,
-        x_title="dimension j (column)",
+        x_title=x_title,
         y_title="position k",
         value_name=value_name,
         colorscale=colorscale,

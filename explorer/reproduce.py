@@ -4,9 +4,13 @@ explorer.criteria, matrix_code in explorer.topics.matrix, ...).
 
 Each snippet imports only numpy (and torch, in the PyTorch variants), never pe_core, so a
 student can paste it in a notebook. Snippets are built from the pieces here and end by
-binding ``result`` to what the page shows: for a page, a dict from the key of each of its
-downloads to the array that download holds. The tests (tests/topics/test_reproduce.py) execute
-them and compare ``result`` with the app's numbers.
+binding ``result`` to what the page draws: for a page, a dict from the key of each of its
+downloads to the array that download holds; and a page that shows numbers (st.metric) binds
+``numbers`` to them, by the label it shows each with, and prints them (``numbers_code``). The
+tests execute them and compare ``result`` with the app's numbers (tests/topics/test_reproduce.py),
+and ``numbers`` with what the page displays, digit for digit (tests/app/test_pages.py, for every
+page of the page list): so a snippet computes what its page does, with the same arithmetic
+(``sin_cos_code``) where a number is rounding.
 """
 
 from __future__ import annotations
@@ -30,29 +34,59 @@ def rate_line(settings: Settings) -> str:
     return "w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: w_i = n^(-i/(m-1))"
 
 
+def sin_cos_code(library: str = "numpy") -> str:
+    """The definition of ``sin_cos(k, w)``: sin and cos of the angles k·w, bit for bit the values
+    of ``pe_core.sin_cos_outer`` (and so of ``pe_core.positional_encoding``) for whole k below 2^24.
+
+    The textbook ``np.sin(k * w)`` first rounds the angle to float64, up to half an ulp of it
+    (3.6e-15 rad near 49 rad), which every value then carries: a difference of two encodings
+    (seed 001's shift error, say) comes out ten or twenty times the app's. pe_core keeps the
+    product's rounding error e (Dekker's exact product) and takes sin(p + e) = sin p + e·cos p;
+    the snippets do the same with the simpler exact split of w into its float32 part and the
+    rest (each product of a part with a whole k below 2^24 is exact), so that they print the
+    numbers the page shows, rounding included (tests/app/test_pages.py).
+    """
+    lib, to_float32 = ("np", ".astype(np.float32).astype(np.float64)") if library == "numpy" else (
+        "torch", ".to(torch.float32).to(torch.float64)")
+    return (
+        "\n\ndef sin_cos(k, w):\n"
+        '    """sin(k·w) and cos(k·w) as the app computes them: with the angle k·w exact, not rounded first.\n\n'
+        "    w is split into its float32 part and the rest; each times a whole k below 2^24 is exact, so the\n"
+        "    angle is p + e exactly, with p the rounded angle (all that sin(k * w) sees) and e what rounding\n"
+        "    lost (up to 3.6e-15 rad near 49 rad), and sin(p + e) = sin p + e·cos p to float64 precision.\n"
+        '    """\n'
+        f"    w_hi = w{to_float32}\n"
+        "    a, b = k * w_hi, k * (w - w_hi)  # both exact: the angle k·w is a + b\n"
+        "    p = a + b  # the angle rounded to float64\n"
+        "    e = (a - p) + b  # what that rounding lost, exactly\n"
+        f"    return {lib}.sin(p) + e * {lib}.cos(p), {lib}.cos(p) - e * {lib}.sin(p)\n\n\n"
+    )
+
+
 def header(settings: Settings, imports: str, library: str = "numpy") -> str:
-    """Imports, the settings, the pair indices i and the rates w (rad/position)."""
+    """Imports, the settings, the pair indices i, the rates w (rad/position) and ``sin_cos``."""
     pairs = "np.arange((d + 1) // 2)" if library == "numpy" else "torch.arange((d + 1) // 2, dtype=torch.float64)"
     return (
         f"{imports}\n"
         f"L, d, n = {settings.L}, {settings.d}, {literal(settings.n)}\n"
         f"i = {pairs}\n"
         f"{rate_line(settings)}\n"
+        + sin_cos_code(library)
     )
 
 
 def fill_lines(layout: str, name: str, rows: str, library: str = "numpy") -> list[str]:
     """Lines that fill ``name`` (``rows`` x d) from the column of positions ``k`` and the rates ``w``."""
-    lib = "np" if library == "numpy" else "torch"
-    sines, cosines = f"{lib}.sin(k * w)", f"{lib}.cos(k * w[: d // 2])"
+    angles = "sines, cosines = sin_cos(k, w)  # sin(k·ω_i) and cos(k·ω_i), (rows, pairs)"
     if layout == "concatenated":
         join = "np.concatenate([{}, {}], axis=1)" if library == "numpy" else "torch.cat([{}, {}], dim=1)"
-        return [f"{name} = {join.format(sines, cosines)}  # [sin | cos]"]
+        return [angles, f"{name} = {join.format('sines', 'cosines[:, : d // 2]')}  # [sin | cos]"]
     empty = f"np.empty(({rows}, d))" if library == "numpy" else f"torch.empty({rows}, d, dtype=torch.float64)"
     return [
+        angles,
         f"{name} = {empty}",
-        f"{name}[:, 0::2] = {sines}  # interleaved: sin, cos, sin, cos, ...",
-        f"{name}[:, 1::2] = {cosines}",
+        f"{name}[:, 0::2] = sines  # interleaved: sin, cos, sin, cos, ...",
+        f"{name}[:, 1::2] = cosines[:, : d // 2]",
     ]
 
 
@@ -99,7 +133,7 @@ def encoding_function_code(settings: Settings) -> str:
     fill = "".join(f"    {line}\n" for line in fill_lines(settings.layout, "P", "count"))
     return (
         header(settings, "import numpy as np\n")
-        + "\n\ndef encoding(first, count):\n"
+        + "def encoding(first, count):\n"
         + '    """Rows first .. first+count-1 of the encoding (positions as float64)."""\n'
         + "    k = np.arange(first, first + count, dtype=np.float64)[:, None]\n"
         + fill
@@ -149,7 +183,7 @@ def run_snippet(code: str) -> dict[str, object]:
 
 #: f(t) = sum_i cos(w_i t) for t = 0 .. L-1: the dot product of any two positions t apart (even d).
 OFFSET_DOT_LINE = (
-    "half = np.cos(np.multiply.outer(np.arange(L, dtype=np.float64), w)).sum(axis=1)"
+    "half = sin_cos(np.arange(L, dtype=np.float64)[:, None], w)[1].sum(axis=1)"
     "  # f(t) = Σ_i cos(ω_i t), t = 0..L-1\n"
 )
 
@@ -161,6 +195,18 @@ def imports(library: str) -> str:
 def result_code(entries: dict[str, str]) -> str:
     """``result = {download key: expression, ...}``."""
     return "\nresult = {\n" + "".join(f'    "{key}": {value},\n' for key, value in entries.items()) + "}\n"
+
+
+def numbers_code(entries: dict[str, str]) -> str:
+    """``numbers = {label: expression, ...}`` and a loop that prints it: the numbers the page shows
+    (its metrics), each under the label the page shows it with. A value is a number, a tuple of
+    the numbers one metric shows, or None where the page shows none ("n/a", "no rows")."""
+    return (
+        "\n# The numbers the page shows, under its labels\n"
+        "numbers = {\n" + "".join(f"    {label!r}: {value},\n" for label, value in entries.items()) + "}\n"
+        "for label, value in numbers.items():\n"
+        '    print(f"{label}:", *np.ravel(value))\n'
+    )
 
 
 def is_reduced(edges: np.ndarray) -> bool:

@@ -136,6 +136,32 @@ def parse_float(key: str, raws: list[str], *, default: float, low: float, high: 
     return float(value), notices
 
 
+def parse_subset(
+    key: str, raws: list[str], *, default: tuple[str, ...], options: tuple[str, ...]
+) -> tuple[tuple[str, ...], list[str]]:
+    """Several of ``options`` from a URL value written "a,b,c", in the options' order, with notices.
+
+    An empty value is an empty choice (the app writes one when every option is turned off);
+    names that are not options are dropped and named (safe characters only); a value with no
+    option in it, or an absurdly long one, gives ``default``.
+    """
+    notices: list[str] = []
+    raw = _last(key, raws, notices)
+    if not raw:
+        return (), notices
+    if len(raw) > MAX_RAW_LENGTH * 4:
+        notices.append(f"URL: {key} is too long; using {','.join(default)}.")
+        return default, notices
+    names = [part.strip() for part in raw.split(",") if part.strip()]
+    unknown = [name for name in names if name not in options]
+    chosen = tuple(option for option in options if option in names)
+    if unknown:
+        shown = ", ".join(f"'{_shown(name)}'" for name in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
+        fallback = "" if chosen else f"; using {','.join(default)}"
+        notices.append(f"URL: {key} has {shown}, not among {', '.join(options)}{fallback}.")
+    return (chosen if chosen or not unknown else default), notices
+
+
 def nearest_n(value: float) -> float:
     """The stop of the log-scale base slider nearest to ``value`` (in log terms)."""
     logs = np.log10(N_OPTIONS)
@@ -184,7 +210,10 @@ def settings_from_query(query: dict[str, list[str]], base: Settings | None = Non
 
 
 def query_value(key: str, value: object) -> str:
-    """How a setting is written in the URL (a float as its shortest exact form: 8, 1.5, 0.1)."""
+    """How a setting is written in the URL (several choices as "a,b,c"; a float as its shortest
+    exact form: 8, 1.5, 0.1)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
     if key == "n":
         return format_n(value)
     return format_number(value) if isinstance(value, float) else str(value)

@@ -44,7 +44,8 @@ def maps() -> None:
     blocks.chart(
         binary.binary_figure(
             binary_blocks, row_edges[:-1], row_edges[1:] - 1, transpose=transpose,
-            title=f"Binary codes of positions 0..{L - 1:,} ({bits} bits, least significant first)",
+            title=f"Binary codes of {figures.positions_text(0, L - 1)} ({figures.count_text(bits, 'bit')}, "
+            "least significant first)",
         ),
         key="binary_codes",
     )
@@ -92,10 +93,14 @@ def periods() -> None:
         "Bit periods double at every bit; wavelengths grow by the constant factor "
         f"λ_(i+1)/λ_i = {lengths[1] / lengths[0] if len(lengths) > 1 else 1.0:.6g} per pair. A bit or a pair "
         f"whose period exceeds L = {L:,} (dotted line) never completes a cycle in the sequence: here "
-        f"{int(np.sum(periods <= L))} of {bits} bits and {int(np.sum(lengths <= L))} of {len(lengths)} pairs do."
+        f"{int(np.sum(periods <= L))} of {figures.count_text(bits, 'bit')} and {int(np.sum(lengths <= L))} of "
+        f"{figures.count_text(len(lengths), 'pair')} do."
     )
     periods_table = binary.periods_table(periods, lengths)
-    st.dataframe(binary.periods_display(periods_table), hide_index=True)
+    # Streamlit writes a missing value as "None" unless told otherwise (the Styler's na_rep is not used for it).
+    st.dataframe(binary.periods_display(periods_table), hide_index=True, placeholder=binary.NO_ENTRY)
+    if binary.periods_note(bits, len(lengths)):
+        st.caption(binary.periods_note(bits, len(lengths)))
 
 
 blocks.cached_section("binary_periods", periods, settings, bits)
@@ -128,26 +133,28 @@ def distances(ref: int) -> None:
     neighbour_flips = np.abs(np.diff(B, axis=0)).sum(axis=1) if L > 1 else np.zeros(0)
     st.markdown(
         "The binary distance **jumps**: two neighbours can differ in one bit or in all of them "
-        "(7 and 8, 0111 and 1000 in binary, differ in 4), and a far position can be one bit away. The sinusoid's "
+        f"(7 and 8, {binary.lsb_first(7, max(bits, 4))} and {binary.lsb_first(8, max(bits, 4))} written least "
+        "significant bit first as in the table below, differ in all 4 bits), and a far position can be one bit "
+        "away. The sinusoid's "
         "SSE is **smooth** and depends only on the offset, never on where you stand: "
         "‖P[k] − P[k+δ]‖² = d − 2·Σ_i cos(ω_i δ), the same for every k."
     )
     if L > 1:
         worst = int(np.argmax(neighbour_flips))
         first, second, third = st.columns(3)
+        flips_label, neighbour_label, largest_label = binary.metric_labels(ref)
         first.metric(
-            "Hamming distance between neighbours",
-            f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
+            flips_label, f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
             help=f"Largest between positions {worst} and {worst + 1}.",
         )
-        second.metric("SSE between neighbours (any k)", f"{cached.sse_by_abs_offset(settings)[1]:.6g}")
-        third.metric(f"Largest SSE to position {ref}", f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
+        second.metric(neighbour_label, f"{cached.sse_by_abs_offset(settings)[1]:.6g}")
+        third.metric(largest_label, f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
     near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
     st.dataframe(
         pd.DataFrame({
             "position k": near,
             "offset k − ref": near - ref,
-            "binary code (LSB first)": ["".join(str(int(b)) for b in B[k]) for k in near],
+            "binary code (LSB first)": [binary.lsb_first(int(k), bits) for k in near],
             "Hamming distance (bits)": hamming[near].astype(int),
             "SSE": sse[near],
         }),

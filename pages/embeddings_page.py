@@ -72,7 +72,7 @@ def sentence_one() -> None:
 blocks.cached_section("embeddings_sentence", sentence_one, settings, tokens_a, scale)
 blocks.downloads(f"{e_name} + P", lambda: emb.summed_table(emb.sentence_matrices(tokens_a, settings, scale=scale)),
                  key="embeddings_sum")
-blocks.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale))
+blocks.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale, other=tokens_b))
 
 b = emb.sentence_matrices(tokens_b, settings, scale=scale)
 
@@ -91,9 +91,10 @@ def word_order_and_sizes() -> None:
     same_vocabulary = set(tokens_a) == set(tokens_b)
     without, with_pe = summary.iloc[0], summary.iloc[1]
     col1, col2, col3 = st.columns(3)
-    col1.metric("‖Σ1 − Σ2‖ without PE", f"{without.iloc[2]:.3g}", help="Sum over tokens of the embedding rows.")
-    col2.metric("‖Σ1 − Σ2‖ with PE", f"{with_pe.iloc[2]:.3g}", help="Sum over tokens of the rows e + p.")
-    col3.metric("‖max1 − max2‖ with PE", f"{with_pe.iloc[3]:.3g}", help="Max over tokens, column by column.")
+    labels = emb.metric_labels(scale)
+    col1.metric(labels[0], f"{without.iloc[2]:.3g}", help="Sum over tokens of the embedding rows.")
+    col2.metric(labels[1], f"{with_pe.iloc[2]:.3g}", help="Sum over tokens of the rows e + p.")
+    col3.metric(labels[2], f"{with_pe.iloc[3]:.3g}", help="Max over tokens, column by column.")
     st.dataframe(summary.style.format("{:.6g}"))
     if same_words:
         st.markdown(
@@ -118,7 +119,7 @@ def word_order_and_sizes() -> None:
     )
     st.markdown("**Which token moved, and how far.** The k-th copy of a token in sentence 1 is paired with "
                 "its k-th copy in sentence 2; a copy without partner has an empty position.")
-    st.dataframe(moves, hide_index=True)
+    st.dataframe(moves, hide_index=True, placeholder="")  # a copy without partner: its position is empty
     if moves["distance with PE"].notna().any():
         blocks.chart(emb.moves_figure(moves), key="embeddings_moves")
 
@@ -128,14 +129,10 @@ def word_order_and_sizes() -> None:
     mean_x = float(norms["‖x_k‖"].mean())
     pe_norm = emb.pe_row_norm(d)
     col1, col2, col3, col4 = st.columns(4)
-    col1.metric("‖p_k‖ = √(d/2), every k", f"√{d // 2} = {pe_norm:.10g}",
-                help="Each sine/cosine pair adds sin² + cos² = 1.")
-    col2.metric("mean ‖x_k‖ (expected ≈ 1)", f"{mean_x:.4f}")
-    col3.metric("mean ‖√d·x_k‖ (expected ≈ √d)", f"{float(norms['‖√d·x_k‖'].mean()):.4f}")
-    col4.metric(
-        f"‖p_k‖ / ‖{e_name} row‖ (mean)",
-        f"{pe_norm / float(norms['‖√d·x_k‖' if scale else '‖x_k‖'].mean()):.3g}",
-    )
+    col1.metric(labels[3], f"√{d // 2} = {pe_norm:.10g}", help="Each sine/cosine pair adds sin² + cos² = 1.")
+    col2.metric(labels[4], f"{mean_x:.4f}")
+    col3.metric(labels[5], f"{float(norms['‖√d·x_k‖'].mean()):.4f}")
+    col4.metric(labels[6], f"{pe_norm / float(norms['‖√d·x_k‖' if scale else '‖x_k‖'].mean()):.3g}")
     blocks.chart(emb.norms_figure(norms, d=d), key="embeddings_norms")
     st.dataframe(norms, column_config={
         "‖x_k‖": st.column_config.NumberColumn(format="%.8f"),

@@ -117,14 +117,15 @@ def angles_map(grid: tuple[int, int], transpose: bool, row_start: int | None) ->
     fig = figures.encoding_figure(
         degrees, row_first, row_last, labels, [str(int(a)) for a in pair_edges[:-1]],
         title=f"Angle k·ω_i in degrees, mod 360 ({shape})", transpose=transpose, value_name="angle (deg)",
-        colorscale=figures.CYCLIC, zrange=(0.0, 360.0),
+        colorscale=figures.CYCLIC, zrange=(0.0, 360.0), x_title="pair i",
     )
     blocks.chart(fig, key="matrix_angles")
     if row_start is None:
         blocks.reduced_note("Angles", degrees.shape, (L, len(w)))
     else:
         st.caption(matrix.window_note(start, grid[0], L, (degrees.shape[1], len(w)), "pairs"))
-    st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
+    if degrees.shape != (drawn.L, len(w)):  # some cell stands for a block of angles
+        st.caption("Blocks of angles are circular means, atan2(mean sin, mean cos), since 359° and 1° are neighbours.")
     if row_start is None and grid[0] < L:
         st.caption(
             "A pair that turns through whole cycles within a block has a mean (sin, cos) near 0, whose angle "

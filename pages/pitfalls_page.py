@@ -104,9 +104,10 @@ def comparison_maps() -> None:
             "columns (sines and cosines together), the same run in A and in B."
         )
     metric_full, metric_where, metric_drawn = st.columns(3)
-    metric_full.metric("max |A - B| (every cell)", f"{comparison.max_abs:.6g}")
-    metric_where.metric("where", f"row {comparison.max_row:,}, column {comparison.max_col:,}")
-    metric_drawn.metric("max |A - B| drawn (block means)", f"{drawn_max:.6g}")
+    every, where, drawn = pitfalls.METRIC_LABELS
+    metric_full.metric(every, f"{comparison.max_abs:.6g}")
+    metric_where.metric(where, f"row {comparison.max_row:,}, column {comparison.max_col:,}")
+    metric_drawn.metric(drawn, f"{drawn_max:.6g}")
     st.caption(
         f"The maximum is measured over all {L:,} x {d:,} cells, in blocks of rows; row r is position "
         f"{variant_a.start} + r of A and {variant_b.start} + r of B. Values lie in [-1, 1], so 2 is as far "
@@ -134,8 +135,8 @@ blocks.reproduce(pitfalls.difference_code(
 # --- check your implementation ---------------------------------------------------------
 st.header("Check your implementation")
 st.markdown(
-    "Upload your encoding matrix (positions x dimensions, or transposed) as .npy or .csv, at most "
-    f"{pitfalls.MAX_UPLOAD_BYTES // 2**20} MB and {pitfalls.MAX_SIDE:,} x 2,048 values. The checker "
+    "Upload your encoding matrix (positions x dimensions, or transposed) as .npy or .csv, "
+    f"{pitfalls.upload_limits()}. The checker "
     "finds the layout, the frequency convention, the base n and the first position, and says whether "
     "round-off explains what is left. Nothing is stored."
 )
@@ -156,13 +157,16 @@ if upload is not None:
         st.error(str(error), icon=":material/block:")
     else:
         result = check.result
+        for note in check.notes:
+            st.caption(note)
         if result["convention"] is not None:
             st.success(result["verdict"], icon=":material/check_circle:")
         else:
             st.warning(result["verdict"], icon=":material/help:")
+        layout_label, layout = check.layout_metric
         shown = {
             "shape": f"{check.shape[0]:,} x {check.shape[1]:,}",
-            "layout": result["layout"] or "-",
+            layout_label: layout,
             "convention": result["convention"] or "-",
             "n": "-" if result["n"] is None else format_n(result["n"]),
             "start": "-" if result["start"] is None else f"{result['start']:,}",
@@ -173,7 +177,6 @@ if upload is not None:
         for column, (name, value) in zip(st.columns(4) + st.columns(4), shown.items(), strict=True):
             column.metric(name, value)
         if check.difference is not None and check.rebuilt is not None:
-            rebuilt = check.rebuilt
             up_rows = [
                 figures.range_label(int(a), int(b) - 1, "row r") for a, b in zip(
                     check.row_edges[:-1], check.row_edges[1:], strict=True
@@ -185,7 +188,7 @@ if upload is not None:
                     check.difference, row_labels=up_rows, col_labels=check.columns.labels,
                     row_ticks=figures.round_ticks(up_rows, [int(r) for r in check.row_edges[:-1]]),
                     col_ticks=figures.round_ticks(check.columns.labels, check.columns.ticks, count=10),
-                    title=f"Your matrix minus the rebuilt encoding ({rebuilt.describe()})",
+                    title=f"Your matrix minus the rebuilt encoding ({check.rebuilt_description})",
                     x_title="dimension j (column)", y_title="row r (position start + r)",
                     value_name="upload - rebuilt", zrange=(-span, span),
                 ),

@@ -128,15 +128,19 @@ def shifted_maps() -> None:
         st.caption(averaging)
     st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
     error_col, seed_col = st.columns(2)
+    labels = relative.metric_labels(delta, 0)
     error_col.metric(
-        f"max |P M({delta}) − PE(k{delta:+d})|", f"{comparison.max_error:.2e}",
-        help=f"Over every cell of positions {comparison.checked_first:,}..{comparison.checked_last:,}.",
+        labels["error"], f"{comparison.max_error:.2e}",
+        help=f"Over every cell of {figures.positions_text(comparison.checked_first, comparison.checked_last)}.",
     )
     if comparison.seed_error is None:
-        seed_col.metric("Seed 001's check", "no rows", help=f"|δ| ≥ L: no row k has k{delta:+d} inside 0..{L - 1}.")
+        seed_col.metric(
+            labels["seed"], "no rows",
+            help=f"|δ| ≥ L: for no position k of P ({figures.positions_text(0, L - 1)}) is k{delta:+d} one too.",
+        )
     else:
         seed_col.metric(
-            f"Seed 001's check: max |(P M)[k] − P[k{delta:+d}]|", f"{comparison.seed_error:.2e}",
+            labels["seed"], f"{comparison.seed_error:.2e}",
             help=f"Over the {comparison.seed_rows:,} rows k whose k{delta:+d} is also a position of P "
             "(seed 001: errors = (P @ M)[10:] − P[:−10] for δ = −10).",
         )
@@ -164,7 +168,7 @@ def shift_play() -> None:
     )
     rows, dims = relative.shift_play_window(L, d, settings.layout)
     st.caption(
-        f"Positions 0..{rows - 1}, {relative.window_text(dims, d)}. "
+        f"{figures.positions_text(0, rows - 1).capitalize()}, {relative.window_text(dims, d)}. "
         "Press Play: the offset δ goes from 0 to the δ above, a frame per offset (evenly spread whole offsets "
         "when there are more than fit), drawn by your browser (no server run per frame). Row k of each frame is "
         "P[k]·M(δ) = PE(k + δ): every row slides up (δ > 0) or down (δ < 0) the encoding. Exact values of the "
@@ -211,12 +215,13 @@ def rotation(pair: int, k: int) -> None:
     image = np.array([np.sin(theta), np.cos(theta)]) @ W
     expected = np.array([np.sin((k + delta) * w[pair]), np.cos((k + delta) * w[pair])])
     angle_col, wrapped_col, check_col = st.columns(3)
+    labels = relative.metric_labels(delta, pair)
     angle_col.metric(
-        f"angle δ·ω_{pair}", f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
+        labels["angle"], f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
     )
-    wrapped_col.metric("the same angle mod 360°", f"{np.degrees(phi) % 360:.6g}°")
+    wrapped_col.metric(labels["wrapped"], f"{np.degrees(phi) % 360:.6g}°")
     check_col.metric(
-        f"max |v·W − (sin, cos) of (k{delta:+d})·ω_{pair}|", f"{np.abs(image - expected).max():.2e}",
+        labels["rotation"], f"{np.abs(image - expected).max():.2e}",
         help="The rotated point against the pair of P[k + δ] computed directly.",
     )
     st.latex(
@@ -239,7 +244,10 @@ def rotation(pair: int, k: int) -> None:
 
 map_grid = figures.heatmap_grid(L, d, power_of_two_columns=True)
 #: The reproduce-this code's arguments; the sections' controls add theirs.
-snippet: dict[str, object] = {"delta": delta, "window": WINDOW, "map_rows": map_grid[0], "map_cols": map_grid[1]}
+snippet: dict[str, object] = {
+    "delta": delta, "window": WINDOW, "map_rows": map_grid[0], "map_cols": map_grid[1],
+    "full_cells": cached.FULL_MATRIX_CELLS,
+}
 blocks.fragment(transition_section)
 blocks.cached_section("relative_shifted", shifted_maps, settings, delta)
 blocks.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")

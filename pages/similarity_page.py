@@ -85,12 +85,13 @@ def against_reference(ref: int) -> None:
 def reference_numbers(ref: int) -> None:
     curves, _ = reference_curves(settings, ref)
     near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
+    labels = similarity.metric_labels(ref, L)
     cols = st.columns(3)
-    cols[0].metric(f"P[{ref}]·P[{ref}] = d/2", f"{curves.dot[ref]:.10g}")
+    cols[0].metric(labels["self"], f"{curves.dot[ref]:.10g}")
     if L > 1:
-        neighbour = ref + 1 if ref + 1 < L else ref - 1
-        cols[1].metric(f"P[{neighbour}]·P[{ref}] (neighbour)", f"{curves.dot[neighbour]:.10g}")
-        cols[2].metric(f"SSE to the neighbour {neighbour}", f"{curves.sse[neighbour]:.10g}")
+        neighbour = similarity.neighbour_of(ref, L)
+        cols[1].metric(labels["neighbour"], f"{curves.dot[neighbour]:.10g}")
+        cols[2].metric(labels["sse"], f"{curves.sse[neighbour]:.10g}")
     st.dataframe(
         pd.DataFrame(
             {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
@@ -103,7 +104,7 @@ def reference_numbers(ref: int) -> None:
 def closed_form(ref: int) -> None:
     curves, _ = reference_curves(settings, ref)
     first, measured, where = measured_against(ref, curves)
-    closed = by_offset[first - ref + L - 1 : first - ref + L - 1 + measured.size]
+    closed = similarity.closed_form_at(np.arange(first, first + measured.size) - ref, cached.frequencies(settings))
     difference = float(np.abs(measured - closed).max())
     st.header("The closed form")
     blocks.chart(
@@ -114,15 +115,20 @@ def closed_form(ref: int) -> None:
         key="similarity_closed_form",
     )
     left, right = st.columns(2)
-    left.metric("f(0) = d/2", f"{by_offset[L - 1]:.10g}")
+    labels = similarity.metric_labels(ref, L)
+    left.metric(labels["f0"], f"{by_offset[L - 1]:.10g}")
     right.metric(
-        "max |measured − closed form|", f"{difference:.2e}",
+        labels["check"], f"{difference:.2e}",
         help=f"Largest difference between P[k]·P[ref] computed on the encoding and Σ cos(ω_i (k − ref)), over "
         f"{where}.",
     )
+    if L > 1:
+        offsets = f"for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0"
+    else:
+        offsets = f"at δ = 0, the one offset of one position: d/2 = {d // 2:,}"
     st.caption(
-        f"f(δ) for δ = −{L - 1:,} .. {L - 1:,}: even in δ, largest (= d/2 = {d // 2:,}) at δ = 0, and the same "
-        f"for both layouts. Measured points: {where}. {figures.envelope_note(2 * L - 1, 'offset')}"
+        f"f(δ) {offsets}, and the same for both layouts. Measured points: {where}. "
+        f"{figures.envelope_note(2 * L - 1, 'offset')}"
     )
 
 
@@ -156,7 +162,8 @@ def reference_play() -> None:
     st.header("The reference position, moving")
     blocks.chart(figure, key="similarity_reference_play")
     st.caption(
-        f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in {len(swept)} frames"
+        f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in "
+        f"{figures.count_text(len(swept), 'frame')}"
         + (f" (evenly spread positions of 0..{L - 1:,})" if len(swept) < L else "")
         + ", drawn by your browser (no server run per frame). The curve slides with r without changing shape "
         "(cut off at the ends): P[k]·P[r] = Σ cos(ω_i (k − r)) depends only on the offset k − r. "
@@ -188,9 +195,12 @@ def offset_matrix_table() -> pd.DataFrame:
 #: The reproduce-this code's reference position (set by its control's fragment).
 snippet: dict[str, int] = {}
 blocks.fragment(reference_sections)
-blocks.cached_section("similarity_reference_play", reference_play, settings)
-blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
-                 key="similarity_reference_play")
+if L > 1:
+    blocks.cached_section("similarity_reference_play", reference_play, settings)
+    blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
+                     key="similarity_reference_play")
+else:
+    st.caption("With one position the reference cannot move: Play, which slides it along the positions, needs L ≥ 2.")
 blocks.cached_section("similarity_matrix", offset_matrix, settings)
 blocks.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 blocks.reproduce(

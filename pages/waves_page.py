@@ -7,6 +7,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation
+from explorer.figures import positions_text
 from explorer.settings import Settings, format_n, parse_int_list
 from explorer.topics import waves
 from explorer.ui import blocks, cached, controls
@@ -122,7 +123,7 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
     blocks.chart(
         waves.columns_over_positions_figure(
             values[window_first : window_last + 1], names, first=window_first,
-            title=f"Columns {listed} over positions {window_first:,}..{window_last:,} ({shape}, {settings.layout})",
+            title=f"Columns {listed} over {positions_text(window_first, window_last)} ({shape}, {settings.layout})",
         ),
         key="waves_columns",
     )
@@ -133,7 +134,8 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
             f"Lines: {'; '.join(names)}."
         )
     else:
-        st.caption(f"All {L:,} positions are drawn, one point each ({settings.layout} layout): {'; '.join(names)}.")
+        drawn = "The one position is drawn" if L == 1 else f"All {L:,} positions are drawn, one point each"
+        st.caption(f"{drawn} ({settings.layout} layout): {'; '.join(names)}.")
     with st.expander("Values of these lines"):
         st.dataframe(lines.iloc[window_first : window_last + 1], hide_index=True)
     if settings.n == SEED002_BUG_BASE and pairs > 1:
@@ -155,12 +157,16 @@ def circle_section() -> None:
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
     blocks.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
     blocks.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
+    snippet.update(pair=pair, position=k)
+    if L == 1:
+        st.caption("With one position the pair stays at its angle for k = 0: there is no turn for Play to show. "
+                   "Raise L in the sidebar to see it turn.")
+        return
     blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
     swept = waves.circle_play_positions(k, L)
     blocks.downloads("the Play frames' points",
                      lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
                      key="waves_circle_play")
-    snippet.update(pair=pair, position=k)
 
 
 def circle(pair: int, k: int) -> None:
@@ -176,14 +182,15 @@ def circle(pair: int, k: int) -> None:
             "shift is a fixed linear map (a rotation per pair)."
         )
         st.caption(
-            f"The trail shows positions {trail_first}..{k}"
+            f"The trail shows {positions_text(trail_first, k)}"
             + (f", the last {waves.MAX_TRAIL:,}: a picture of the turning, not a data series."
                if trail_first > 0 else ".")
         )
-        st.metric(f"ω_{pair} (rad/position)", f"{w[pair]:.10g}")
-        st.metric(f"angle k·ω_{pair}", f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
-        st.metric("angle mod 360", f"{np.degrees(angle) % 360.0:.4f}°")
-        st.metric(f"(sin, cos)(k·ω_{pair})", f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
+        rate, angle_label, wrapped, point = waves.circle_labels(pair)
+        st.metric(rate, f"{w[pair]:.10g}")
+        st.metric(angle_label, f"{np.degrees(angle):,.4f}°", help="In degrees; mod 360 below.")
+        st.metric(wrapped, f"{np.degrees(angle) % 360.0:.4f}°")
+        st.metric(point, f"({np.sin(angle):.6f}, {np.cos(angle):.6f})")
 
 
 def circle_play(pair: int, k: int) -> None:

@@ -10,9 +10,10 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
 - ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
-- ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``)
-  and the score of a content-free query and key by offset (``rope_dot_by_offset``);
-- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
+- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
+- ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
+  and where they sit;
+- ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``).
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -22,6 +23,7 @@ it at any d), |positions| and |offsets| <= 10**12.
 
 from pe_core._validate import CONVENTIONS, LAYOUTS, MAX_CELLS, MAX_D, MAX_LENGTH, MAX_POSITION
 from pe_core.attention_bias import alibi_bias, alibi_slopes, t5_relative_bucket
+from pe_core.attention_scores import attention_weights, effective_keys, half_mass_radius, rope_dot_by_offset
 from pe_core.binary import binary_encoding, bit_periods, bits_needed, hamming_distance
 from pe_core.display import (
     ReducedEncoding,
@@ -43,6 +45,7 @@ from pe_core.encoding import (
     sin_cos_of_products,
     sin_cos_outer,
     sine_cosine_columns,
+    swapped_columns,
     wavelengths,
 )
 from pe_core.identify import identify_encoding
@@ -59,7 +62,7 @@ from pe_core.rope import (
     yarn_ramp,
 )
 from pe_core.rope_config import RopeConfig, rope_from_config
-from pe_core.rope_context import AngleCoverage, angle_coverage, rope_dot_by_offset
+from pe_core.rope_context import AngleCoverage, angle_coverage
 from pe_core.similarity import cosine_similarity, dot_by_offset, dot_similarity, sse, sse_by_offset
 
 __all__ = [
@@ -81,6 +84,7 @@ __all__ = [
     "angle_block_mean",
     "angle_coverage",
     "angles",
+    "attention_weights",
     "binary_encoding",
     "bit_periods",
     "bits_needed",
@@ -91,8 +95,10 @@ __all__ = [
     "cosine_similarity",
     "dot_by_offset",
     "dot_similarity",
+    "effective_keys",
     "encoding_block_average",
     "frequencies",
+    "half_mass_radius",
     "hamming_distance",
     "identify_encoding",
     "line_envelope",
@@ -113,6 +119,7 @@ __all__ = [
     "sine_cosine_columns",
     "sse",
     "sse_by_offset",
+    "swapped_columns",
     "t5_relative_bucket",
     "transition_matrix",
     "wavelengths",

@@ -183,6 +183,28 @@ def column_pairs(d: int, layout: str = "interleaved") -> tuple[np.ndarray, np.nd
     return np.where(c < m, c, c - m), c < m
 
 
+def swapped_columns(d: int, layout: str = "interleaved") -> np.ndarray:
+    """The column order that trades each pair's sine and cosine: ``P[:, swapped_columns(d,
+    layout)]`` is the table with the cosine first (cos, sin, cos, sin, ... interleaved;
+    [cos | sin] concatenated), a common variant (or bug). The order is its own inverse.
+
+    Args:
+        d: the embedding size, even (an odd d's lone sine has no cosine to trade with).
+        layout: "interleaved" (column c trades with c XOR 1) or "concatenated" (the two
+            halves trade places: c with c + d/2 mod d).
+
+    Example:
+        >>> swapped_columns(6), swapped_columns(6, "concatenated")
+        (array([1, 0, 3, 2, 5, 4]), array([3, 4, 5, 0, 1, 2]))
+    """
+    d = check_d(d)
+    layout = check_choice("layout", layout, LAYOUTS)
+    if d % 2:
+        raise ValueError(f"d must be even to swap sines and cosines, got d = {d} (its last sine has no cosine).")
+    c = np.arange(d)
+    return c ^ 1 if layout == "interleaved" else (c + d // 2) % d
+
+
 def sine_cosine_columns(d: int, layout: str = "interleaved") -> tuple[slice, slice]:
     """Slices selecting the sine columns and the cosine columns, both in pair order."""
     d = check_d(d)

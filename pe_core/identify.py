@@ -24,6 +24,9 @@ The estimation, for each orientation and layout:
 1. Pair the columns: :math:`z_{k,i} = C_{k,i} + \mathrm{i}\,S_{k,i}` (cosine + i sine).
    A true encoding has :math:`|z| = 1`; the median of :math:`|S^2 + C^2 - 1|` picks the
    orientation and layout (and rejects random values, constants, values out of [-1, 1]).
+   It cannot tell which column of a pair is the sine: a table with the cosine first has
+   :math:`z = \mathrm{i}\,e^{-\mathrm{i}\theta}`, phases running backwards, and is fitted
+   again with each pair's columns traded.
 2. Phase increments :math:`z_{k+1,i}\,\bar z_{k,i} = e^{\mathrm{i}\omega_i}` (no aliasing:
    :math:`\omega_i \le 1 < \pi`) unwrap the phase along the rows; its least-squares slope is
    :math:`\omega_i`. Since the noise of the slopes is absolute, :math:`\ln\omega_i` has
@@ -36,15 +39,22 @@ The estimation, for each orientation and layout:
 4. With s known, the absolute phases :math:`(s + k)\,\omega_i` refine a by Gauss-Newton.
 5. Readings: a gives the paper base, the tensor2tensor base and the root r of a `2*i`
    bug (paper base r^2). Each is "snapped" to its shortest decimal form within 5 standard
-   errors of a (the data say how many digits are known); the reading with the fewest
-   digits wins, then the one closest to 1, 2 or 5 times a power of ten, then the paper.
-   The bug is only a reading for a round r, and is preferred for r = 10000.
+   errors of a (the data say how many digits are known), and also rounded to 1 and 2
+   significant digits; the first, in order of fewest digits, then closest to 1, 2 or 5
+   times a power of ten, then the paper, that rebuilds the fitted rows as well as the
+   estimate wins. A round base (1 or 2 digits) rebuilds as well when round-off explains its
+   error: float32 rounds -ln(n)/d, which moves every frequency alike, so the estimate can
+   fit a float32 table better than the base its author wrote, and for an even d the paper's
+   10000 and tensor2tensor's 8659.64 give the same frequencies. The bug is only a reading
+   for a round r, and is preferred for r = 10000. The arithmetic the values may come from
+   is read from the values (``pe_core.value_precision``): a float32 table reads the same
+   from a .npy file and from a CSV of its printed digits.
 6. Verification: rebuild with ``positional_encoding`` and measure the largest
    :math:`|M - P|` on every row. It is a match only within the round-off of the format
-   the values are stored in (the coarsest of bfloat16, float16, float32, p decimals that
-   holds them all exactly, else float64), or of a float32 computation: twice the largest
-   cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16, :math:`2^{-25}`
-   for float32), plus 64 units of round-off per unit of the largest |position|, because
+   the values are stored in (the coarsest of bfloat16, float16, float32, p decimals or s
+   significant digits that holds them all, else float64), or of a float32 computation:
+   twice the largest cast error (:math:`2^{-9}` for bfloat16, :math:`2^{-12}` for float16,
+   :math:`2^{-25}` for float32), plus 64 units of round-off per unit of the largest |position|, because
    an angle :math:`k\,\omega_i \le |k|` is rounded relative to its size.
 """
 
@@ -57,7 +67,8 @@ from itertools import pairwise
 import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
-from pe_core.encoding import positional_encoding
+from pe_core.encoding import positional_encoding, swapped_columns
+from pe_core.value_precision import CAST_ERROR, FLOAT32_UNIT, ValuePrecision, value_precision
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
 FIT_ROWS = 4096
@@ -80,37 +91,9 @@ MAX_TOLERANCE = 1e-2
 #: leave too little to verify, and a table that is mostly zeros is no encoding.
 MAX_ZERO_ROWS = 2
 
-#: Unit round-off of the precision an encoding is computed in (float16/bfloat16 values are
-#: computed in float32 and cast), and the largest error of casting a value of [-1, 1].
-_COMPUTE_UNIT = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-24, "bfloat16": 2.0**-24}
-_CAST_ERROR = {"float64": 0.0, "float32": 2.0**-25, "float16": 2.0**-12, "bfloat16": 2.0**-9}
-
-
 # ----------------------------------------------------------------------------------------
-# Precision: how the values were stored, and how far round-off can move them.
+# Round-off: how far the precision the values carry (pe_core.value_precision) can move them.
 # ----------------------------------------------------------------------------------------
-
-
-def _storage(matrix: np.ndarray) -> tuple[str, float, float]:
-    """Name, cast error and compute unit of the coarsest format holding every value exactly.
-
-    Checked on the first 2**20 values: a guess, which only labels and bounds the round-off.
-    """
-    sample = matrix.reshape(-1)[: 2**20]
-    with np.errstate(over="ignore", invalid="ignore"):
-        single = sample.astype(np.float32)
-        if np.array_equal(single.astype(np.float64), sample):
-            if not np.any(single.view(np.uint32) & np.uint32(0xFFFF)):
-                return "bfloat16", _CAST_ERROR["bfloat16"], _COMPUTE_UNIT["bfloat16"]
-            if np.array_equal(sample.astype(np.float16).astype(np.float64), sample):
-                return "float16", _CAST_ERROR["float16"], _COMPUTE_UNIT["float16"]
-            return "float32", _CAST_ERROR["float32"], _COMPUTE_UNIT["float32"]
-    # A CSV written with p decimals: every value a multiple of 10**-p (p = 1..10).
-    for places in range(1, 11):
-        scale = 10.0**places
-        if np.all(np.abs(sample - np.rint(sample * scale) / scale) <= 1e-13):
-            return f"{places} decimals", 0.5 / scale, _COMPUTE_UNIT["float64"]
-    return "float64", 0.0, _COMPUTE_UNIT["float64"]
 
 
 def _tolerance(cast_error: float, compute_unit: float, max_position: float) -> float:
@@ -118,13 +101,17 @@ def _tolerance(cast_error: float, compute_unit: float, max_position: float) -> f
     return min(2.0 * cast_error + 64.0 * compute_unit * (1.0 + max_position), MAX_TOLERANCE)
 
 
-def _precision_of(error: float, storage: tuple[str, float, float], max_position: float) -> str | None:
+def _stored_tolerance(precision: ValuePrecision, max_position: float) -> float:
+    """_tolerance of the format the values are stored in (and the arithmetic it implies)."""
+    return _tolerance(precision.cast_error, precision.compute_unit, max_position)
+
+
+def _precision_of(error: float, precision: ValuePrecision, max_position: float) -> str | None:
     """The stored format if its round-off explains ``error``, else float32 if it does, else None."""
-    name, cast_error, unit = storage
-    if error <= _tolerance(cast_error, unit, max_position):
-        return name
+    if error <= _stored_tolerance(precision, max_position):
+        return precision.name
     # Values stored in float64 may still come from a float32 computation.
-    if error <= _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position):
+    if error <= _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position):
         return "float32"
     return None
 
@@ -170,6 +157,7 @@ class _Variant:
     n: float
     start: int
     transposed: bool
+    swapped: bool = False  # each pair's cosine comes first (pe_core.swapped_columns)
 
 
 @dataclass
@@ -188,6 +176,7 @@ class _Outcome:
     search_bound: float = math.inf  # starts were searched within +-search_bound
     zero_rows: tuple[int, ...] = ()  # all-zero rows of A set aside (padding rows), not verified
     filler_column: int | None = None  # A's all-zero last column, set aside: the variant is narrower
+    runs_backwards: bool = False  # the first pair turns by -1 rad per row: maybe each pair's cosine first
 
 
 def _slopes(z: np.ndarray, sigma_floor: float) -> tuple[np.ndarray, float]:
@@ -483,10 +472,13 @@ def _log_roundness(base: float) -> float:
     return min(abs(v - round(v)) for v in (exponent, exponent - math.log10(2), exponent - math.log10(5)))
 
 
-def _rank_readings(
-    a: float, d: int, budget: float, library_table: bool = False
-) -> tuple[list[str], dict[str, float]]:
-    """The readings, roundest snapped base first, and the snapped base of each.
+def _candidate_bases(a: float, d: int, budget: float, library_table: bool = False) -> list[tuple[str, float]]:
+    """The (reading, base) pairs worth a rebuild, roundest first.
+
+    For each reading: its base snapped to the shortest decimal form within ``budget`` of a,
+    and its base rounded to 1 and 2 significant digits, a round base that the rebuild then
+    keeps only if it fits as well as the estimate: the round base a person wrote, even where
+    float32 arithmetic moved the frequencies further than the statistics of the fit allow.
 
     Rounder: fewer digits, then closer to 1/2/5 x 10^k, which only separates round bases
     (1 or 2 digits); other ties go to the paper. The `2*i` bug is a reading only for a
@@ -498,16 +490,26 @@ def _rank_readings(
     if library_table:
         preference["tensor2tensor"] = -1
     ranked = []
-    snapped_bases = {}
     for reading, base in _readings(a, d).items():
         snapped, digits = _snap(reading, base, a, d, budget)
-        snapped_bases[reading] = snapped
-        if reading == "bug" and digits > 2:
-            continue
-        rank = 0 if reading == "bug" and snapped == 10000.0 else preference[reading]
-        roundness = round(_log_roundness(snapped), 6) if digits <= 2 else 0.0
-        ranked.append(((digits, roundness, rank), reading))
-    return [reading for _, reading in sorted(ranked)], snapped_bases
+        options = {snapped: digits}
+        for round_digits in (1, 2):
+            options.setdefault(float(f"{base:.{round_digits - 1}e}"), round_digits)
+        for value, digits in options.items():
+            if value <= 1.0 or (reading == "bug" and digits > 2):
+                continue
+            rank = 0 if reading == "bug" and value == 10000.0 else preference[reading]
+            roundness = round(_log_roundness(value), 6) if digits <= 2 else 0.0
+            ranked.append(((digits, roundness, rank), reading, value))
+    return [(reading, value) for _, reading, value in sorted(ranked)]
+
+
+def _equivalent_bases(reading: str, base: float, d: int, budget: float) -> dict[str, float]:
+    """The base of every reading that gives the same frequencies as ``base`` in ``reading``,
+    each in its shortest decimal form within ``budget`` (``reading`` keeps ``base`` itself)."""
+    a = _rate_of(reading, base, d)
+    equivalents = {other: _snap(other, value, a, d, budget)[0] for other, value in _readings(a, d).items()}
+    return equivalents | {reading: base}
 
 
 # ----------------------------------------------------------------------------------------
@@ -516,13 +518,13 @@ def _rank_readings(
 
 
 def _fit_hypothesis(
-    A: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], library_table: bool = False
+    A: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision, library_table: bool = False
 ) -> _Outcome:
     d = A.shape[1]
     m = (d + 1) // 2
     rows = _fit_rows(A)
     z = _phasors(A, layout, rows)
-    floor = 2.0 * max(storage[1], storage[2])
+    floor = 2.0 * max(precision.cast_error, precision.compute_unit)
     slope, noise = _slopes(z, floor)
     centred = np.arange(rows) - (rows - 1) / 2.0
     slope_noise = noise / math.sqrt(float(centred @ centred)) if rows > 1 else math.inf
@@ -549,15 +551,16 @@ def _fit_hypothesis(
     best = None
     for max_candidates in (MAX_START_CANDIDATES, WIDE_START_CANDIDATES):
         located = _locate(A, layout, z, a, rate, rate_error, noise, max_candidates)
-        outcome = _verify(A, layout, transposed, storage, rows, *located[:5], problem, library_table)
+        outcome = _verify(A, layout, transposed, precision, rows, *located[:5], problem, library_table)
         outcome.search_bound = located[5]
         if best is None or outcome.error < best.error:
             best = outcome
         # Search further only if the values are wrong almost everywhere (a few bad values do
         # not make a wrong start) and round-off of the stored format does not explain them.
-        explained = outcome.error <= _tolerance(storage[1], storage[2], _largest_position(outcome))
+        explained = outcome.error <= _stored_tolerance(precision, _largest_position(outcome))
         if explained or outcome.mismatches <= 0.5 * outcome.cells or not located[6]:
             break
+    best.runs_backwards = abs(slope[0] + 1.0) < 0.01
     return best
 
 
@@ -614,7 +617,7 @@ def _verify(
     A: np.ndarray,
     layout: str,
     transposed: bool,
-    storage: tuple[str, float, float],
+    precision: ValuePrecision,
     rows: int,
     a: float | None,
     rate: float,
@@ -628,7 +631,7 @@ def _verify(
     length, d = A.shape
     m = (d + 1) // 2
     max_position = float(max(abs(start), abs(start + length - 1)))
-    tolerance = _tolerance(storage[1], storage[2], max_position)
+    tolerance = _stored_tolerance(precision, max_position)
     i_all = np.arange(m, dtype=np.float64)
     # A change da of the rate moves a value by at most |da| * sensitivity.
     sensitivity = max_position * float(np.max(i_all * np.exp(-rate * i_all)))
@@ -642,25 +645,34 @@ def _verify(
     error = _max_error(fitted, _Variant(layout, "paper", exact["paper"], start, transposed))[0]
     # Snap the base to its shortest decimal form within the statistical error of the rate:
     # the data, not a fixed tolerance, says how many digits of n are known.
-    floor = 2.0 * storage[1] + 4.0 * 2.0**-53 * (1.0 + max_position)
+    floor = 2.0 * precision.cast_error + 4.0 * 2.0**-53 * (1.0 + max_position)
     if math.isfinite(rate_error):
         # Within 5 standard errors of the estimated rate, plus a few units of round-off of
-        # the precision the encoding was computed in (float32 rounds -ln(n)/d once, which
-        # shifts every frequency alike and so escapes the standard error).
-        budget = 5.0 * rate_error + max(1.5 * storage[2], 64.0 * 2.0**-53) * rate
+        # the arithmetic the values may come from (float32 rounds -ln(n)/d once, which shifts
+        # every frequency alike and so escapes the standard error). Float32 arithmetic is
+        # allowed for whenever the values cannot rule it out, whatever file held them, so that
+        # a float32 table reads the same from .npy and from a CSV of its printed digits.
+        unit = FLOAT32_UNIT if precision.float32_possible else precision.compute_unit
+        budget = 5.0 * rate_error + max(1.5 * unit, 64.0 * 2.0**-53) * rate
     else:
         budget = (0.5 * error + floor) / sensitivity if sensitivity > 0 else math.inf
-    ranked, readings = _rank_readings(rate, d, budget, library_table)
-    for reading in ranked:
-        base = readings[reading]
+    # A round base (1 or 2 digits) fits as well as the estimate when round-off of the arithmetic
+    # the values may come from explains its error: float32 rounds -ln(n)/d, which moves every
+    # frequency alike, so that the estimate fits the float32 table better than the base written.
+    round_fits = tolerance
+    if precision.float32_possible:
+        round_fits = max(round_fits, _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position))
+    candidates = _candidate_bases(rate, d, budget, library_table)
+    for reading, base in candidates:
         convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
         variant = _Variant(layout, convention, base * base if reading == "bug" else base, start, transposed)
-        snapped_error = _max_error(fitted, variant)[0]
-        if snapped_error <= 1.5 * error + floor:
+        is_round = float(f"{base:.1e}") == base
+        if _rebuilds_within(fitted, variant, max(1.5 * error + floor, round_fits if is_round else 0.0)):
+            readings = _equivalent_bases(reading, base, d, budget)
             break
     else:
         # No snapped base rebuilds as well as the estimate: keep every digit of the estimate.
-        reading = ranked[0] if ranked[0] != "bug" else "paper"
+        reading = candidates[0][0] if candidates[0][0] != "bug" else "paper"
         convention = "tensor2tensor" if reading == "tensor2tensor" else "paper"
         variant = _Variant(layout, convention, exact[reading], start, transposed)
         readings = dict(exact)
@@ -670,6 +682,34 @@ def _verify(
     n_spread = allowed * (float(m - 1) if reading == "tensor2tensor" else d / 2.0)
     return _Outcome(
         variant, error, where, reading, readings, n_spread, ambiguous, problem, length, A.size, over
+    )
+
+
+def _rebuilds_within(fitted: np.ndarray, variant: _Variant, limit: float) -> bool:
+    """Whether the variant rebuilds the fitted rows within ``limit``: first on their last rows
+    (the largest positions, where a wrong base shows most), which rejects most bases cheaply."""
+    last = max(fitted.shape[0] - 64, 0)
+    probe = replace(variant, start=variant.start + last)
+    return _max_error(fitted[last:], probe)[0] <= limit and _max_error(fitted, variant)[0] <= limit
+
+
+def _fit_swapped(A: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision) -> _Outcome | None:
+    """The hypothesis with each pair's sine and cosine traded (cos, sin, ... or [cos | sin]),
+    fitted on A's columns put back in order. None for an odd width (a lone sine has no partner)
+    and for a single pair: some start turns one pair to any phase, so that a single pair read
+    backwards (rows reversed, sine negated) would fit as well.
+
+    ``A`` is the matrix as uploaded; the outcome's cell is one of its columns again.
+    """
+    positions_down = A.T if transposed else A
+    d = positions_down.shape[1]
+    if d % 2 or d < 4:
+        return None
+    order = swapped_columns(d, layout)
+    outcome = _fit_hypothesis(positions_down[:, order], layout, transposed, precision)
+    row, column, value, expected = outcome.where
+    return replace(
+        outcome, variant=replace(outcome.variant, swapped=True), where=(row, int(order[column]), value, expected)
     )
 
 
@@ -704,7 +744,7 @@ def _zeros_to_set_aside(A: np.ndarray) -> _SetAside | None:
     return _SetAside(zero_rows, filler_column, (first, stop)) if stop - first >= 2 else None
 
 
-def _set_aside_outcomes(matrix: np.ndarray, storage: tuple[str, float, float]) -> list[_Outcome]:
+def _set_aside_outcomes(matrix: np.ndarray, precision: ValuePrecision) -> list[_Outcome]:
     """Each orientation and layout fitted without its zero rows and filler column (see _fit_set_aside)."""
     outcomes = []
     for transposed in (False, True):
@@ -716,12 +756,12 @@ def _set_aside_outcomes(matrix: np.ndarray, storage: tuple[str, float, float]) -
         first, stop = aside.run
         for layout in LAYOUTS:
             if _circle_deviation(kept[first:stop], layout) <= CIRCLE_TOLERANCE:
-                outcomes.append(_fit_set_aside(kept, layout, transposed, storage, aside))
+                outcomes.append(_fit_set_aside(kept, layout, transposed, precision, aside))
     return outcomes
 
 
 def _fit_set_aside(
-    kept: np.ndarray, layout: str, transposed: bool, storage: tuple[str, float, float], aside: _SetAside
+    kept: np.ndarray, layout: str, transposed: bool, precision: ValuePrecision, aside: _SetAside
 ) -> _Outcome:
     """Fit on the longest run of rows between the zero rows, then verify every other row.
 
@@ -729,7 +769,7 @@ def _fit_set_aside(
     overwritten), so the table's start is the run's start minus the run's first row.
     """
     first, stop = aside.run
-    outcome = _fit_hypothesis(kept[first:stop], layout, transposed, storage, layout == "concatenated")
+    outcome = _fit_hypothesis(kept[first:stop], layout, transposed, precision, layout == "concatenated")
     length = kept.shape[0]
     start = int(np.clip(outcome.variant.start - first, -MAX_POSITION, MAX_POSITION - length + 1))
     outcome = replace(
@@ -740,7 +780,7 @@ def _fit_set_aside(
         zero_rows=aside.zero_rows,
         filler_column=aside.filler_column,
     )
-    tolerance = _tolerance(storage[1], storage[2], _largest_position(outcome))
+    tolerance = _stored_tolerance(precision, _largest_position(outcome))
     outcome.error, outcome.where, outcome.mismatches = _max_error(kept, outcome.variant, tolerance, aside.zero_rows)
     return outcome
 
@@ -767,8 +807,27 @@ def _precision_phrase(name: str) -> str:
 
 def _describe(variant: _Variant) -> str:
     return (
-        f"{variant.layout} layout, {variant.convention} frequencies, n = {_number(variant.n)}, "
-        f"start {variant.start}" + (", transposed" if variant.transposed else "")
+        f"{variant.layout} layout" + (", cosine first in each pair" if variant.swapped else "")
+        + f", {variant.convention} frequencies, n = {_number(variant.n)}, start {variant.start}"
+        + (", transposed" if variant.transposed else "")
+    )
+
+
+def _layout_phrase(variant: _Variant) -> str:
+    """How a verdict names the layout, leading its sentence."""
+    if not variant.swapped:
+        return f"{variant.layout.capitalize()} layout"
+    if variant.layout == "interleaved":
+        return "Interleaved layout with sine and cosine swapped in each pair (cos, sin, cos, sin, ...)"
+    return "Concatenated layout with sines and cosines swapped (all cosines first: [cos | sin])"
+
+
+def _swapped_sentence(layout: str) -> str:
+    exchanged = "P[:, 0::2] and P[:, 1::2] exchanged" if layout == "interleaved" else "its two halves exchanged"
+    return (
+        f"The paper and most libraries put the sine first: this is their table with {exchanged}, a common "
+        "bug. A model trained with one order and fed the other reads each pair's angle θ as 90° - θ, which is "
+        "the encoding of no position."
     )
 
 
@@ -842,6 +901,7 @@ def _result(
         "max_abs_error": float(outcome.error),
         "verdict": verdict,
         "transposed": bool(variant.transposed) if fitted else False,
+        "swapped": bool(variant.swapped) if fitted else False,
         "dtype_guess": dtype_guess,
         "closest_convention": variant.convention if fitted else None,
         "zero_rows": zero_rows,
@@ -861,16 +921,16 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
     )
     round_off = "round-off of " + ("a " if "decimals" in dtype_guess else "") + _precision_phrase(dtype_guess)
     fit = f"start {variant.start}: it rebuilds {verified} to {outcome.error:.1e}, within the {round_off}."
-    layout = variant.layout.capitalize()
+    layout = _layout_phrase(variant)
     sentences = []
     if outcome.reading is None and width <= 2:
         sentences.append(
-            f"{layout} layout with a single sine/cosine pair, {fit} With d = {width} the only frequency is "
+            f"{layout}, a single sine/cosine pair, {fit} With d = {width} the only frequency is "
             "1 rad per position for every base and convention, so n cannot be told from the matrix."
         )
     elif outcome.reading is None:
         sentences.append(
-            f"{layout} layout, {fit} The slower frequencies could not be measured from these rows, so n "
+            f"{layout}, {fit} The slower frequencies could not be measured from these rows, so n "
             "cannot be told from the matrix."
         )
     elif outcome.reading == "bug":
@@ -878,7 +938,7 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
         sentences.append(
             f"Paper formula with base {_number(variant.n)} = {_number(root)}^2: this is the `2*i` bug of "
             f"seed 002 (i already steps by 2, so the exponent 2i/d becomes 4j/d and squares the base "
-            f"{_number(root)}). {layout} layout, {fit}"
+            f"{_number(root)}). {layout}, {fit}"
         )
         if "tensor2tensor" in outcome.readings:
             equivalent = _number(outcome.readings["tensor2tensor"])
@@ -887,11 +947,13 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
         other = "tensor2tensor" if variant.convention == "paper" else "paper"
         formula = "w_i = n^(-2i/d)" if variant.convention == "paper" else "w_i = n^(-i/(m-1))"
         sentences.append(
-            f"{layout} layout, {variant.convention} frequencies ({formula}) with n = "
+            f"{layout}, {variant.convention} frequencies ({formula}) with n = "
             f"{_number(variant.n)}, {fit}"
         )
         if other in outcome.readings:
             sentences.append(f"Equivalently {other} frequencies with n = {_number(outcome.readings[other])}.")
+    if variant.swapped:
+        sentences.append(_swapped_sentence(variant.layout))
     fairseq = variant.layout == "concatenated" and variant.convention == "tensor2tensor"
     sentences.append(_set_aside_sentence(outcome, fairseq))
     if outcome.reading is not None and outcome.n_spread > 1.0:
@@ -970,6 +1032,10 @@ def identify_encoding(M: object) -> dict:
     No encoding has an all-zero row (each pair has sin^2 + cos^2 = 1), so this never
     hides a wrong value; a zero column elsewhere, or more zero rows, is not set aside.
 
+    A table with each pair's cosine first (cos, sin, cos, sin, ...; [cos | sin]), whose
+    phases run backwards when read sine first, is fitted again with each pair's columns
+    traded, and named as such (``"swapped"``).
+
     Args:
         M: a 2-D array of real numbers, at most 2**25 values.
 
@@ -984,6 +1050,9 @@ def identify_encoding(M: object) -> dict:
         - ``"verdict"``: a sentence saying which variant, or why none fits and where the
           closest one differs most (row and column of M);
         - ``"transposed"``: True if the positions run along the columns;
+        - ``"swapped"``: True if each pair's sine and cosine trade places (cos, sin, cos, sin
+          interleaved, or [cos | sin] concatenated): M is then the variant's table with
+          columns ``pe_core.swapped_columns(d, layout)``;
         - ``"dtype_guess"``: the precision whose round-off explains the values
           (``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``, ``"6 decimals"``...);
         - ``"closest_convention"``: the convention of the variant whose rebuild gave
@@ -1018,17 +1087,17 @@ def identify_encoding(M: object) -> dict:
         return _identify(matrix)
 
 
-def _first_match(outcomes: list[_Outcome], storage: tuple[str, float, float]) -> tuple[_Outcome, str] | None:
+def _first_match(outcomes: list[_Outcome], precision: ValuePrecision) -> tuple[_Outcome, str] | None:
     """The closest outcome whose error round-off explains, and the precision that explains it."""
     for outcome in sorted(outcomes, key=lambda o: o.error):
-        precision = _precision_of(outcome.error, storage, _largest_position(outcome))
-        if precision is not None and outcome.problem is None:
-            return outcome, precision
+        explained_by = _precision_of(outcome.error, precision, _largest_position(outcome))
+        if explained_by is not None and outcome.problem is None:
+            return outcome, explained_by
     return None
 
 
 def _identify(matrix: np.ndarray) -> dict:
-    storage = _storage(matrix)
+    precision = value_precision(matrix)
     length, d = matrix.shape
     if min(length, d) < 2:
         outcome = _default_outcome(matrix, "interleaved", False)
@@ -1062,19 +1131,29 @@ def _identify(matrix: np.ndarray) -> dict:
     outcomes = []
     for _, transposed, layout in tried:
         A = matrix.T if transposed else matrix
-        outcomes.append(_fit_hypothesis(A, layout, transposed, storage))
-    match = _first_match(outcomes, storage)
+        outcomes.append(_fit_hypothesis(A, layout, transposed, precision))
+    # Phases that run backwards may be a table with each pair's cosine first: a common variant.
+    for (_, transposed, layout), outcome in zip(tried, list(outcomes), strict=True):
+        if outcome.runs_backwards:
+            swapped = _fit_swapped(matrix, layout, transposed, precision)
+            if swapped is None:
+                continue
+            # A near miss only if most values fit and n was read; else the first fit's problem says more.
+            near_miss = swapped.reading is not None and 2 * swapped.mismatches <= swapped.cells
+            if near_miss or _first_match([swapped], precision) is not None:
+                outcomes.append(swapped)
+    match = _first_match(outcomes, precision)
     if match is None:
         # Only then may zero rows or a zero last column be a library's: no encoding has a zero
         # row, and a genuine encoding that happens to have a zero column has matched above.
-        set_aside = _set_aside_outcomes(matrix, storage)
-        match = _first_match(set_aside, storage)
+        set_aside = _set_aside_outcomes(matrix, precision)
+        match = _first_match(set_aside, precision)
         # Failed, such a fit says where the matrix differs only as a near miss (most values fit);
         # otherwise its zeros were no padding, and the verdict compares the matrix as it is.
         outcomes += [outcome for outcome in set_aside if 2 * outcome.mismatches <= outcome.cells]
     if match is not None:
-        outcome, precision = match
-        return _matched(outcome, matrix.shape, precision)
+        outcome, explained_by = match
+        return _matched(outcome, matrix.shape, explained_by)
 
     if not outcomes:
         best_deviation, transposed, layout = hypotheses[0]
@@ -1098,9 +1177,9 @@ def _identify(matrix: np.ndarray) -> dict:
             A, closest.variant.layout, closest.variant.transposed, closest.problem, like=closest
         )
     max_position = _largest_position(closest)
-    stored = _tolerance(storage[1], storage[2], max_position)
-    in_float32 = _tolerance(_CAST_ERROR["float32"], _COMPUTE_UNIT["float32"], max_position)
-    allowed = f"at most {stored:.1g} for {_precision_phrase(storage[0])} values at these positions"
+    stored = _stored_tolerance(precision, max_position)
+    in_float32 = _tolerance(CAST_ERROR["float32"], FLOAT32_UNIT, max_position)
+    allowed = f"at most {stored:.1g} for {_precision_phrase(precision.name)} values at these positions"
     if in_float32 > stored:
         allowed += f", {in_float32:.1g} if computed in float32"
     differ = "differs" if closest.mismatches == 1 else "differ"

@@ -1,4 +1,4 @@
-r"""RoPE past the trained length: which angles each pair meets, and what attention does by offset.
+r"""RoPE past the trained length: which angles each pair meets.
 
 A model trained on sequences of :math:`L_0` tokens has met, in pair i, the rotations by
 :math:`\delta\theta_i` for the offsets :math:`\delta` its training texts held. Run on a text
@@ -6,8 +6,8 @@ of L > :math:`L_0` tokens, the fast pairs have long since turned through whole c
 angle met), while a slow pair that never completed a turn in training now meets rotations it
 never saw. A context-extension scaling (``pe_core.rope.RopeScaling``) changes
 :math:`\theta_i` to :math:`\theta'_i` so that it does not. The functions here measure that, pair by
-pair (``angle_coverage``), and the score of a content-free query and key as the offset grows
-(``rope_dot_by_offset``), as transformers computes both.
+pair (``angle_coverage``); ``pe_core.attention_scores.rope_dot_by_offset`` gives the score of a
+content-free query and key as the offset grows.
 """
 
 from __future__ import annotations
@@ -17,17 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pe_core._validate import MAX_LENGTH, MAX_POSITION, check_int
-from pe_core.encoding import sin_cos_outer
-from pe_core.rope import RopeScaling, rope_attention_factor, rope_frequencies
+from pe_core._validate import MAX_POSITION, check_int
+from pe_core.rope import RopeScaling, rope_frequencies
 
-#: Largest offsets x pairs ``rope_dot_by_offset`` sums in one call (2**28: a few seconds at most).
-MAX_DOT_TERMS = 2**28
 #: An arc longer than the trained one by less than this (relative) counts as covered: float64's
 #: rounding of L theta_i / s against L0 theta_i, where s = L / L0 exactly (a few ulp).
 COVERAGE_RTOL = 1e-12
-#: Terms (rows of offsets x pairs) computed at once by ``rope_dot_by_offset`` (keeps temporaries near 16 MB).
-_BLOCK_TERMS = 1 << 20
 
 
 def _length(name: str, value: object) -> int:
@@ -139,72 +134,3 @@ def angle_coverage(
     needed = target * scaled
     unseen = (seen < 2 * math.pi) & (needed > seen * (1 + COVERAGE_RTOL))
     return AngleCoverage(theta=theta, scaled=scaled, seen=seen, needed=needed, unseen=unseen)
-
-
-def rope_dot_by_offset(
-    count: int,
-    d: int,
-    base: float = 10000.0,
-    *,
-    scaling: RopeScaling | None = None,
-    length: int | None = None,
-) -> np.ndarray:
-    r"""The score of an all-ones query and key at offsets 0 .. count - 1, as transformers computes it.
-
-    transformers multiplies its cos and sin tables by the attention factor a
-    (``rope_attention_factor``: YaRN's and LongRoPE's; 1 elsewhere), so the rotated query and
-    key each carry a, and their dot product :math:`a^2`. For q = k = (1, ..., 1) (d
-    coordinates), each pair (1, 1) turned by :math:`m\theta'_i` against one turned by
-    :math:`n\theta'_i` contributes :math:`2\cos((m - n)\theta'_i)`:
-
-    .. math::
-
-        f(\delta) = a^2 \sum_{i=0}^{d/2-1} 2\cos(\delta\,\theta'_i), \qquad f(0) = a^2 d.
-
-    (This is the rotary embedding alone: a model's attention then multiplies the score by its
-    softmax scale, 1/sqrt(head_dim), which DeepSeek-V3 multiplies in turn by its YaRN
-    :math:`m(s, \text{mscale\_all\_dim})^2`.) RoFormer (section 3.4.3) draws this as the long-term decay.
-
-    Angles are exact: offsets are split as :math:`\delta = qB + j`, :math:`B \approx
-    \sqrt{\text{count}}`, and :math:`\cos(qB\theta + j\theta) = \cos qB\theta\cos j\theta -
-    \sin qB\theta\sin j\theta` with each factor to about one ulp (``sin_cos_outer``): a matrix
-    product per block of q, about 4 count d/2 flops.
-
-    Args:
-        count: offsets 0 .. count - 1, 1 .. 1,048,576, with count x d/2 <= 2**28.
-        d: even rotary dimension.
-        base: b (rope_theta).
-        scaling: a RopeScaling, or None for plain RoPE.
-        length: the sequence length, where the method depends on it (dynamic, longrope; see
-            ``rope_frequencies``).
-
-    Returns:
-        float64 array (count,).
-
-    Example:
-        >>> rope_dot_by_offset(3, 2, 100.0).round(4)
-        array([ 2.    ,  1.0806, -0.8323])
-
-    Reference: Su et al. 2021, section 3.4.3; transformers 5.18 ``apply_rotary_pos_emb`` and
-    ``*RotaryEmbedding.forward`` (``cos * attention_scaling``).
-    """
-    count = check_int("count (the number of offsets)", count, low=1, high=MAX_LENGTH)
-    theta = rope_frequencies(d, base, scaling=scaling, length=length)
-    if count * theta.size > MAX_DOT_TERMS:
-        raise ValueError(
-            f"{count:,} offsets x {theta.size:,} pairs is {count * theta.size:,} terms, more than the limit of "
-            f"{MAX_DOT_TERMS:,}; ask for fewer offsets."
-        )
-    amplitude = rope_attention_factor(scaling, length)
-    step = max(1, math.isqrt(count))
-    rows = -(-count // step)
-    sin_j, cos_j = sin_cos_outer(np.arange(step, dtype=np.float64), theta)
-    out = np.empty(rows * step)
-    block = max(1, _BLOCK_TERMS // theta.size)
-    for first in range(0, rows, block):
-        last = min(rows, first + block)
-        sin_q, cos_q = sin_cos_outer(np.arange(first, last, dtype=np.float64) * step, theta)
-        # table[q, j] = sum_i cos((q B + j) theta_i)
-        table = cos_q @ cos_j.T - sin_q @ sin_j.T
-        out[first * step : last * step] = table.ravel()
-    return (2.0 * amplitude * amplitude) * out[:count]

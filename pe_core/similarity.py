@@ -114,7 +114,22 @@ def dot_by_offset(delta: object, d: int, n: float = 10000.0, convention: str = "
     """
     d = check_d(d)
     check_even_d(d, "dot_by_offset")
-    w = frequencies(d, n, convention)
+    return cos_sum_by_offset(delta, frequencies(d, n, convention))
+
+
+def cos_sum_by_offset(delta: object, w: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_i \cos(\omega_i \delta)` for each offset, for any rates ``w`` (rad/position).
+
+    The computation of ``dot_by_offset`` (exact angles; whole-number offsets through
+    :math:`\delta = qB + j`), for the rotary scores of ``pe_core.attention_scores`` too.
+
+    Args:
+        delta: an offset or a 1-D array of offsets, |delta| <= 1e12, at most 2**21 of them.
+        w: 1-D float64 rates, as returned by ``frequencies`` or ``rope_frequencies``.
+
+    Returns:
+        float64 array of delta's shape.
+    """
     delta = check_matrix("delta", delta, ndim=(0, 1))
     if delta.size > 2 * MAX_LENGTH:
         raise ValueError(f"{delta.size:,} offsets is more than the limit of {2 * MAX_LENGTH:,}; ask for fewer.")

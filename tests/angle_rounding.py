@@ -3,9 +3,11 @@
 pe_core keeps the rounding error of the product k·w (pe_core.encoding.sin_cos_outer); the
 textbook formula rounds the angle first, an error of up to half an ulp of the angle,
 2**-53 |k w|, which sin and cos pass on unchanged (|derivative| <= 1), plus an ulp or so
-of the value on each side. The "reproduce this" snippets keep the textbook formula, so
-tests compare them with the app within this bound (or run the app with textbook angles
-when the point is the snippet's own logic).
+of the value on each side. The "reproduce this" snippets take the angles as pe_core does
+(explorer.reproduce.sin_cos_code), except Precision's and the Scorecard's, which keep the
+textbook formula: tests compare those with the app within this bound (or run the app with
+textbook angles when the point is the snippet's own logic), and a few compare textbook
+references of their own with pe_core.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ are sent whole; longer ones are drawn as their min/max envelope (``pe_core.line_
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,6 +20,7 @@ from explorer import reproduce
 from explorer.figures import (
     ENVELOPE_HOVER,
     SEQUENTIAL,
+    count_text,
     frame_figure,
     heatmap_figure,
     heatmap_table,
@@ -65,6 +68,11 @@ def binary_figure(
     )
 
 
+def lsb_first(k: int, bits: int) -> str:
+    """Position k written in ``bits`` binary digits, least significant first (seed 003's order): 6 -> '0110'."""
+    return "".join(str((k >> j) & 1) for j in range(bits))
+
+
 def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int) -> go.Figure:
     """Bit periods 2^(j+1) and pair wavelengths 2π/ω_i as two rows of marks on one log axis.
 
@@ -88,11 +96,14 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
     rows = [fig.data[0].y[0], fig.data[1].y[0]]
     fig.add_trace(
         go.Scatter(
-            x=[length, length], y=rows, mode="lines+text", text=[f"L = {length:,}", ""],
-            textposition="bottom center", line={"dash": "dot", "color": "gray"}, name="length L",
-            hovertemplate=f"L = {length:,} positions<extra></extra>",
+            x=[length, length], y=rows, mode="lines", line={"dash": "dot", "color": "gray"}, name="length L",
+            hovertemplate=f"L = {count_text(length, 'position')}<extra></extra>",
         )
     )
+    # Its label halfway between the two rows, right of the line: clear of both rows' marks and of
+    # the axis's ticks (an annotation on a log axis is placed at log10 of its x).
+    fig.add_annotation(x=math.log10(length), y=0.5, yref="y", text=f"L = {length:,}", showarrow=False,
+                       xanchor="left", xshift=4, font={"color": "gray"})
     fig.update_xaxes(title_text="period, wavelength (positions, log scale)", type="log")
     fig.update_yaxes(title_text="", type="category")
     fig.update_layout(showlegend=False)
@@ -109,7 +120,7 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
         raise ValueError(f"hamming {hamming.shape} and sse {sse.shape} must be two equal 1-D arrays.")
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-        subplot_titles=(f"Binary: Hamming distance to position {ref} ({bits} bits)",
+        subplot_titles=(f"Binary: Hamming distance to position {ref} ({count_text(bits, 'bit')})",
                         f"Sinusoid: SSE to position {ref}"),
     )
     mode = line_mode(hamming.size)
@@ -164,10 +175,24 @@ def distance_table(hamming: np.ndarray, sse: np.ndarray, *, ref: int) -> pd.Data
     })
 
 
+#: What the periods table shows where a row has no bit or no pair (st.dataframe's placeholder).
+NO_ENTRY = "—"
+
+
 def periods_display(table: pd.DataFrame):
     """``periods_table`` for st.dataframe: numbers to 6 significant digits, and "—" where a
     row has no bit or no pair (the table itself keeps NaN, so its download stays numeric)."""
-    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep="—")
+    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep=NO_ENTRY)
+
+
+def periods_note(bits: int, pairs: int) -> str:
+    """Why the periods table has empty rows ("—"), or "" when it has none."""
+    if bits == pairs:
+        return ""
+    if bits < pairs:
+        return (f"{NO_ENTRY}: no bit j = {bits:,} or above, the code has {count_text(bits, 'bit')} (the Bits "
+                "control above widens it); the encoding has a pair for every row.")
+    return f"{NO_ENTRY}: no pair i = {pairs:,} or above, d = {2 * pairs:,} has {count_text(pairs, 'pair')}."
 
 
 def binary_code(
@@ -204,9 +229,24 @@ def binary_code(
         + "sse = d - 2.0 * half[np.abs(np.arange(L) - ref)]\n"
         "distances = np.column_stack([np.arange(L), np.arange(L) - ref, hamming, sse])\n"
     )
-    return code + reproduce.result_code({
+    code += reproduce.result_code({
         "binary_codes": "codes.T" if transpose else "codes",
         "binary_sinusoid": "sinusoid.T" if transpose else "sinusoid",
         "binary_periods": "periods",
         "binary_distances": "distances",
     })
+    if settings.L == 1:  # the page shows its numbers about neighbours from two positions on
+        return code
+    flips, neighbour_sse, largest = metric_labels(ref)
+    return (
+        code
+        + "flips = np.abs(np.diff(B, axis=0)).sum(axis=1)  # bits that differ between neighbours k, k + 1\n"
+        + reproduce.numbers_code({
+            flips: "(flips.min(), flips.max())", neighbour_sse: "d - 2.0 * half[1]", largest: "sse.max()",
+        })
+    )
+
+
+def metric_labels(ref: int) -> tuple[str, str, str]:
+    """The labels of the page's numbers (its metrics, and its snippet's printed numbers)."""
+    return "Hamming distance between neighbours", "SSE between neighbours (any k)", f"Largest SSE to position {ref}"

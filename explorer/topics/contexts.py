@@ -217,6 +217,11 @@ def coverage(view: ContextView, method: str | None = None, target: int | None = 
     )
 
 
+def pairs_text(count: int) -> str:
+    """'1 pair', '0 pairs', '12 pairs'."""
+    return f"{count} pair" if count == 1 else f"{count} pairs"
+
+
 def unseen_text(unseen: np.ndarray) -> str:
     """'none', 'pair 30' or 'pairs 30..63' (or '12 pairs from 5 to 63' when not consecutive)."""
     which = np.flatnonzero(unseen)
@@ -274,13 +279,17 @@ def curve_offsets(view: ContextView) -> int:
 
 
 def dot_curves(view: ContextView) -> tuple[np.ndarray, np.ndarray]:
-    r"""The score of an all-ones query and key by offset, plain RoPE and with the view's method
-    (at the target length, times :math:`a^2`): ``pe_core.rope_dot_by_offset``."""
-    count = curve_offsets(view)
-    before = pe_core.rope_dot_by_offset(count, view.d, view.base)
-    after = pe_core.rope_dot_by_offset(count, view.d, view.base, scaling=scaling(view, view.method),
-                                       length=view.target)
-    return before, after
+    r"""The score of an all-ones query and key at offsets 0 .. ``curve_offsets`` - 1, as transformers
+    computes it: plain RoPE, :math:`\sum_i 2\cos(\delta\theta_i)`, and with the view's method at the
+    target length, :math:`a^2\sum_i 2\cos(\delta\theta'_i)` (``pe_core.rope_dot_by_offset`` is the
+    rotation alone; transformers multiplies cos and sin by the attention factor a, so q and k
+    each carry a and the score :math:`a^2`)."""
+    offsets = np.arange(curve_offsets(view), dtype=np.float64)
+    method = scaling(view, view.method)
+    a = pe_core.rope_attention_factor(method, view.target)
+    before = pe_core.rope_dot_by_offset(offsets, view.d, view.base)
+    after = pe_core.rope_dot_by_offset(offsets, view.d, view.base, scaling=method, length=view.target)
+    return before, (a * a) * after
 
 
 # --------------------------------------------------------------------------- play (target grows)
@@ -299,9 +308,9 @@ def play_targets(view: ContextView, frames: int) -> np.ndarray:
 
 
 def play_frame_count(view: ContextView) -> int:
-    """Frames that fit animation.PLAY_MAX_BYTES: per frame, two lines of d/2 values and the
-    unseen pairs' markers (x and y, at most d/2 each)."""
-    return animation.frame_count(4 * view.pairs)
+    """Frames that fit animation.PLAY_MAX_BYTES: per frame, two lines of d/2 values and the sizes
+    of the method line's markers (d/2 bytes, counted as a quarter of a value each)."""
+    return animation.frame_count(2 * view.pairs + -(-view.pairs // 4))
 
 
 def coverage_frames(view: ContextView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -323,9 +332,9 @@ def method_label(view: ContextView) -> str:
 
 def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     r"""Turns per pair on a log axis: over the trained length (:math:`L_0/\lambda_i`), and over a
-    target length T plain and with the method (:math:`T\theta'_i/2\pi`); markers on the pairs
-    that meet unseen angles with the method; a line at one turn. Play sweeps T
-    (``play_targets``), the figure opening on the view's target."""
+    target length T plain and with the method (:math:`T\theta'_i/2\pi`), whose line carries a
+    cross on each pair that meets unseen angles (its other markers have size 0); a line at one
+    turn. Play sweeps T (``play_targets``), the figure opening on the view's target."""
     targets, plain, scaled, unseen = coverage_frames(view)
     seen = coverage(view, "none").turns_seen
     active = int(np.flatnonzero(targets == view.target)[0])
@@ -333,11 +342,9 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     label = method_label(view)
 
     def frame_data(row: int) -> list[dict]:
-        marked = np.flatnonzero(unseen[row])
         return [
             {"y": plain[row].astype(np.float32)},
-            {"y": scaled[row].astype(np.float32)},
-            {"x": marked.astype(np.float32), "y": scaled[row][marked].astype(np.float32)},
+            {"y": scaled[row].astype(np.float32), "marker": {"size": np.where(unseen[row], 8, 0).astype(np.uint8)}},
         ]
 
     hover = "pair i = %{x}<br>%{fullData.name}: %{y:.4g} turns<extra></extra>"
@@ -346,10 +353,9 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
                    mode="lines", line={"color": "#555555", "width": 3}, hovertemplate=hover),
         go.Scatter(x0=0, dx=1, name="at T, plain RoPE: T/λ_i", mode="lines", line={"color": "#d6604d", "dash": "dot"},
                    hovertemplate=hover),
-        go.Scatter(x0=0, dx=1, name=f"at T, {label}: T θ'_i/2π", mode="lines", line={"color": "#2166ac"},
-                   hovertemplate=hover),
-        go.Scatter(name=f"meets angles unseen in training ({label})", mode="markers",
-                   marker={"color": "#b2182b", "size": 7, "symbol": "x"}, hovertemplate=hover),
+        go.Scatter(x0=0, dx=1, name=f"at T, {label}: T θ'_i/2π (✕: meets angles unseen in training)",
+                   mode="lines+markers", line={"color": "#2166ac"},
+                   marker={"symbol": "x", "color": "#b2182b", "line": {"width": 0}}, hovertemplate=hover),
     ]
     first = frame_data(active)
     traces = [looks[0], *(look.update(now) for look, now in zip(looks[1:], first, strict=True))]
@@ -366,7 +372,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
     })
-    frames = [animation.frame(frame_data(row), traces=[1, 2, 3], name=str(int(T))) for row, T in enumerate(targets)]
+    frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
     return animation.add_play(fig, frames, label="target length T", redraw=False, active=active,
                               labels=[f"{int(T):,}" for T in targets])
 
@@ -683,8 +689,8 @@ def pitfalls(view: ContextView) -> list[str]:
         if not math.isclose(ratio, s):
             if ratio >= 1:
                 old = coverage(replace(view, factor=ratio, attention_factor=0.0), "yarn")
-                then = (f"at L = {L:,} tokens {int(old.unseen.sum())} pairs would meet angles unseen in training, "
-                        f"against {int(coverage(view).unseen.sum())} with factor {s:g}")
+                then = (f"at L = {L:,} tokens {pairs_text(int(old.unseen.sum()))} would meet angles unseen in "
+                        f"training, against {int(coverage(view).unseen.sum())} with factor {s:g}")
             else:
                 then = "a factor below 1 would shrink the context instead"
             notes.append(
@@ -706,8 +712,8 @@ def pitfalls(view: ContextView) -> list[str]:
                 f"scale_factor 8, low_freq_factor 1, high_freq_factor 4 and old_context_len 8192; this "
                 f"configuration says factor {s:g}, {view.low_freq:g}, {view.high_freq:g} and {L0:,} (Llama 3.2's "
                 f"config says 32). Code copied from the reference gives {differ} of the {view.pairs} pairs other "
-                f"frequencies: at L = {L:,}, {int(theirs.unseen.sum())} pairs meet unseen angles there, "
-                f"{int(ours.unseen.sum())} here."
+                f"frequencies: at L = {L:,}, angles unseen in training in {pairs_text(int(theirs.unseen.sum()))} "
+                f"there, in {int(ours.unseen.sum())} here."
             )
     if view.method == "dynamic":
         start = view.max_positions or L0
@@ -720,7 +726,7 @@ def pitfalls(view: ContextView) -> list[str]:
         if start > L0:
             at = pe_core.angle_coverage(view.d, view.base, L0, start)
             text += (f": this model was trained on {L0:,}, so up to {start:,} tokens it runs plain RoPE, and at "
-                     f"{start:,} {int(at.unseen.sum())} pairs meet unseen angles")
+                     f"{start:,} angles unseen in training in {pairs_text(int(at.unseen.sum()))}")
         notes.append(text + ". Its frequencies also follow the sequence length, so keys cached at one length "
                      "were turned with other frequencies than the queries that meet them later.")
     if view.method == "yarn" and view.mscale_all_dim > 0:
@@ -784,12 +790,13 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         f"exponent = {arange('0, d, 2')} / d\n"
         "theta = base ** -exponent  # θ_i = b^(-2i/d)\n"
         "wavelength = 2 * math.pi / theta  # λ_i\n\n\n"
+        "def correction(turns):\n"
+        '    """YaRN\'s bound c(beta): the (fractional) pair index whose wavelength fits `turns` turns into L0."""\n'
+        "    return d * math.log(L0 / (turns * 2 * math.pi)) / (2 * math.log(base))\n\n\n"
         "def yarn_ramp(form):\n"
         '    """YaRN\'s share of interpolation w_i: its code (linear in i) or its paper (linear in r_i = L0/λ_i)."""\n'
         '    if form == "paper":\n'
-        f"        return 1 - {clip}((L0 / wavelength - beta_slow) / (beta_fast - beta_slow), 0, 1)\n\n"
-        "    def correction(turns):  # the pair index whose wavelength fits `turns` turns into L0\n"
-        "        return d * math.log(L0 / (turns * 2 * math.pi)) / (2 * math.log(base))\n\n"
+        f"        return 1 - {clip}((L0 / wavelength - beta_slow) / (beta_fast - beta_slow), 0, 1)\n"
         "    low, high = correction(beta_fast), correction(beta_slow)\n"
         "    if truncate:\n"
         "        low, high = math.floor(low), math.ceil(high)\n"
@@ -862,10 +869,23 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         'code_w, paper_w = yarn_ramp("code"), yarn_ramp("paper")\n'
         f"ramp = {columns(f'[{index}, code_w, paper_w, 1 - code_w + code_w / s, 1 - paper_w + paper_w / s]')}\n"
     )
+    chosen = method_label(view) if view.method != "none" else "method: none"
     return code + reproduce.result_code({
         "contexts_coverage": "play",
         "contexts_pairs": "pairs",
         "contexts_methods": "ratios",
         "contexts_dot": "dot",
         "contexts_yarn_ramp": "ramp",
+    }) + (
+        "\n# Pairs meeting unseen angles at L, plain and with the method; YaRN's two ramps apart\n"
+        'plain_unseen = coverage("none", L)[2]\n'
+        "gap = abs(code_w - paper_w)\n"
+    ) + reproduce.numbers_code({
+        "plain RoPE": "(int(plain_unseen.sum()), d // 2)",
+        chosen: "(int(unseen.sum()), d // 2)",
+        "attention factor a": "a",
+        "scores × a²": "a * a",
+        "bounds c(β_fast), c(β_slow)": "(correction(beta_fast), correction(beta_slow))",
+        "largest |w_code − w_paper|": "float(gap.max())",
+        "pairs where they differ": "(int((gap > 1e-12).sum()), d // 2)",
     })

@@ -144,7 +144,7 @@ def sentence_matrices(tokens: Sequence[str], settings: Settings, *, scale: bool)
     X = embedding_matrix(tokens, d)
     P = pe_core.positional_encoding(len(tokens), d, settings.n, layout=settings.layout,
                                     convention=settings.convention)
-    # Same expression as the reproduce snippet: the numbers differ only by the snippet's rounded angles.
+    # Same expression as the reproduce snippet, whose P is pe_core's to the bit: E + P is the same too.
     E = X * np.sqrt(d) if scale else X
     return SentenceMatrices(tuple(tokens), E, P, scale)
 
@@ -407,28 +407,61 @@ def summed_table(m: SentenceMatrices) -> pd.DataFrame:
 TOKEN_EMBEDDING_SOURCE = inspect.getsource(token_seed) + "\n\n" + inspect.getsource(token_embedding)
 
 
-def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool) -> str:
-    """Standalone NumPy (+ hashlib) code that binds ``result`` to E + P as the page does.
-
-    Its P takes sin/cos of the rounded angle k·w (the textbook formula), so it differs from the
-    page's pe_core values by up to half an ulp of the angle: about 1e-16 k.
-    """
-    pe = reproduce.encoding_code(replace(settings, L=len(tokens)))
-    combine = (
-        "summed = X * np.sqrt(d) + P  # the paper's embedding layer: embeddings times sqrt(d), plus PE"
-        if scale else "summed = X + P  # embeddings plus PE"
+def metric_labels(scale: bool) -> tuple[str, ...]:
+    """The labels of the page's numbers (its metrics, and its snippet's printed numbers): the two
+    sentences' order-free summaries, then the sizes of sentence 1's vectors."""
+    return (
+        "‖Σ1 − Σ2‖ without PE", "‖Σ1 − Σ2‖ with PE", "‖max1 − max2‖ with PE",
+        "‖p_k‖ = √(d/2), every k", "mean ‖x_k‖ (expected ≈ 1)", "mean ‖√d·x_k‖ (expected ≈ √d)",
+        f"‖p_k‖ / ‖{'√d·X' if scale else 'X'} row‖ (mean)",
     )
+
+
+def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool, other: Sequence[str]) -> str:
+    """Standalone NumPy (+ hashlib, math) code that binds ``result`` to E + P of ``tokens`` as the
+    page does, and ``numbers`` to the page's numbers: the order-free summaries of ``tokens``
+    against ``other`` (sums correctly rounded, as ``bag_sum``) and the sizes of the vectors.
+
+    Its P has the page's exact angles (``reproduce.sin_cos_code``): a sum of e + p over two
+    sentences of the same words is the same up to a rounding that the page shows (~1e-15), and
+    that the snippet prints only if its P is the page's to the last bit.
+    """
+    pe = reproduce.encoding_function_code(replace(settings, L=len(tokens)))
+    scaled = "X * np.sqrt(d)" if scale else "X"
+    labels = metric_labels(scale)
     return (
         "import hashlib\n"
+        "import math\n"
         + pe
-        + "\n\n"
         + TOKEN_EMBEDDING_SOURCE
         + "\n\n"
-        + "# Whitespace tokens, lower-cased; the sentence's length is L. (Same numbers with NumPy 2.x:\n"
+        + "# Whitespace tokens, lower-cased; sentence 1's length is L. (Same numbers with NumPy 2.x:\n"
         + "# numpy does not promise the same random stream across all future versions.)\n"
         + f"tokens = {list(tokens)!r}\n"
+        + f"other = {list(other)!r}  # sentence 2, to compare word order\n"
         + "assert len(tokens) == L\n"
         + "X = np.stack([token_embedding(token, d) for token in tokens])\n"
-        + combine
+        + "P = encoding(0, L)\n"
+        + ("summed = X * np.sqrt(d) + P  # the paper's embedding layer: embeddings times sqrt(d), plus PE\n"
+           if scale else "summed = X + P  # embeddings plus PE\n")
         + '\nresult = {"embeddings_sum": summed}  # the download of the sum\n'
+        + "\n# Word order: order-free summaries of both sentences, without and with PE\n"
+        + "X2 = np.stack([token_embedding(token, d) for token in other])\n"
+        + f"summed2 = {scaled.replace('X', 'X2')} + encoding(0, len(other))\n\n\n"
+        + "def bag_sum(rows):\n"
+        + '    """The sum over the tokens, column by column, correctly rounded: the same in any order."""\n'
+        + "    return np.array([math.fsum(column) for column in rows.T])\n\n\n"
+        + "def pool(rows):\n"
+        + '    """The max-pool: the largest value of each column over the tokens."""\n'
+        + "    return rows.max(axis=0)\n\n\n"
+        + "norms = np.linalg.norm(X, axis=1), np.linalg.norm(X * np.sqrt(d), axis=1)  # ‖x_k‖, ‖√d·x_k‖\n"
+        + reproduce.numbers_code(dict(zip(labels, (
+            f"np.linalg.norm(bag_sum({scaled}) - bag_sum({scaled.replace('X', 'X2')}))",
+            "np.linalg.norm(bag_sum(summed) - bag_sum(summed2))",
+            "np.linalg.norm(pool(summed) - pool(summed2))",
+            "(d // 2, math.sqrt(d // 2))",
+            "norms[0].mean()",
+            "norms[1].mean()",
+            f"math.sqrt(d // 2) / norms[{int(scale)}].mean()",
+        ), strict=True)))
     )

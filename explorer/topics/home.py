@@ -11,6 +11,7 @@ from explorer.criteria import (
     CONSISTENT_TOLERANCE,
     DIRECT_PAIRS_CELLS,
     FAR_POSITION,
+    TITLES,
     UNIQUE_MIN_DISTANCE,
     WINDOW,
     Measurement,
@@ -42,7 +43,7 @@ def criteria_table(measurements: tuple[Measurement, ...]) -> pd.DataFrame:
 
 def home_code(settings: Settings) -> str:
     """Home: seed 000's four criteria measured as ``explorer.criteria`` does; ``result`` rows
-    are (measured value, passes 1/0) in the page's order."""
+    are (measured value, passes 1/0) in the page's order, ``numbers`` the values by their titles."""
     L, d = settings.L, settings.d
     if L * L * d <= DIRECT_PAIRS_CELLS or d % 2:
         unique = (
@@ -92,4 +93,9 @@ def home_code(settings: Settings) -> str:
         f"passes = [unique >= {UNIQUE_MIN_DISTANCE!r}, consistent <= {CONSISTENT_TOLERANCE!r}, "
         "far <= max(largest, 1.0), differing == 0]\n"
         + reproduce.result_code({"home_criteria": "np.column_stack([values, passes])"})
+        + reproduce.numbers_code({title: name for title, name in zip(TITLES.values(), NAMES, strict=True)})
     )
+
+
+#: The snippet's name for each criterion's number, in TITLES' order.
+NAMES = ("unique", "consistent", "bounded", "differing")

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import pe_core
+from explorer import reproduce
 from explorer.figures import heatmap_grid
 from explorer.settings import Settings, format_n
 
@@ -142,10 +143,14 @@ class ColumnBlocks:
         return np.add.reduceat(values[:, self.order], self.edges[:-1], axis=1) / np.diff(self.edges)
 
 
-def column_blocks(d: int, layout_a: str, layout_b: str, max_cols: int) -> ColumnBlocks:
+def column_blocks(
+    d: int, layout_a: str, layout_b: str, max_cols: int, *, order: np.ndarray | None = None
+) -> ColumnBlocks:
     """How the d columns are drawn on at most ``max_cols`` columns.
 
-    Same layout: runs of pairs' sines or cosines (as every other page draws an encoding).
+    Same layout: runs of pairs' sines or cosines (as every other page draws an encoding);
+    ``order`` says where the layout's column c is in the matrix drawn (column ``order[c]``: a
+    table with each pair's cosine first has ``pe_core.swapped_columns``), by default in place.
     Different layouts disagree on which columns are sines, so runs of raw columns are averaged.
     """
     if d <= max_cols:
@@ -157,17 +162,18 @@ def column_blocks(d: int, layout_a: str, layout_b: str, max_cols: int) -> Column
         return ColumnBlocks(np.arange(d), edges, labels, [int(a) for a in edges[:-1]], None, edges)
     is_sine, first, last = pe_core.column_groups(d, layout_a, max_cols)
     m = (d + 1) // 2
-    order, edges, labels, ticks = [], [0], [], []
+    runs, edges, labels, ticks = [], [0], [], []
     for sine, a, b in zip(is_sine, first, last, strict=True):
         pairs = np.arange(a, b + 1)
         raw = (2 * pairs + (0 if sine else 1)) if layout_a == "interleaved" else (pairs if sine else m + pairs)
-        order.append(raw)
+        raw = raw if order is None else order[raw]
+        runs.append(raw)
         edges.append(edges[-1] + raw.size)
         kind = "sin" if sine else "cos"
         labels.append(f"columns j = {raw[0]}..{raw[-1]} ({kind} of pairs {a}..{b})")
         ticks.append(int(raw[0]))
     return ColumnBlocks(
-        np.concatenate(order), np.asarray(edges), labels, ticks, np.r_[first[is_sine], m], None
+        np.concatenate(runs), np.asarray(edges), labels, ticks, np.r_[first[is_sine], m], None
     )
 
 
@@ -336,25 +342,25 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
         f"# Conventions and pitfalls: A = {labels[0]} minus B = {labels[1]}\n"
         "import numpy as np\n\n"
         f"L, d = {L}, {d}\n"
-        "i = np.arange((d + 1) // 2)  # pair index\n\n\n"
-        "def encoding(n, convention, layout, start):\n"
+        "i = np.arange((d + 1) // 2)  # pair index\n"
+        + reproduce.sin_cos_code()
+        + "def encoding(n, convention, layout, start):\n"
         '    """Rows start .. start+L-1 of the sinusoidal encoding."""\n'
         '    if convention == "paper":\n'
         "        w = n ** (-2 * i / d)  # ω_i = n^(-2i/d)\n"
         "    else:\n"
         "        w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: ω_i = n^(-i/(m-1)), slowest 1/n\n"
-        "    k = np.arange(start, start + L, dtype=np.float64)[:, None]\n"
+        "    sines, cosines = sin_cos(np.arange(start, start + L, dtype=np.float64)[:, None], w)\n"
         '    if layout == "concatenated":\n'
-        "        return np.concatenate([np.sin(k * w), np.cos(k * w[: d // 2])], axis=1)  # [sin | cos]\n"
+        "        return np.concatenate([sines, cosines[:, : d // 2]], axis=1)  # [sin | cos]\n"
         "    P = np.empty((L, d))\n"
-        "    P[:, 0::2] = np.sin(k * w)  # interleaved: sin, cos, sin, cos, ...\n"
-        "    P[:, 1::2] = np.cos(k * w[: d // 2])\n"
+        "    P[:, 0::2] = sines  # interleaved: sin, cos, sin, cos, ...\n"
+        "    P[:, 1::2] = cosines[:, : d // 2]\n"
         "    return P\n\n\n"
         + _variant_line("A", a, labels[0])
         + _variant_line("B", b, labels[1])
         + "difference = A - B\n"
-        "row, col = np.unravel_index(np.abs(difference).argmax(), difference.shape)\n"
-        'print(f"max |A - B| = {np.abs(difference).max():.6g} at row {row}, column {col}")\n\n'
+        "row, col = np.unravel_index(np.abs(difference).argmax(), difference.shape)  # the first largest\n\n"
         "# What the page draws: block means over rows (and runs of columns), the same blocks for A and B\n"
         "shown = difference\n"
     )
@@ -381,34 +387,89 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
             code += "shown = np.empty((S.shape[0], 2 * S.shape[1]))\nshown[:, 0::2], shown[:, 1::2] = S, C\n"
         else:
             code += "shown = np.concatenate([S, C], axis=1)\n"
-    return code + 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
+    code += 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
+    every, where, drawn = METRIC_LABELS
+    return code + reproduce.numbers_code(
+        {every: "np.abs(difference).max()", where: "(row, col)", drawn: "np.abs(shown).max()"}
+    )
+
+
+#: The labels of the comparison's numbers (the page's metrics, the snippet's printed numbers).
+METRIC_LABELS = ("max |A - B| (every cell)", "where", "max |A - B| drawn (block means)")
 
 
 # ----------------------------------------------------------------------------------------
 # Checking an uploaded matrix
 # ----------------------------------------------------------------------------------------
 
-#: Same as .streamlit/config.toml's maxUploadSize (MB), checked again here.
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
-#: Largest matrix accepted: L_MAX x D_MAX of the sidebar, in either orientation.
+#: .streamlit/config.toml's maxUploadSize (5 MB) in bytes as every browser can send it:
+#: Streamlit's uploader counts a megabyte as 10**6 bytes (2**20 only on Windows) and its
+#: server as 2**20, so 5 * 10**6 is what a visitor on any platform can meet; checked again here.
+MAX_UPLOAD_BYTES = 5 * 10**6
+#: Largest number of positions (or dimensions) on a side: the sidebar's L_MAX.
 MAX_SIDE = 16384
-MAX_UPLOAD_CELLS = 16384 * 2048
+#: Largest number of values a header may announce: a file of MAX_UPLOAD_BYTES holds at most
+#: one value per byte (a .npy of int8), so no real upload is refused by it; it only stops a
+#: forged .npy header from allocating more.
+MAX_UPLOAD_CELLS = MAX_UPLOAD_BYTES
+#: The width the limits are illustrated with (the sidebar's default d), and the bytes of a
+#: value of [-1, 1] in a CSV with 6 decimals at most ("-0.841471" and its comma).
+EXAMPLE_D = 128
+CSV_BYTES_PER_VALUE = 10
 _NON_FINITE_TEXT = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 
 
+def _npy_header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
+    """Bytes of a .npy file's magic and header for an array of this shape and dtype (format 1.0)."""
+    buffer = io.BytesIO()
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(buffer, header)
+    return buffer.tell()
+
+
+def largest_upload_rows(kind: str, d: int = EXAMPLE_D) -> int:
+    """Most positions of width d that fit in MAX_UPLOAD_BYTES: as .npy of "float32" or
+    "float64", or as "csv" with 6 decimals (CSV_BYTES_PER_VALUE bytes a value at most)."""
+    if kind == "csv":
+        return MAX_UPLOAD_BYTES // (CSV_BYTES_PER_VALUE * d)
+    itemsize = np.dtype(kind).itemsize
+    rows = MAX_UPLOAD_BYTES // (itemsize * d)
+    while rows > 0 and _npy_header_bytes((rows, d), np.dtype(kind)) + rows * d * itemsize > MAX_UPLOAD_BYTES:
+        rows -= 1
+    return rows
+
+
+def upload_limits() -> str:
+    """The upload limits as a visitor can meet them, in one sentence (Markdown, no user text)."""
+    float32, float64, csv = (largest_upload_rows(kind) for kind in ("float32", "float64", "csv"))
+    return (
+        f"at most {MAX_UPLOAD_BYTES / 10**6:g} MB ({MAX_UPLOAD_BYTES:,} bytes): that is {float32:,} positions x "
+        f"{EXAMPLE_D} dimensions as a float32 .npy ({float32 * EXAMPLE_D:,} values), {float64:,} x {EXAMPLE_D} as "
+        f"a float64 .npy, or {csv:,} x {EXAMPLE_D} as a CSV with 6 decimals; at most {MAX_SIDE:,} positions or "
+        "dimensions on a side"
+    )
+
+
+def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """An array of more than 2 axes without its axes of size 1 (PyTorch's ``pe.unsqueeze(1)``)."""
+    return tuple(size for size in shape if size != 1) if len(shape) > 2 else shape
+
+
 def _check_shape(shape: tuple[int, ...]) -> None:
-    if len(shape) != 2:
+    squeezed = _squeezed(shape)
+    if len(squeezed) != 2:
+        dropped = f", {len(squeezed)} without its axes of size 1" if squeezed != shape else ""
         raise ValueError(
-            f"The array has {len(shape)} dimension{'s' if len(shape) != 1 else ''} (shape {tuple(shape)}); "
+            f"The array has {len(shape)} dimension{'s' if len(shape) != 1 else ''} (shape {tuple(shape)}{dropped}); "
             "the checker needs a 2-D matrix, positions x dimensions."
         )
-    rows, cols = shape
+    rows, cols = squeezed
     if rows == 0 or cols == 0:
         raise ValueError(f"The matrix is empty (shape {rows} x {cols}).")
     if rows > MAX_SIDE or cols > MAX_SIDE or rows * cols > MAX_UPLOAD_CELLS:
         raise ValueError(
-            f"The matrix is {rows:,} x {cols:,}; the checker takes at most {MAX_SIDE:,} x 2,048 "
-            f"({MAX_UPLOAD_CELLS:,} values, at most {MAX_SIDE:,} on a side)."
+            f"The matrix is {rows:,} x {cols:,}; the checker takes at most {MAX_SIDE:,} on a side and "
+            f"{MAX_UPLOAD_CELLS:,} values (what a {MAX_UPLOAD_BYTES / 10**6:g} MB file can hold)."
         )
 
 
@@ -479,7 +540,7 @@ def _numbers(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values.reshape(cells.shape), text.reshape(cells.shape)
 
 
-def _load_csv(data: bytes) -> np.ndarray:
+def _load_csv(data: bytes) -> tuple[np.ndarray, tuple[str, ...]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -498,15 +559,8 @@ def _load_csv(data: bytes) -> np.ndarray:
     cells = frame.to_numpy(dtype=object)
     missing = (frame.isna() | (frame == "")).to_numpy()
     values, is_text = _numbers(np.where(missing, "0", cells))
-    # A header row of text (column names) and a first column of text (row labels, as the
-    # app's own CSV downloads have) are skipped; text anywhere else is an error.
-    rows, cols = is_text.shape
-    labels_column = rows > 1 and cols > 1 and bool(is_text[1:, 0].all())
-    # pandas' to_csv with an index writes an empty first header cell above the labels.
-    if rows > 1 and (is_text[0].any() or (labels_column and missing[0, 0])):
-        values, is_text, missing = values[1:], is_text[1:], missing[1:]
-    if labels_column:
-        values, is_text, missing = values[:, 1:], is_text[:, 1:], missing[:, 1:]
+    header, labels = _header_and_labels(values, is_text, missing)
+    values, is_text, missing = (array[int(header):, int(labels):] for array in (values, is_text, missing))
     if missing.any():
         row, col = np.argwhere(missing)[0]
         raise ValueError(
@@ -517,11 +571,63 @@ def _load_csv(data: bytes) -> np.ndarray:
         row, col = np.argwhere(is_text)[0]
         raise ValueError(f"The .csv file has text where a number should be (row {row}, column {col} of the values).")
     _check_shape(values.shape)
-    return values
+    skipped = [
+        part for part, found in (("its header row (column names)", header), ("its first column (row labels)", labels))
+        if found
+    ]
+    pandas = ", as pandas' to_csv() writes them" if header and labels else ""
+    notes = (
+        (f"Skipped {' and '.join(skipped)}{pandas}: the values are {values.shape[0]:,} x {values.shape[1]:,}.",)
+        if skipped else ()
+    )
+    return values, notes
 
 
-def load_matrix(name: str, data: bytes) -> np.ndarray:
-    """The 2-D float64 matrix of an uploaded .npy or .csv file.
+def _counts_up(numbers: np.ndarray) -> bool:
+    """Whether numbers are 3 or more consecutive whole numbers (k, k+1, ...) beyond [-1, 1]:
+    an index or column names, as pandas writes them, and never a column of an encoding."""
+    return (
+        numbers.size >= 3
+        and bool(np.all(np.diff(numbers) == 1.0))
+        and float(numbers[0]).is_integer()
+        and float(np.max(np.abs(numbers))) > 1.0
+    )
+
+
+def _header_and_labels(values: np.ndarray, is_text: np.ndarray, missing: np.ndarray) -> tuple[bool, bool]:
+    """Whether the CSV's first row is a header (column names) and its first column row labels.
+
+    A header is a row of text, or of counting numbers (pandas names a DataFrame's columns 0, 1,
+    2, ...); row labels are a column of text (as the app's own downloads have), or of counting
+    numbers (pandas' index). ``DataFrame(P).to_csv()`` writes both, with the corner cell empty.
+    """
+    rows, cols = values.shape
+    if rows < 2 or cols < 2:
+        return False, False
+    corner_empty = bool(missing[0, 0]) and not missing[0, 1:].any() and not missing[1:, 0].any()
+    # The corner cell may name the index, so the names may count up from the second cell on.
+    header = corner_empty or bool(is_text[0].any()) or _counts_up(values[0]) or _counts_up(values[0, 1:])
+    below = slice(1, None) if header else slice(None)
+    first_column, first_text = values[below, 0], is_text[below, 0]
+    labels = corner_empty or bool(first_text.all()) or (not first_text.any() and _counts_up(first_column))
+    return header, labels
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded matrix, and one sentence for each thing reading it took (axes dropped, a
+    header row or row labels skipped)."""
+
+    matrix: np.ndarray
+    notes: tuple[str, ...] = ()
+
+
+def read_upload(name: str, data: bytes) -> Upload:
+    """The 2-D float64 matrix of an uploaded .npy or .csv file, and what reading it took.
+
+    A .npy array of more than 2 axes loses its axes of size 1 (PyTorch keeps its table as
+    ``pe.unsqueeze(1)``, shape (L, 1, d)); a .csv file's header row and first column of row
+    labels (``DataFrame(P).to_csv()`` writes both) are skipped. Each says so in ``notes``.
 
     Raises:
         ValueError: with a one-line message a visitor can act on (empty, too large, not
@@ -534,12 +640,34 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
         raise ValueError("The file is empty.")
     if len(data) > MAX_UPLOAD_BYTES:
         raise ValueError(
-            f"The file has {len(data) / 2**20:.1f} MB; the checker takes at most {MAX_UPLOAD_BYTES // 2**20} MB "
-            "(save float32 or fewer positions)."
+            f"The file has {len(data) / 10**6:.1f} MB; the checker takes at most {MAX_UPLOAD_BYTES / 10**6:g} MB "
+            "(save float32 .npy, or fewer positions)."
         )
-    matrix = _load_npy(data) if suffix == ".npy" else _load_csv(data)
+    notes: tuple[str, ...] = ()
+    if suffix == ".npy":
+        matrix = _load_npy(data)
+        if matrix.ndim > 2:
+            shape = matrix.shape
+            matrix = matrix.reshape(_squeezed(shape))
+            size_one = shape.count(1)
+            notes = (
+                f"The array has shape {shape}: its {'axis' if size_one == 1 else f'{size_one} axes'} of size 1 "
+                f"(as PyTorch code keeps its table, e.g. pe.unsqueeze(1)) {'was' if size_one == 1 else 'were'} "
+                f"dropped, and it is read as {matrix.shape[0]:,} x {matrix.shape[1]:,}.",
+            )
+    else:
+        matrix, notes = _load_csv(data)
     _check_shape(matrix.shape)
-    return _finite(matrix)
+    return Upload(_finite(matrix), notes)
+
+
+def load_matrix(name: str, data: bytes) -> np.ndarray:
+    """The 2-D float64 matrix of an uploaded .npy or .csv file (``read_upload`` without its notes).
+
+    Raises:
+        ValueError: as ``read_upload``.
+    """
+    return read_upload(name, data).matrix
 
 
 @dataclass(frozen=True)
@@ -549,6 +677,7 @@ class UploadCheck:
 
     shape: tuple[int, int]
     result: dict
+    notes: tuple[str, ...] = ()  # what reading the file took (Upload.notes)
     difference: np.ndarray | None = None
     row_edges: np.ndarray | None = None
     columns: ColumnBlocks | None = None
@@ -560,6 +689,25 @@ class UploadCheck:
         if r["closest_convention"] is None:
             return None
         return Variant(r["layout"], r["closest_convention"], r["n"] if r["n"] is not None else 10000.0, r["start"])
+
+    @property
+    def rebuilt_description(self) -> str | None:
+        """The rebuilt variant in words, with its column order when each pair's cosine comes first."""
+        rebuilt = self.rebuilt
+        if rebuilt is None:
+            return None
+        return rebuilt.describe() + (", cosine first in each pair" if self.result["swapped"] else "")
+
+    @property
+    def layout_metric(self) -> tuple[str, str]:
+        """The layout's metric box as the page shows it, (label, value): the label says when
+        each pair's cosine comes first, as the verdict does (a value that long would be cut)."""
+        layout = self.result["layout"]
+        if layout is None:
+            return "layout", "-"
+        if self.result["swapped"]:
+            return ("layout, cosine first" if layout == "interleaved" else "layout, cosines first"), layout
+        return "layout", layout
 
     @property
     def set_aside(self) -> tuple[list[int], list[int]]:
@@ -584,9 +732,10 @@ def check_upload(
     """Load, identify and, when a variant fits, compare the upload with it (row blocks of at
     most ``max_cells`` rebuilt cells at once), drawn on ``grid(L, d)`` = (rows, columns) for
     its L positions and d columns. Raises ValueError as ``load_matrix``."""
-    matrix = load_matrix(name, data)
+    upload = read_upload(name, data)
+    matrix = upload.matrix
     result = pe_core.identify_encoding(matrix)
-    check = UploadCheck(matrix.shape, result)
+    check = UploadCheck(matrix.shape, result, upload.notes)
     rebuilt = check.rebuilt
     if rebuilt is None:
         return check
@@ -596,7 +745,9 @@ def check_upload(
     A = positions_down[:, : positions_down.shape[1] - len(filler_columns)]
     L, d = A.shape
     max_rows, max_cols = grid(L, d)
-    columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols)
+    # A table with each pair's cosine first is compared with the variant's columns in that order.
+    order = pe_core.swapped_columns(d, rebuilt.layout) if result["swapped"] else None
+    columns = column_blocks(d, rebuilt.layout, rebuilt.layout, max_cols, order=order)
     rows = max(1, max_cells // d)
     reduced = []
     for first in range(0, L, rows):
@@ -606,7 +757,7 @@ def check_upload(
         )
         # The library's table is zero on its padding rows, as the upload is.
         P[[row - first for row in zero_rows if first <= row < first + count]] = 0.0
-        reduced.append(columns.reduce(A[first : first + count] - P))
+        reduced.append(columns.reduce(A[first : first + count] - (P if order is None else P[:, order])))
     row_edges = pe_core.block_edges(L, max_rows)
     reduced = np.concatenate(reduced)
     difference = pe_core.block_average(reduced, row_edges, np.arange(reduced.shape[1] + 1))

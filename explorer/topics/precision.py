@@ -43,6 +43,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
+from explorer import reproduce
 from explorer.figures import line_figure
 from explorer.settings import Settings
 
@@ -705,7 +706,8 @@ with np.errstate(over="ignore", invalid="ignore"):
 def snippet(settings: Settings, *, scan: bool = True, limit: int | None = None) -> str:
     """Standalone NumPy code: ``result`` is ``errors_table(errors(settings)).to_numpy()``, and
     ``neighbours`` the first k with P[k] = P[k+1] per (dtype, method) (None: none below ``limit``,
-    by default each series' ``search_limit``)."""
+    by default each series' ``search_limit``); with ``scan``, ``numbers`` the page's (computed in
+    each format) by dtype."""
     limits = {
         key: search_limit(key[0], key[1], settings.L if key[1] == "relative" else 1) if limit is None else limit
         for key in SERIES
@@ -717,11 +719,15 @@ def snippet(settings: Settings, *, scan: bool = True, limit: int | None = None) 
         rate = "w = n ** (-2 * i / d)  # paper: w_i = n^(-2i/d)"
     else:
         rate = "w = n ** (-i / max(len(i) - 1, 1))  # tensor2tensor: w_i = n^(-i/(m-1))"
-    return _SNIPPET.format(
+    code = _SNIPPET.format(
         d=settings.d, n=repr(float(settings.n)), L=settings.L, layout=settings.layout,
         convention=settings.convention, rate=rate, last=LAST_POSITION, points=GRID_POINTS, limits=limits_code,
         scan=scan,
     )
+    if not scan:
+        return code
+    # The page's numbers: computed in each format, the first k whose neighbour has the same code (None: none found).
+    return code + reproduce.numbers_code({dtype: f"neighbours[({dtype!r}, 'low')]" for dtype in DTYPES})
 
 
 #: One colour per format, one dash per method.

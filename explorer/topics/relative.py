@@ -80,8 +80,8 @@ def transition_window(
     r"""``transition_matrix(delta, d, ...)[np.ix_(dims, dims)]`` without building the d x d matrix.
 
     M[a, b] is non-zero only when columns a and b belong to the same pair i, with
-    :math:`\phi_i = \delta\omega_i`: :math:`M[s_i, s_i] = M[c_i, c_i] = \cos\phi_i`,
-    :math:`M[c_i, s_i] = \sin\phi_i`, :math:`M[s_i, c_i] = -\sin\phi_i`.
+    :math:`\phi_i = \delta\omega_i` (exact: ``pe_core.sin_cos_of_products``):
+    :math:`M[s_i, s_i] = M[c_i, c_i] = \cos\phi_i`, :math:`M[c_i, s_i] = \sin\phi_i`, :math:`M[s_i, c_i] = -\sin\phi_i`.
     """
     if d % 2:
         raise ValueError(f"the transition matrix needs an even d (sine/cosine pairs), got d={d}.")
@@ -89,10 +89,11 @@ def transition_window(
         raise ValueError(f"delta (the offset) must be a whole number, got {delta!r}.")
     delta = int(delta)
     pair, is_sine = pe_core.column_pairs(d, layout)
-    phi = delta * pe_core.frequencies(d, n, convention)
+    # The angles δ·ω_i exact, as pe_core.transition_matrix and pe_core.shift take them: the M drawn is the M applied.
+    sin_phi, cos_phi = pe_core.sin_cos_of_products(float(delta), pe_core.frequencies(d, n, convention))
     dims = np.asarray(dims, dtype=np.int64)
     p, s = pair[dims], is_sine[dims]
-    cos_row, sin_row = np.cos(phi[p])[:, None], np.sin(phi[p])[:, None]
+    cos_row, sin_row = cos_phi[p][:, None], sin_phi[p][:, None]
     row_sine, col_sine = s[:, None], s[None, :]
     values = np.where(row_sine == col_sine, cos_row, np.where(row_sine, -sin_row, sin_row))
     return np.where(p[:, None] == p[None, :], values, 0.0)
@@ -185,6 +186,23 @@ def precision_tolerance(largest_angle: float) -> float:
     return PRECISION_EPS_FACTOR * _EPS * (1.0 + abs(float(largest_angle)))
 
 
+def checked_first(L: int, d: int, full_cells: int) -> int:
+    """First position over which ``compare_shift`` measures the error: 0 (every position) up to
+    ``full_cells`` cells, else the first of the last ``full_cells // d`` positions."""
+    return 0 if L * d <= full_cells else L - max(1, min(L, full_cells // d))
+
+
+def metric_labels(delta: int, pair: int) -> dict[str, str]:
+    """The labels of the page's numbers (its metrics), which its snippet prints under the same names."""
+    return {
+        "error": f"max |P M({delta}) − PE(k{delta:+d})|",
+        "seed": f"Seed 001's check: max |(P M)[k] − P[k{delta:+d}]|",
+        "angle": f"angle δ·ω_{pair}",
+        "wrapped": "the same angle mod 360°",
+        "rotation": f"max |v·W − (sin, cos) of (k{delta:+d})·ω_{pair}|",
+    }
+
+
 def compare_shift(
     L: int,
     d: int,
@@ -220,8 +238,8 @@ def compare_shift(
         shown_shifted = pe_core.block_average(shifted, edges, per_column)
         shown_direct = pe_core.block_average(direct, edges, per_column)
     else:
-        count = max(1, min(L, full_cells // d))
-        first = L - count
+        first = checked_first(L, d, full_cells)
+        count = L - first
         P = pe_core.positional_encoding(count, d, n, start=first, **kw)
         shifted = pe_core.shift(P, delta, n, **kw)
         direct = pe_core.positional_encoding(count, d, n, start=first + delta, **kw)
@@ -461,13 +479,18 @@ def relative_code(
     position: int,
     map_rows: int,
     map_cols: int,
+    full_cells: int,
     library: str = "numpy",
 ) -> str:
     """Relative positions: the drawn window of M(delta), the shifted map P M(delta) beside
-    PE(k + delta) computed directly (block means as drawn), and one pair's rotation.
+    PE(k + delta) computed directly (block means as drawn), one pair's rotation, and the page's
+    numbers (``numbers``, by ``metric_labels``).
 
-    NumPy multiplies by the dense M, as seed 001 does; PyTorch rotates each pair as a complex
-    multiply z * exp(-i delta w), the O(L d) way the app computes it.
+    Both shift pair by pair, as the page does (``pe_core.shift``): NumPy with the page's own
+    arithmetic (the interleaved pairs as one complex multiply, the [sin | cos] pairs by the 2x2
+    formula), so that its errors are the page's to the last bit; PyTorch as a complex multiply
+    z * exp(-i delta w) whatever the layout. The angles are exact in both (``reproduce.sin_cos_code``):
+    with angles rounded first, the shift error of seed 001 comes out 5.4e-15 instead of 2.5e-16.
     """
     L, d, layout = settings.L, settings.d, settings.layout
     dims = transition_window_dims(d, layout, window_start, window)
@@ -484,17 +507,28 @@ def relative_code(
     code += reproduce.encoding_rows_code(settings, library=library)
     code += (
         f"\ndelta = {delta}\n"
-        "phi = delta * w  # pair i turns by φ_i = δ·ω_i\n"
+        "sin_phi, cos_phi = sin_cos(delta, w)  # pair i turns by φ_i = δ·ω_i\n"
         "# M(δ): the row [sin, cos] of pair i times W(φ_i) = [[cos φ_i, -sin φ_i], [sin φ_i, cos φ_i]]\n"
         f"s, c = {columns}  # the sine and the cosine column of each pair\n"
         f"M = {zeros}\n"
-        f"M[s, s], M[c, s], M[s, c], M[c, c] = {lib}.cos(phi), {lib}.sin(phi), -{lib}.sin(phi), {lib}.cos(phi)\n"
+        "M[s, s], M[c, s], M[s, c], M[c, c] = cos_phi, sin_phi, -sin_phi, cos_phi\n"
     )
     if library == "numpy":
-        code += "shifted = P @ M  # row k becomes P[k + δ] (seed 001's P @ M)\n"
+        code += "# Seed 001's P @ M, pair by pair as the page does: the same to rounding, in O(L·d) not O(L·d²)\n"
+        if layout == "interleaved":
+            code += (
+                "# Each pair [sin, cos] is the complex number sin + i·cos; P[k] M(δ) turns it by e^(-iφ_i)\n"
+                "shifted = (P.view(np.complex128) * (cos_phi - 1j * sin_phi)).view(np.float64)\n"
+            )
+        else:
+            code += (
+                "shifted = np.empty_like(P)\n"
+                "shifted[:, s] = P[:, s] * cos_phi + P[:, c] * sin_phi\n"
+                "shifted[:, c] = P[:, c] * cos_phi - P[:, s] * sin_phi\n"
+            )
     else:
         code += "# The same shift pair by pair: z_i = sin + i·cos of pair i, times e^(-iφ_i)\n"
-        code += "turn = torch.polar(torch.ones_like(phi), -phi)\n"
+        code += "turn = torch.complex(cos_phi, -sin_phi)\n"
         if layout == "interleaved":
             code += (
                 "z = torch.view_as_complex(P.reshape(L, d // 2, 2).contiguous()) * turn\n"
@@ -512,9 +546,15 @@ def relative_code(
             "# From here on NumPy: what the page draws\n"
             "P, M, shifted, direct, w = (x.numpy() for x in (P, M, shifted, direct, w))\n"
         )
+    first = checked_first(L, d, full_cells)
+    where = "every position" if first == 0 else "the last positions, where the angles and their rounding are largest"
     code += (
         f"window = M[np.ix_({_index_runs(dims)}, {_index_runs(dims)})]  # the rows and columns of M drawn\n"
-        "error = np.abs(shifted - direct).max()  # max |P M(δ) - PE(k + δ)|: rounding only\n\n"
+        f"\n# The errors, over {where} (as the page measures them): rounding only\n"
+        f"first = {first}\n"
+        "error = np.abs(shifted[first:] - direct[first:]).max()  # max |P M(δ) - PE(k + δ)|\n"
+        "lo, hi = max(first, -delta), min(L, L - delta)  # seed 001: the rows k whose k + δ is a row of P\n"
+        "seed_check = np.abs(shifted[lo:hi] - P[lo + delta : hi + delta]).max() if hi > lo else None\n\n"
         + reproduce.encoding_blocks_code("shifted", "shifted_shown", layout, row_edges, pair_edges)
         + reproduce.encoding_blocks_code("direct", "direct_shown", layout, row_edges, pair_edges)
         + f"\n# Pair {pair} at position {position}: v = [sin θ, cos θ] with θ = k·ω_i, and v W(δ·ω_i)\n"
@@ -523,10 +563,18 @@ def relative_code(
         "v = np.array([np.sin(theta), np.cos(theta)])\n"
         "W = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])\n"
         "rotation = np.array([v, v @ W])  # [sin(θ + φ), cos(θ + φ)] in the second row\n"
+        "expected = np.array([np.sin((position + delta) * w[pair]), np.cos((position + delta) * w[pair])])\n"
     )
+    labels = metric_labels(delta, pair)
     return code + reproduce.result_code({
         "relative_transition": "window",
         "relative_shifted": "shifted_shown",
         "relative_direct": "direct_shown",
         "relative_rotation": "rotation",
+    }) + reproduce.numbers_code({
+        labels["error"]: "error",
+        labels["seed"]: "seed_check",
+        labels["angle"]: "np.degrees(angle)",
+        labels["wrapped"]: "np.degrees(angle) % 360",
+        labels["rotation"]: "np.abs(v @ W - expected).max()",
     })

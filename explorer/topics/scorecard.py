@@ -27,9 +27,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
-from explorer import criteria
+from explorer import criteria, reproduce
 from explorer.criteria import Measurement, Rows
-from explorer.figures import line_figure
+from explorer.figures import count_text, line_figure, positions_text
 from explorer.settings import Settings
 
 SCHEMES: dict[str, str] = {
@@ -331,7 +331,7 @@ def seed004_facts(card: Scorecard) -> list[str]:
         f"{far:,} (10 × L), against at most 1 for the sinusoid.",
         f"**Scaled positions have a step that depends on the length**: offset 1 is {scaled_step[0]:.4g} at "
         f"L={max(L, 2):,} but {scaled_step[1]:.4g} at L={2 * max(L, 2):,}; the sinusoid's is the same at both.",
-        f"**A learned table cannot extrapolate**: it has rows for positions 0..{int(learned.value) - 1:,} and "
+        f"**A learned table cannot extrapolate**: it has rows for {positions_text(0, int(learned.value) - 1)} and "
         f"none for position {int(learned.value):,}; the sinusoid is defined at every position.",
     ]
 
@@ -345,13 +345,17 @@ def sampling_notes(settings: Settings, offset: int) -> list[str]:
     def ranges(p: Plan) -> str:
         if p.bounded_ranges == ((0, L),):
             return "all positions"
-        return "positions " + " and ".join(f"{a:,}..{a + c - 1:,}" for a, c in p.bounded_ranges)
+        return " and ".join(positions_text(a, a + c - 1) for a, c in p.bounded_ranges)
 
     def sample(p: Plan) -> str:
-        return "all positions" if (p.unique_sample or L) >= L else f"positions 0..{p.unique_sample - 1:,}"
+        return "all positions" if (p.unique_sample or L) >= L else positions_text(0, p.unique_sample - 1)
 
+    def k_range(first: int, count: int) -> str:
+        return f"k = {first:,}" if count == 1 else f"k = {first:,}..{first + count - 1:,}"
+
+    every = "its one position" if L == 1 else f"all {L:,} positions"
     return [
-        f"Unique: the sinusoid over all {L:,} positions (every pair, or the closed form by offset); every pair "
+        f"Unique: the sinusoid over {every} (every pair, or the closed form by offset); every pair "
         f"among {sample(binary)} (binary), {sample(learned)} (learned table) and {sample(plans['integer'])} "
         "(integer, scaled).",
         f"Bounded: {ranges(sinusoid)} (sinusoid), {ranges(learned)} (learned table), all positions (the "
@@ -359,12 +363,13 @@ def sampling_notes(settings: Settings, offset: int) -> list[str]:
         f"Same distance: up to {criteria.WINDOW} pairs from k = 0 at L={L:,}, and from k = 0 and "
         f"k = L−δ in a longer sentence (L={max(2 * L, L + 2 * offset):,}).",
         (
-            f"Shift: fitted on k = 0..{learned.shift_fit - 1:,} and tested on the next {learned.shift_test:,} "
-            f"pairs (learned table, {learned.width:,} columns)" if learned.shift_test else
+            f"Shift: fitted on {k_range(0, learned.shift_fit)} and tested on the next "
+            f"{count_text(learned.shift_test, 'pair')} (learned table, {learned.width:,} columns)"
+            if learned.shift_test else
             "Shift: the learned table has too few rows to fit a map and test it"
         )
         + f"; {binary.shift_fit:,} + {binary.shift_test:,} pairs for binary; the sinusoid's known M(δ) on "
-        f"k = 0..{sinusoid.shift_fit + sinusoid.shift_test - 1:,}.",
+        f"{k_range(0, sinusoid.shift_fit + sinusoid.shift_test)}.",
     ]
 
 
@@ -585,7 +590,9 @@ def snippet(settings: Settings, offset: int = 1) -> str:
         L=settings.L, d=settings.d, n=repr(float(settings.n)), offset=offset, layout=settings.layout,
         convention=settings.convention, far=FAR_FACTOR * settings.L, seed=LEARNED_SEED, window=criteria.WINDOW,
         rate=rate, plans="\n".join(lines),
-    )
+    ) + reproduce.numbers_code({  # the criteria each scheme passes, of six
+        name: f"(int(passed[{row}].sum()), passed.shape[1])" for row, name in enumerate(SCHEMES.values())
+    })
 
 
 def scheme_distance_figure(

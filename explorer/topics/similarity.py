@@ -109,6 +109,35 @@ def window_dots(first: int, count: int, d: int, n: float, *, layout: str, conven
     return P @ reference
 
 
+def closed_form_at(offsets: np.ndarray, w: np.ndarray) -> np.ndarray:
+    r""":math:`f(\delta) = \sum_i \cos(\omega_i |\delta|)` at each offset (even d), each angle exact
+    (``pe_core.sin_cos_of_products``) and each row summed by NumPy's own sum: the arithmetic of the
+    snippet's closed form, so that the page's check of the measured dot products against it is the
+    number the snippet prints, to the last bit. (``pe_core.dot_by_offset``, which the charts draw,
+    sums in another order for speed: the same values to ~1e-14.)"""
+    distances = np.abs(np.asarray(offsets, dtype=np.int64))
+    if distances.size == 0:
+        return np.zeros(0)
+    # Each |δ| once (f is even), row by row as the snippet's f(t) for t = 0 .. max |δ|.
+    t = np.arange(int(distances.max()) + 1, dtype=np.float64)
+    return pe_core.sin_cos_of_products(t[:, None], np.asarray(w, dtype=np.float64)[None, :])[1].sum(axis=1)[distances]
+
+
+def metric_labels(ref: int, L: int) -> dict[str, str]:
+    """The labels of the page's numbers (its metrics, and its snippet's printed numbers): the
+    reference against itself and its neighbour (when there is one), and the closed form's check."""
+    labels = {"self": f"P[{ref}]·P[{ref}] = d/2"}
+    if L > 1:
+        neighbour = neighbour_of(ref, L)
+        labels |= {"neighbour": f"P[{neighbour}]·P[{ref}] (neighbour)", "sse": f"SSE to the neighbour {neighbour}"}
+    return labels | {"f0": "f(0) = d/2", "check": "max |measured − closed form|"}
+
+
+def neighbour_of(ref: int, L: int) -> int:
+    """The position next to ``ref``: after it, or before it at the end of the sequence."""
+    return ref + 1 if ref + 1 < L else ref - 1
+
+
 def mirrored_offsets(values_from_zero: np.ndarray) -> np.ndarray:
     """f(t) for t = -(L-1)..L-1 from f(0..L-1), since f(-t) = f(t) (cos is even)."""
     half = np.asarray(values_from_zero, dtype=np.float64)
@@ -141,7 +170,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
             go.Scatter(
                 **line,
                 name=name,
-                mode="lines",
+                mode="lines" if values.size > 1 else "markers",  # one position: its point
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
                 hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
@@ -276,7 +305,7 @@ def closed_form_figure(
         go.Scatter(
             **line,
             name="closed form Σ cos(ω_i δ)",
-            mode="lines",
+            mode="lines" if f.size > 1 else "markers",  # one position: the offset 0 alone
             hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
         )
@@ -384,8 +413,14 @@ def similarity_code(settings: Settings, ref: int, *, blocks: int, full_cells: in
         "measured_at = np.full(2 * L - 1, np.nan)\n"
         "measured_at[first - ref + L - 1 : first - ref + L - 1 + measured.size] = measured\n"
     )
+    labels = metric_labels(ref, L)
+    values = {"self": "dot[ref]"}
+    if L > 1:
+        code += f"neighbour = {neighbour_of(ref, L)}\n"
+        values |= {"neighbour": "dot[neighbour]", "sse": "sse[neighbour]"}
+    values |= {"f0": "f[L - 1]", "check": "np.abs(measured - f[first - ref + L - 1 :][: measured.size]).max()"}
     return code + reproduce.result_code({
         "similarity_lines": "np.column_stack([np.arange(L), dot, sse, cosine])",
         "similarity_matrix": "G",
         "similarity_closed_form": "np.column_stack([np.arange(-(L - 1), L), f, measured_at])",
-    })
+    }) + reproduce.numbers_code({labels[key]: value for key, value in values.items()})

@@ -22,6 +22,7 @@ from explorer.figures import (
     SEQUENTIAL,
     frame_figure,
     line_mode,
+    positions_text,
 )
 from explorer.settings import Settings
 
@@ -115,8 +116,9 @@ def encoding_columns(
     columns = np.asarray(columns, dtype=np.int64)
     if columns.size and (columns.min() < 0 or columns.max() >= d):
         raise ValueError(f"columns must lie in 0..{d - 1}, got {columns.tolist()}.")
-    theta = np.multiply.outer(k, w[pair[columns]])
-    return np.where(is_sine[columns], np.sin(theta), np.cos(theta))
+    # The angles exact, as positional_encoding takes them: these are its columns to the last bit.
+    sines, cosines = pe_core.sin_cos_of_products(k[:, None], w[pair[columns]][None, :])
+    return np.where(is_sine[columns], sines, cosines)
 
 
 def column_names(columns: Sequence[int], d: int, w: np.ndarray, layout: str = "interleaved") -> list[str]:
@@ -180,9 +182,10 @@ def unit_circle_figure(
     fig.add_trace(
         go.Scatter(
             x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
-            name=f"positions {trail[0]}..{k}",
-            marker={"color": trail, "colorscale": SEQUENTIAL, "size": 6,
-                    "colorbar": {"title": {"text": "position k"}}},
+            name=positions_text(int(trail[0]), k),
+            # A colour bar over the trail's positions (none for a trail of one position: nothing to tell apart).
+            marker={"color": trail, "colorscale": SEQUENTIAL, "size": 6, "cmin": trail[0], "cmax": max(k, trail[0] + 1),
+                    "showscale": trail.size > 1, "colorbar": {"title": {"text": "position k"}}},
             hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
         )
     )
@@ -313,5 +316,15 @@ def waves_code(
         f"trail = np.arange({trail_first}, last + 1)\n"
         "theta = trail * w[pair]\n"
         "circle = np.column_stack([trail, np.cos(theta), np.sin(theta)])\n"
+        "angle = last * w[pair]  # the angle of position k\n"
         + reproduce.result_code({"waves_profiles": "profiles", "waves_columns": "lines", "waves_circle": "circle"})
+        + reproduce.numbers_code(dict(zip(circle_labels(pair), (
+            "w[pair]", "np.degrees(angle)", "np.degrees(angle) % 360.0", "(np.sin(angle), np.cos(angle))"
+        ), strict=True)))
     )
+
+
+def circle_labels(pair: int) -> tuple[str, str, str, str]:
+    """The labels of the unit circle's numbers (the page's metrics, the snippet's printed numbers):
+    ω_i, the angle k·ω_i in degrees, the same mod 360, and (sin, cos) of it."""
+    return (f"ω_{pair} (rad/position)", f"angle k·ω_{pair}", "angle mod 360", f"(sin, cos)(k·ω_{pair})")

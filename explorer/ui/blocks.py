@@ -178,9 +178,10 @@ def fragment(body: Callable[[], None]) -> None:
     st.fragment(run)()
 
 
-def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
+def reproduce(numpy_code: str | Callable[[], str], torch_code: str | Callable[[], str] | None = None) -> None:
     """The 'reproduce this' code for the exact current settings, NumPy and PyTorch, shown on
-    request by a toggle kept in the URL (``code=true``, on every page alike).
+    request by a toggle kept in the URL (``code=true``, on every page alike). Either may be given
+    as a function that writes it, called only when the code is shown.
 
     Not an expander: a collapsed expander's code is still sent and highlighted by the
     browser, and since the code holds the settings it changes, and costs ~10 ms per block,
@@ -189,6 +190,8 @@ def reproduce(numpy_code: str, torch_code: str | None = None) -> None:
     libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
     if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
         return
+    numpy_code = numpy_code() if callable(numpy_code) else numpy_code
+    torch_code = torch_code() if callable(torch_code) else torch_code
     # Long lines wrap: a block that scrolls sideways cannot be scrolled from the keyboard
     # (axe's scrollable-region-focusable), and runs off a phone. The copy button copies them whole.
     with st.container(border=True):

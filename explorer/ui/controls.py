@@ -206,6 +206,30 @@ def choice_control(
     return (container or st).radio(label, options, key=key, format_func=format_func, horizontal=horizontal)
 
 
+def multi_control(
+    key: str, label: str, options: tuple[str, ...], *, default: tuple[str, ...], container=None,
+    format_func: Callable[[str], str] = str, help: str | None = None,
+) -> tuple[str, ...]:
+    """A page's choice of several options (pills), kept in the URL under ``key`` as "a,b,c";
+    returned in the options' order."""
+
+    def parse(raws: list[str]) -> tuple[list[str], list[str]]:
+        value, notices = s.parse_subset(key, raws, default=default, options=options)
+        return list(value), notices
+
+    _seed(key, list(default), parse)
+
+    def in_options_order() -> None:
+        # The widget lists choices in the order they were clicked; the URL and the defaults in the options'.
+        st.session_state[key] = [option for option in options if option in st.session_state[key]]
+
+    chosen = (container or st).pills(
+        label, options, selection_mode="multi", key=key, format_func=format_func, help=help,
+        on_change=in_options_order,
+    )
+    return tuple(option for option in options if option in (chosen or ()))
+
+
 def seed_bool(key: str, default: bool = False) -> bool:
     """The value of the toggle ``key`` (kept in the URL as true/false), before it is drawn."""
 

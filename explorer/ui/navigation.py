@@ -13,6 +13,12 @@ from explorer import page_list
 
 #: The pages as first built in this process, by URL path (see ``pages``).
 _BUILT: dict[str, StreamlitPage] = {}
+#: Addresses that are no page's own but land on one (hidden pages that switch to it, see
+#: ``routes``): Home is served at "/", and "/home", its URL path in the page list (an old
+#: link, or what a person types), would otherwise open Streamlit's "Page not found". Only in
+#: lower case, as every page's address: Streamlit matches URL paths exactly.
+ALIASES: dict[str, str] = {page_list.HOME.url_path: page_list.HOME.url_path}
+_ALIAS_PAGES: list[StreamlitPage] = []
 
 
 def pages() -> dict[str, StreamlitPage]:
@@ -24,15 +30,38 @@ def pages() -> dict[str, StreamlitPage]:
     script run to find the app's folder), and every run gets shallow copies: st.navigation
     marks the page it returns as runnable and ``run`` unmarks it, state of one run that
     two sessions running at once must not share.
+
+    Home, the default page, is served at "/" whatever its url_path; it gets the empty one,
+    so that "/home" is free for its alias (``ALIASES``).
     """
     if not _BUILT:
         _BUILT.update({
             info.url_path: st.Page(
-                info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=info is page_list.HOME
+                info.path, title=info.title, icon=info.icon, default=info is page_list.HOME,
+                url_path="" if info is page_list.HOME else info.url_path,
             )
             for info in page_list.PAGES
         })
+        _ALIAS_PAGES.extend(
+            st.Page(_switch_to(_BUILT[target]), title=_BUILT[target].title, url_path=alias, visibility="hidden")
+            for alias, target in ALIASES.items()
+        )
     return {url_path: copy.copy(page) for url_path, page in _BUILT.items()}
+
+
+def routes(run_pages: dict[str, StreamlitPage]) -> list[StreamlitPage]:
+    """What st.navigation takes: this run's pages (``pages``), then the hidden aliases."""
+    return [*run_pages.values(), *(copy.copy(alias) for alias in _ALIAS_PAGES)]
+
+
+def _switch_to(target: StreamlitPage):
+    """An alias's page: it switches to ``target`` (whose own URL then shows); the settings
+    the alias's URL carried are in the session already, and the target's run writes them back."""
+
+    def switch() -> None:
+        st.switch_page(target)
+
+    return switch
 
 
 #: What a visitor sees if a page fails unexpectedly: no traceback, a way forward.

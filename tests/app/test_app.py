@@ -27,6 +27,7 @@ from app_runs import (
     assert_page_ran,
     element_bytes,
     open_page,
+    open_url,
     page_id,
 )
 from independent import encoding
@@ -135,16 +136,26 @@ def test_the_page_list_is_built_once_per_process(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(navigation.st, "Page", counting_page)
     monkeypatch.setattr(navigation, "_BUILT", {})
+    monkeypatch.setattr(navigation, "_ALIAS_PAGES", [])
     first = open_page(MATRIX)
-    assert sorted(built) == sorted(page.path for page in PAGES)
+    assert sorted(path for path in built if isinstance(path, str)) == sorted(page.path for page in PAGES)
     second = open_page(PAGE_BY_KEY["waves"])
     first.sidebar.slider(key="L").set_value(50).run()
     assert_page_ran(first, MATRIX)
     assert_page_ran(second, PAGE_BY_KEY["waves"])
-    assert len(built) == len(PAGES), "a later run built the pages again"
+    assert len(built) == len(PAGES) + len(navigation.ALIASES), "a later run built the pages again"
     # Each run gets pages of its own: st.navigation marks the one it returns as runnable.
     copies, again = navigation.pages(), navigation.pages()
     assert all(copies[key] is not again[key] and copies[key].url_path == again[key].url_path for key in copies)
+
+
+@pytest.mark.parametrize("alias", list(navigation.ALIASES))
+def test_an_alias_lands_on_its_page_with_the_settings_of_its_url(alias: str) -> None:
+    """/home (an old link, or typed): Home, which is served at "/", with the URL's settings."""
+    at = open_url(alias, {"d": "64", "L": "300"})
+    assert_page_ran(at, PAGE_BY_KEY[navigation.ALIASES[alias]])
+    assert sidebar_values(at) == {**expected_sidebar(s.Settings()), "d": 64, "L": 300}
+    assert at.query_params == {"d": "64", "L": "300"}
 
 
 # --- (1) every page at the defaults, (2) at the largest settings --------------------------

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
+from test_pages import assert_prints_the_pages_numbers, snippet_namespace
 
 from explorer import reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
@@ -85,6 +86,16 @@ def test_a_preset_url_opens_that_models_view(key: str) -> None:
     assert all(len(value) <= 64 for value in at.query_params.values())
     snippet = reproduce.run_snippet(at.get("code")[0].value) if at.get("code") else None
     assert snippet is None  # the code is shown on request only
+
+
+@pytest.mark.parametrize("query", [
+    {"model": "llama-3.2-1b"}, {"model": "phi-3-mini-128k-instruct"}, {"model": "deepseek-v3"},
+    {"method": "dynamic", "max_positions": "8192", "target": "65536"}, {"method": "none", "d": "2"},
+    {"method": "linear", "factor": "1.5", "beta_fast": "3.25", "beta_slow": "3", "truncate": "false"},
+])
+def test_the_numbers_shown_are_the_snippets(query: dict[str, str]) -> None:
+    at = open_page(CONTEXTS, {"code": "true", **query})
+    assert_prints_the_pages_numbers(at, snippet_namespace(at))
 
 
 def test_a_preset_url_keeps_what_the_url_says() -> None:

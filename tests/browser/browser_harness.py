@@ -50,10 +50,13 @@ class StreamlitServer:
 
     def __init__(
         self, script: str | Path = "app.py", *, cwd: Path = REPO_ROOT, extra_args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None, file_watcher: str | None = "none",
     ) -> None:
         """``extra_args`` go after the defaults on the command line (so they override them);
-        ``env`` is added to the environment of the server.
+        ``env`` is added to the environment of the server; ``file_watcher`` is
+        server.fileWatcherType ("none": nothing is edited during a run, and polling files would
+        only take CPU from the tests), or None for what the project's config says, as a plain
+        ``streamlit run app.py`` has it.
 
         Every server here talks to 127.0.0.1 only. Without ``server.address`` a headless
         server asks checkip.amazonaws.com for its external address (for its start-up
@@ -67,8 +70,7 @@ class StreamlitServer:
         command = [
             sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            # Nothing is edited during a run; polling files would only take CPU from the tests.
-            "--server.fileWatcherType", "none",
+            *(("--server.fileWatcherType", file_watcher) if file_watcher is not None else ()),
             "--server.address", "127.0.0.1",
             *extra_args,
         ]

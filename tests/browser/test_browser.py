@@ -41,10 +41,11 @@ PAGES = {
     "pitfalls": ("Conventions and pitfalls", "Conventions and pitfalls", True),
     "precision": ("Precision", "Precision", True),
     "embeddings": ("Embeddings + position", "Embeddings + position", True),
+    "attention": ("Attention by offset", "Attention by offset", True),
     "contexts": ("Longer contexts", "Longer contexts", True),
 }
 #: Deep-link settings for each page: the shared ones, plus a page control where one is known.
-DEEP_LINK_EXTRA = {"matrix": "&transpose=true", "similarity": "&ref=5"}
+DEEP_LINK_EXTRA = {"matrix": "&transpose=true", "similarity": "&ref=5", "attention": "&query=40&heads=12"}
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every((chart) => chart.querySelector('.js-plotly-plot .main-svg') !== null)"""
@@ -133,6 +134,17 @@ def test_deep_link_opens_the_view_on_a_fresh_server(fresh_server: str, page, pat
     wait_for_url(page, path, d="64", L="300", n="100")
     assert_no_traceback(page)
     save_screenshot(page, path or "home")
+
+
+def test_an_old_home_address_lands_on_home_with_its_settings(app_server: str, page) -> None:
+    """/home (Home's URL path in the page list, an old link, what a person types): Home, at
+    "/", with the URL's settings, and no "Page not found" dialog."""
+    page.goto(f"{app_server}/home?d=64&L=300&n=100", timeout=FIRST_LOAD_MS)
+    wait_for_url(page, "", d="64", L="300", n="100")
+    wait_until_drawn(page, "", timeout=FIRST_LOAD_MS)
+    expect_sidebar(page, d="64", L="300", n="100")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    assert_no_traceback(page)
 
 
 def test_keyboard_moves_a_slider_and_the_chart_follows(app_server: str, page) -> None:

@@ -97,6 +97,15 @@ def check_reference(trace: dict) -> None:
     np.testing.assert_allclose(trace["y"], P @ P[trace["meta"]], rtol=1e-6, atol=1e-4)
 
 
+def check_attention(trace: dict) -> None:
+    """Attention by offset at the defaults (L=100, causal, 8 heads, head 1: slope 1/2): ALiBi's
+    weights of the query at m are e^(-(m - n)/2) over the keys n <= m, normalised, 0 after."""
+    m = trace["meta"]
+    keys = np.arange(100)
+    weights = np.where(keys <= m, np.exp(-0.5 * (m - keys)), 0.0)
+    np.testing.assert_allclose(trace["y"], weights / weights.sum(), atol=1e-6)
+
+
 #: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
 CASES = {
     "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
@@ -106,6 +115,8 @@ CASES = {
                           "play-relative-rotation"),
     "similarity-reference": ("/similarity?preset=seed001-similarity", "Play: P[k]·P[r]", 0, check_reference,
                              "play-similarity"),
+    # Traces: the six schemes' weights in page order (ALiBi third), then their markers.
+    "attention-query": ("/attention", "Play: the weights as the query moves", 2, check_attention, "play-attention"),
 }
 
 

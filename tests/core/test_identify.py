@@ -11,12 +11,17 @@ paper base n' ** (d / (2 (m - 1))), and for d = 4, say, tensor2tensor 100 *is* p
 
 from __future__ import annotations
 
+import io
+import math
+
 import numpy as np
 import pytest
+from engineer_files import WRITERS, cosine_first, read_back, savetxt, tutorial_encoding
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pe_core
+from pe_core.value_precision import value_precision
 
 # --------------------------------------------------------------------------------------
 # Independent builders.
@@ -479,3 +484,179 @@ def test_closest_convention_of_a_near_miss(layout, convention, n):
 def test_closest_convention_is_none_when_nothing_was_fitted():
     for M in GARBAGE.values():
         assert pe_core.identify_encoding(M)["closest_convention"] is None
+
+
+# --------------------------------------------------------------------------------------
+# Files as engineers make them: the PyTorch tutorial's float32 table, however it was saved.
+# --------------------------------------------------------------------------------------
+
+TUTORIAL_READING = ("interleaved", "paper", 10000.0, 0)
+#: What the verdict must lead with for the tutorial's table, whatever file held it.
+TUTORIAL_VERDICT = "Interleaved layout, paper frequencies (w_i = n^(-2i/d)) with n = 10000, start 0: "
+
+
+def reading(result: dict) -> tuple:
+    return result["layout"], result["convention"], result["n"], result["start"]
+
+
+def test_the_tutorial_table_is_torchs():
+    """The NumPy re-typing against the tutorial's own torch code: the same float32 steps, so
+    the same table up to the last bits of each library's exp, sin and cos (an angle up to 99
+    rad moves by 99 ulps of its frequency); and torch's own table reads the same from its
+    .npy and from its CSV."""
+    import torch
+
+    max_len, d_model = 100, 128
+    position = torch.arange(max_len).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+    pe = torch.zeros(max_len, 1, d_model)
+    pe[:, 0, 0::2] = torch.sin(position * div_term)
+    pe[:, 0, 1::2] = torch.cos(position * div_term)
+    ours = tutorial_encoding(max_len, d_model)
+    assert pe.dtype == torch.float32 and ours.dtype == np.float32
+    np.testing.assert_allclose(pe[:, 0].numpy(), ours, rtol=0, atol=100 * 2.0**-23)
+    for name in ("pe_buffer.npy", "savetxt_6f.csv", "pandas.csv"):
+        result = pe_core.identify_encoding(read_back(name, WRITERS[name](pe[:, 0].numpy())))
+        assert reading(result) == TUTORIAL_READING and result["verdict"].startswith(TUTORIAL_VERDICT), name
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_tutorial_table_reads_the_same_from_every_file(name):
+    """Saved with np.save, np.savetxt at 6 decimals to 18 digits, or pandas' to_csv, and read
+    back by NumPy or pandas themselves: one reading, the round base leading."""
+    M = read_back(name, WRITERS[name](tutorial_encoding()))
+    assert M.shape == (100, 128)
+    result = pe_core.identify_encoding(M)
+    assert reading(result) == TUTORIAL_READING, result["verdict"]
+    assert result["verdict"].startswith(TUTORIAL_VERDICT), result["verdict"]
+    # The other reading of the same frequencies is named, not led with (even d: 10000^(-2i/128)
+    # = 8659.64^(-i/63)).
+    assert "Equivalently tensor2tensor frequencies with n = 8659.64." in result["verdict"]
+    # Its error is float32 arithmetic's (6 decimals alone would be within 1e-6), in every file.
+    assert result["dtype_guess"] == "float32"
+    assert result["max_abs_error"] < 1e-5
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    L=st.integers(min_value=40, max_value=300),
+    half_d=st.integers(min_value=2, max_value=64),
+    base=st.sampled_from([100.0, 500.0, 1000.0, 10000.0, 20000.0, 1e5, 1e6]),
+    start=st.sampled_from([0, 1, 7, 100]),
+    layout=st.sampled_from(pe_core.LAYOUTS),
+    name=st.sampled_from(list(WRITERS)),
+)
+def test_any_file_of_a_float32_table_gives_the_reading_of_its_npy(L, half_d, base, start, layout, name):
+    """The same float32 matrix, whatever the file: the same reading, with the base written."""
+    pe = tutorial_encoding(L, 2 * half_d, base, start=start, layout=layout)
+    from_npy = pe_core.identify_encoding(pe.astype(np.float64))
+    from_file = pe_core.identify_encoding(read_back(name, WRITERS[name](pe)))
+    assert reading(from_npy) == (layout, "paper", base, start), from_npy["verdict"]
+    assert reading(from_file) == reading(from_npy), from_file["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected", "float32_possible"),
+    [
+        ("pe.npy", "float32", True),
+        ("savetxt_9g.csv", "float32", True),  # 9 digits hold every float32 value
+        ("savetxt_18e.csv", "float32", True),
+        ("pandas.csv", "float32", True),  # the shortest text that reads back as that float32
+        ("savetxt_6f.csv", "6 decimals", True),  # coarser than float32: cannot rule it out
+        ("savetxt_7g.csv", "7 significant digits", True),
+    ],
+)
+def test_precision_of_a_float32_table_is_read_from_its_values(name, expected, float32_possible):
+    precision = value_precision(read_back(name, WRITERS[name](tutorial_encoding())))
+    assert (precision.name, precision.float32_possible) == (expected, float32_possible)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected", "float32_possible"),
+    [
+        ("%.9g", "9 significant digits", False),  # 9 digits of float64 values are no float32 numbers
+        ("%.18e", "float64", False),
+        ("%.6f", "6 decimals", True),
+        ("%.7g", "7 significant digits", True),
+    ],
+)
+def test_precision_of_a_float64_table_printed(fmt, expected, float32_possible):
+    P = encoding(100, 128, 10000.0, 0, "interleaved", "paper")
+    precision = value_precision(np.loadtxt(io.BytesIO(savetxt(P, fmt)), delimiter=","))
+    assert (precision.name, precision.float32_possible) == (expected, float32_possible)
+    # Whatever it says, the table reads as itself.
+    result = pe_core.identify_encoding(np.loadtxt(io.BytesIO(savetxt(P, fmt)), delimiter=","))
+    assert reading(result) == TUTORIAL_READING, result["verdict"]
+
+
+def test_a_near_miss_in_a_csv_is_still_a_near_miss():
+    pe = tutorial_encoding()
+    pe[30, 9] += 1e-3
+    result = pe_core.identify_encoding(read_back("savetxt_6f.csv", savetxt(pe, "%.6f")))
+    assert result["convention"] is None and result["closest_convention"] == "paper"
+    assert (result["layout"], result["n"], result["start"]) == ("interleaved", 10000.0, 0)
+    assert "row 30, column 9" in result["verdict"]
+
+
+# --------------------------------------------------------------------------------------
+# Each pair's cosine first: a common bug, named as such.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_cosine_first_is_named(layout, transposed):
+    swapped = cosine_first(tutorial_encoding(100, 128, layout=layout), layout).astype(np.float64)
+    result = pe_core.identify_encoding(swapped.T if transposed else swapped)
+    assert reading(result) == (layout, "paper", 10000.0, 0), result["verdict"]
+    assert result["swapped"] is True and result["transposed"] is transposed
+    assert "swapped" in result["verdict"] and "backwards" not in result["verdict"]
+    assert ("(cos, sin, cos, sin, ...)" if layout == "interleaved" else "[cos | sin]") in result["verdict"]
+    # What it names rebuilds the table: the variant with its columns traded.
+    rebuilt = pe_core.positional_encoding(100, 128, 10000.0, layout=layout)[:, pe_core.swapped_columns(128, layout)]
+    assert np.max(np.abs(rebuilt - swapped)) <= result["max_abs_error"] <= 1e-4
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    L=st.integers(min_value=40, max_value=300),
+    half_d=st.integers(min_value=2, max_value=64),
+    base=st.sampled_from([100.0, 1000.0, 10000.0, 1e5]),
+    start=st.sampled_from([0, 3, 100]),
+    layout=st.sampled_from(pe_core.LAYOUTS),
+)
+def test_any_cosine_first_table_gets_the_reading_of_the_table(L, half_d, base, start, layout):
+    pe = tutorial_encoding(L, 2 * half_d, base, start=start, layout=layout)
+    result = pe_core.identify_encoding(cosine_first(pe, layout).astype(np.float64))
+    assert reading(result) == (layout, "paper", base, start) and result["swapped"], result["verdict"]
+
+
+def test_cosine_first_near_miss_is_drawn_against_the_swapped_variant():
+    M = cosine_first(encoding(60, 32, 10000.0, 5, "interleaved", "paper"))
+    M[10, 7] += 1e-3
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None and result["closest_convention"] == "paper" and result["swapped"]
+    assert "cosine first in each pair" in result["verdict"] and "row 10, column 7" in result["verdict"]
+
+
+@pytest.mark.parametrize("d", [2, 64])
+def test_negated_sines_still_run_backwards(d):
+    M = encoding(100, d, 10000.0, 0, "interleaved", "paper")
+    M[:, 0::2] *= -1
+    result = pe_core.identify_encoding(M)
+    assert result["convention"] is None and not result["swapped"]
+    assert "backwards" in result["verdict"]
+
+
+@given(half_d=st.integers(min_value=1, max_value=64), layout=st.sampled_from(pe_core.LAYOUTS))
+def test_swapped_columns_trade_each_pairs_sine_and_cosine(half_d, layout):
+    d = 2 * half_d
+    order = pe_core.swapped_columns(d, layout)
+    np.testing.assert_array_equal(order[order], np.arange(d))  # its own inverse
+    P = encoding(5, d, 100.0, 3, layout, "paper")
+    np.testing.assert_array_equal(P[:, order], cosine_first(P, layout))
+
+
+def test_swapped_columns_need_an_even_d():
+    with pytest.raises(ValueError, match="even"):
+        pe_core.swapped_columns(7)

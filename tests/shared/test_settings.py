@@ -212,6 +212,35 @@ def test_even_settings_guards_an_odd_d():
     assert s.even_settings(s.Settings(d=1), "pairs")[0].d == 2
 
 
+# --- several choices in one key (explorer.ui.controls.multi_control) ---------------------
+
+OPTIONS = ("sinusoidal", "rope", "alibi", "t5")
+
+
+@pytest.mark.parametrize(("raw", "expected", "noticed"), [
+    ("rope,alibi", ("rope", "alibi"), False),
+    ("alibi,rope,rope", ("rope", "alibi"), False),  # the options' order, each once
+    (" t5 , rope ", ("rope", "t5"), False),
+    ("", (), False),  # what the app writes when every option is off
+    ("rope,<b>x</b>", ("rope",), True),
+    ("nothing,known", OPTIONS, True),  # no option at all: the default
+    ("rope," * 300, OPTIONS, True),  # absurdly long
+])
+def test_parse_subset(raw: str, expected: tuple[str, ...], noticed: bool) -> None:
+    value, notices = s.parse_subset("schemes", [raw], default=OPTIONS, options=OPTIONS)
+    assert value == expected
+    assert bool(notices) == noticed
+    for notice in notices:
+        assert "\n" not in notice and "<" not in notice and "schemes" in notice
+
+
+def test_several_choices_are_written_as_a_comma_list() -> None:
+    assert s.query_value("schemes", ["rope", "t5"]) == "rope,t5"
+    assert s.query_value("schemes", []) == ""
+    value, _ = s.parse_subset("schemes", [s.query_value("schemes", ["t5", "rope"])], default=(), options=OPTIONS)
+    assert value == ("rope", "t5")
+
+
 @pytest.mark.parametrize(("raws", "value", "words"), [
     (["8"], 8.0, None), (["1.5"], 1.5, None), ([" 32 "], 32.0, None), (["1e3"], 1000.0, None),
     (["abc"], 4.0, ("factor", "not a finite number", "4")), (["nan"], 4.0, ("factor",)), (["inf"], 4.0, ("factor",)),

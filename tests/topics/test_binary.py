@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from app_runs import PAGE_BY_KEY, open_page
 from independent import payload
 from seed_code import seed003_binary_representation
 
@@ -73,6 +74,34 @@ def test_periods_figure():
     assert list(length.x) == [L, L] and not fig.layout.shapes  # no log10-coordinate shapes
     assert fig.layout.xaxis.title.text == "period, wavelength (positions, log scale)"
     assert payload(fig) < 100_000
+
+
+def test_periods_figure_labels_the_length_between_the_rows_clear_of_the_axis():
+    fig = binary.periods_figure(pe_core.bit_periods(7), pe_core.wavelengths(128, 1e4), 100)
+    # Not at the line's ends, where the rows' marks and the axis's tick labels are (it lay on bit 6's tick).
+    assert fig.data[2].text is None and fig.data[2].mode == "lines"
+    (label,) = fig.layout.annotations
+    assert label.text == "L = 100" and label.yref == "y" and label.y == 0.5  # halfway between the two rows
+    assert label.x == pytest.approx(2.0) and label.xanchor == "left"  # log10(100): right of the dotted line
+
+
+def test_periods_note_says_why_a_row_is_empty():
+    assert binary.periods_note(7, 7) == ""
+    assert "no bit j = 7 or above" in binary.periods_note(7, 64) and "7 bits" in binary.periods_note(7, 64)
+    assert "no pair i = 1 or above" in binary.periods_note(10, 1) and "1 pair." in binary.periods_note(10, 1)
+
+
+@pytest.mark.parametrize(("L", "seven", "eight"), [(16, "1110", "0001"), (100, "1110000", "0001000")])
+def test_page_writes_its_example_codes_as_its_table_does_least_significant_bit_first(
+    L: int, seven: str, eight: str
+) -> None:
+    at = open_page(PAGE_BY_KEY["binary"], {"L": str(L), "ref": "4"})
+    table = next(t.value for t in at.dataframe if "binary code (LSB first)" in t.value.columns)
+    codes = dict(zip(table["position k"], table["binary code (LSB first)"], strict=True))
+    assert (codes[7], codes[8]) == (seven, eight)
+    assert f"7 and 8, {seven} and {eight} written least significant bit first" in " ".join(
+        element.value for element in at.markdown
+    )
 
 
 def test_periods_table_shows_a_dash_where_a_row_has_no_bit():

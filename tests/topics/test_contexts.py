@@ -27,6 +27,7 @@ from explorer import animation, reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
+from pe_core.similarity import cos_sum_by_offset
 
 MB = 1_000_000
 
@@ -319,39 +320,47 @@ def ref_ones_score(offsets: np.ndarray, theta: np.ndarray, a: float) -> np.ndarr
     return np.array(scores)
 
 
-@pytest.mark.parametrize("name", ["default", "deepseek-v3", "phi-3-mini-128k-instruct", "dynamic-longer", "ntk"])
-def test_dot_by_offset_is_rotated_all_ones_vectors(name: str) -> None:
-    view = VIEWS[name]
-    scaled = ref_frequencies(view, view.method)
+@pytest.mark.parametrize("name", ["default", "deepseek-v3", "phi-3-mini-128k-instruct", "dynamic-longer", "ntk",
+                                  "yarn-odd"])
+def test_the_page_curves_are_rotated_all_ones_vectors_times_a_squared(name: str) -> None:
+    view = replace(VIEWS[name], target=max(VIEWS[name].target, 3000))
+    before, after = contexts.dot_curves(view)
+    picks = np.r_[0, 1, 2, 57, 1000, 2999]
     a = ref_attention(view, view.method)
-    count = 3000
-    f = pe_core.rope_dot_by_offset(count, view.d, view.base, scaling=contexts.scaling(view, view.method),
-                                   length=view.target)
-    picks = np.r_[0, 1, 2, 57, 1000, count - 1]
-    np.testing.assert_allclose(f[picks], ref_ones_score(picks, scaled, a), rtol=1e-12, atol=1e-9)
-    assert f[0] == pytest.approx(a * a * view.d, rel=1e-14)
+    np.testing.assert_allclose(after[picks], ref_ones_score(picks, ref_frequencies(view, view.method), a),
+                               rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(before[picks], ref_ones_score(picks, ref_theta(view.d, view.base), 1.0),
+                               rtol=1e-12, atol=1e-9)
+    assert after[0] == pytest.approx(a * a * view.d, rel=1e-14) and before[0] == pytest.approx(view.d, rel=1e-14)
 
 
-def test_dot_by_offset_at_a_million_offsets_keeps_its_angles_exact() -> None:
-    d, base = 128, 10000.0
-    f = pe_core.rope_dot_by_offset(2**20, d, base)
-    theta = ref_theta(d, base)
+def test_a_million_offsets_keep_their_angles_exact() -> None:
+    view = replace(DEFAULT_VIEW, method="none", target=2**20)
+    before, after = contexts.dot_curves(view)
+    assert before.size == 2**20
     picks = np.array([2**20 - 1, 999_983, 524_287, 3])
-    # Reference in extended precision: each angle exact before its cosine.
+    # Reference in extended precision: each angle reduced exactly before its cosine.
     exact = np.array([2 * sum(math.cos(float(np.longdouble(k) * np.longdouble(t) % np.longdouble(2 * math.pi)))
-                               for t in theta) for k in picks])
-    np.testing.assert_allclose(f[picks], exact, atol=1e-9)
+                               for t in ref_theta(128, 10000.0)) for k in picks])
+    np.testing.assert_allclose(before[picks], exact, atol=1e-9)
+    np.testing.assert_array_equal(before, after)
 
 
-def test_dot_by_offset_checks_its_arguments() -> None:
-    with pytest.raises(ValueError, match="count"):
-        pe_core.rope_dot_by_offset(0, 8)
-    with pytest.raises(ValueError, match="count"):
-        pe_core.rope_dot_by_offset(2**21, 8)
-    with pytest.raises(ValueError, match="terms"):
-        pe_core.rope_dot_by_offset(2**20, 2048)
-    with pytest.raises(ValueError, match="even"):
-        pe_core.rope_dot_by_offset(10, 5)
+@pytest.mark.parametrize(("first", "count", "d"), [(0, 16384, 128), (-2500, 5001, 64), (10**12 - 3000, 3000, 8),
+                                                   (7, 70_001, 24)])
+def test_a_run_of_offsets_sums_as_any_offsets_do(first: int, count: int, d: int) -> None:
+    """pe_core.cos_sum_by_offset reads a run of consecutive offsets straight from its table: the
+    same sums as for the same offsets in another order (the general path), and as the direct sum."""
+    w = ref_theta(d, 10000.0)
+    run = np.arange(first, first + count, dtype=np.float64)
+    shuffled = np.random.default_rng(0).permutation(run)
+    ours = cos_sum_by_offset(run, w)
+    np.testing.assert_allclose(ours[np.argsort(np.argsort(shuffled))], cos_sum_by_offset(shuffled, w),
+                               rtol=0, atol=1e-12)
+    picks = np.r_[0, count // 3, count - 1]
+    direct = [sum(math.cos(math.fmod(float(np.longdouble(run[k]) * np.longdouble(t)), 2 * math.pi)) for t in w)
+              for k in picks]
+    np.testing.assert_allclose(ours[picks], direct, atol=1e-9 * max(1.0, abs(first) / 1e6))
 
 
 def test_page_curves_cover_the_target_within_the_budget() -> None:
@@ -417,7 +426,7 @@ def test_coverage_frames_are_turns_at_each_target(name: str) -> None:
         np.testing.assert_allclose(np.asarray(frame.data[0].y, dtype=float), ref_theta(view.d, view.base) * T
                                    / (2 * math.pi), rtol=1e-6)
         marked = ref_unseen(view.d, view.base, view.trained, int(T), ref_frequencies(at_T, view.method))
-        np.testing.assert_array_equal(np.asarray(frame.data[2].x, dtype=int), np.flatnonzero(marked))
+        np.testing.assert_array_equal(np.asarray(frame.data[1].marker.size) > 0, marked)
         np.testing.assert_array_equal(unseen[row], marked)
     table = contexts.coverage_table(view)
     np.testing.assert_allclose(table.iloc[:, 2::2].to_numpy().T, plain)
@@ -632,7 +641,7 @@ def test_pitfalls_are_said_where_a_config_meets_them() -> None:
     dynamic = " ".join(contexts.pitfalls(VIEWS["dynamic-longer"]))
     assert "max_position_embeddings (8,192)" in dynamic and "trained on 4,096" in dynamic
     unseen_at_8192 = ref_unseen(128, 10000.0, 4096, 8192, ref_theta(128, 10000.0)).sum()
-    assert f"at 8,192 {unseen_at_8192} pairs meet unseen angles" in dynamic
+    assert f"at 8,192 angles unseen in training in {unseen_at_8192} pairs" in dynamic
     assert "none given here" in " ".join(contexts.pitfalls(VIEWS["dynamic-shorter"]))
     del view
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from angle_rounding import HALF_ULP, angle_rounding_tolerance
+from angle_rounding import HALF_ULP
 from app_runs import open_url
 
 import pe_core
@@ -312,21 +312,25 @@ SNIPPET_CASES = [
 @pytest.mark.parametrize(("sentence", "settings", "scale"), SNIPPET_CASES)
 def test_reproduce_snippet_gives_the_apps_numbers(sentence: str, settings: Settings, scale: bool) -> None:
     tokens = emb.tokenize(emb.clean_sentence(sentence, key="s", default="x")[0])
-    code = emb.reproduce_code(tokens, settings, scale=scale)
-    result = run_snippet(code)["result"]["embeddings_sum"]
-    expected = emb.sentence_matrices(tokens, settings, scale=scale).summed
-    assert result.shape == (len(tokens), settings.d)
-    # The snippet's P rounds the angles k w (w_0 = 1, so at most len - 1 rad); the sum adds an ulp per side.
-    np.testing.assert_allclose(result, expected, rtol=2 * HALF_ULP,
-                               atol=angle_rounding_tolerance(len(tokens) - 1))
+    other = tokens[::-1]
+    namespace = run_snippet(emb.reproduce_code(tokens, settings, scale=scale, other=other))
+    a, b = (emb.sentence_matrices(words, settings, scale=scale) for words in (tokens, other))
+    # The snippet's P has the page's exact angles: E + P, and the rounding left in a sum of them, to the bit.
+    np.testing.assert_array_equal(namespace["result"]["embeddings_sum"], a.summed)
+    summary = emb.order_free_table(a, b)
+    numbers = list(namespace["numbers"].values())
+    assert numbers[:3] == [summary.iloc[0, 2], summary.iloc[1, 2], summary.iloc[1, 3]]
+    norms = emb.norms_table(a)
+    assert numbers[4] == pytest.approx(norms["‖x_k‖"].mean(), rel=4 * HALF_ULP)
+    assert numbers[5] == pytest.approx(norms["‖√d·x_k‖"].mean(), rel=4 * HALF_ULP)
 
 
 def test_reproduce_snippet_is_standalone() -> None:
-    code = emb.reproduce_code(["the", "cat"], Settings(), scale=True)
+    code = emb.reproduce_code(["the", "cat"], Settings(), scale=True, other=["cat", "the"])
     imported = {
         alias.name for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Import) for alias in node.names
     } | {node.module for node in ast.walk(ast.parse(code)) if isinstance(node, ast.ImportFrom)}
-    assert imported == {"hashlib", "numpy"}
+    assert imported == {"hashlib", "math", "numpy"}
     assert "sha256" in code and "X * np.sqrt(d) + P" in code
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 from angle_rounding import angle_rounding_tolerance
 from app_runs import open_url
+from engineer_files import WRITERS, cosine_first, tutorial_encoding
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from seed_code import seed002_positional_encoding
@@ -128,6 +130,118 @@ def test_too_many_cells_in_csv(tmp_path: Path) -> None:
         load_file(write(tmp_path, "wide.csv", (row * 16384).encode()))
 
 
+# --------------------------------------------------------------------------- files as engineers make them
+
+#: The line the checker writes about reading each file (none for the others).
+DROPPED_AXIS = (
+    "The array has shape {shape}: its axis of size 1 (as PyTorch code keeps its table, e.g. pe.unsqueeze(1)) "
+    "was dropped, and it is read as 100 x 128."
+)
+PANDAS_NOTE = (
+    "Skipped its header row (column names) and its first column (row labels), as pandas' to_csv() writes them: "
+    "the values are 100 x 128."
+)
+NOTES = {
+    "pe_buffer.npy": DROPPED_AXIS.format(shape=(100, 1, 128)),
+    "pe_batch_first.npy": DROPPED_AXIS.format(shape=(1, 100, 128)),
+    "pandas.csv": PANDAS_NOTE,
+    "pandas_float64.csv": PANDAS_NOTE,
+    "pandas_no_index.csv": "Skipped its header row (column names): the values are 100 x 128.",
+}
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_tutorial_file_gets_the_reading_of_its_npy(tmp_path: Path, name: str) -> None:
+    """The PyTorch tutorial's float32 table written by np.save, np.savetxt or pandas, as a file
+    the uploader hands over: one reading, and one line on what reading the file took."""
+    path = write(tmp_path, name, WRITERS[name](tutorial_encoding()))
+    check = pitfalls.check_upload(path.name, path.read_bytes(), max_cells=FULL, grid=grid_256)
+    result = check.result
+    assert check.shape == (100, 128)
+    assert (result["layout"], result["convention"], result["n"], result["start"]) == (
+        "interleaved", "paper", 10000.0, 0
+    ), result["verdict"]
+    assert result["verdict"].startswith("Interleaved layout, paper frequencies (w_i = n^(-2i/d)) with n = 10000")
+    assert check.layout_metric == ("layout", "interleaved") and not result["swapped"]
+    assert check.notes == ((NOTES[name],) if name in NOTES else ())
+    assert np.abs(check.difference).max() <= 2e-5  # float32 arithmetic, printed or not
+
+
+def test_pandas_index_of_later_positions_is_skipped_and_the_start_read(tmp_path: Path) -> None:
+    pe = tutorial_encoding(120)[20:]
+    path = tmp_path / "later.csv"
+    pd.DataFrame(pe, index=range(20, 120)).to_csv(path)
+    check = pitfalls.check_upload(path.name, path.read_bytes(), max_cells=FULL, grid=grid_256)
+    assert check.shape == (100, 128) and check.result["start"] == 20 and check.result["n"] == 10000.0
+
+
+def test_index_column_without_a_header_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "no_header.csv"
+    pd.DataFrame(tutorial_encoding()).to_csv(path, header=False)
+    upload = pitfalls.read_upload(path.name, path.read_bytes())
+    assert upload.matrix.shape == (100, 128)
+    assert upload.notes == ("Skipped its first column (row labels): the values are 100 x 128.",)
+
+
+@pytest.mark.parametrize("d", [2, 4])
+def test_an_encodings_own_first_row_is_no_header(tmp_path: Path, d: int) -> None:
+    # Row 0 is 0, 1, 0, 1 (sin 0, cos 0): whole numbers, but not counting up as column names do.
+    P = pe_core.positional_encoding(6, d)
+    path = tmp_path / "P.csv"
+    np.savetxt(path, P, delimiter=",", fmt="%.17g")
+    upload = pitfalls.read_upload(path.name, path.read_bytes())
+    np.testing.assert_array_equal(upload.matrix, P)
+    assert upload.notes == ()
+
+
+@pytest.mark.parametrize(
+    ("shape", "message"),
+    [((1, 1, 5), r"shape \(1, 1, 5\), 1 without its axes of size 1"), ((4, 1, 4, 4), "4 dimensions")],
+)
+def test_arrays_that_stay_beyond_2d_get_one_line(tmp_path: Path, shape, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_file(write(tmp_path, "x.npy", npy_bytes(np.zeros(shape, dtype=np.float32))))
+
+
+# --------------------------------------------------------------------------- the limits a visitor can meet
+
+
+def test_upload_limit_is_the_configs_as_every_browser_counts_it() -> None:
+    server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]
+    # Streamlit's uploader counts 10**6 bytes a megabyte outside Windows; its server 2**20.
+    assert server["maxUploadSize"] * 10**6 == pitfalls.MAX_UPLOAD_BYTES
+
+
+@pytest.mark.parametrize("kind", ["float32", "float64"])
+def test_largest_npy_the_text_names_fits_and_one_more_row_does_not(kind: str) -> None:
+    rows = pitfalls.largest_upload_rows(kind)
+    largest = npy_bytes(np.zeros((rows, pitfalls.EXAMPLE_D), dtype=kind))
+    assert len(largest) <= pitfalls.MAX_UPLOAD_BYTES
+    assert pitfalls.read_upload("P.npy", largest).matrix.shape == (rows, pitfalls.EXAMPLE_D)
+    assert len(npy_bytes(np.zeros((rows + 1, pitfalls.EXAMPLE_D), dtype=kind))) > pitfalls.MAX_UPLOAD_BYTES
+    with pytest.raises(ValueError, match="at most 5 MB"):
+        pitfalls.read_upload("P.npy", npy_bytes(np.zeros((rows + 1, pitfalls.EXAMPLE_D), dtype=kind)))
+
+
+def test_largest_csv_the_text_names_fits_with_every_value_negative() -> None:
+    rows = pitfalls.largest_upload_rows("csv")
+
+    def csv(count: int) -> bytes:
+        buffer = io.BytesIO()
+        np.savetxt(buffer, np.full((count, pitfalls.EXAMPLE_D), -0.841471), fmt="%.6f", delimiter=",")
+        return buffer.getvalue()
+
+    assert len(csv(rows)) <= pitfalls.MAX_UPLOAD_BYTES < len(csv(rows + 1))
+
+
+def test_limit_text_names_what_fits() -> None:
+    text = pitfalls.upload_limits()
+    assert text.startswith("at most 5 MB (5,000,000 bytes)")
+    for kind in ("float32", "float64", "csv"):
+        assert f"{pitfalls.largest_upload_rows(kind):,} " in text
+    assert "2,048" not in text and "16,384 positions or dimensions on a side" in text
+
+
 # --------------------------------------------------------------------------- variants and the difference
 
 
@@ -219,12 +333,18 @@ def test_snippet_reproduces_the_difference_map(key_a: str, key_b: str, s: Settin
     comparison = pitfalls.compare(a, b, s.L, s.d, max_rows=256, max_cols=256, max_cells=FULL)
     code = pitfalls.difference_code(a, b, s.L, s.d, comparison, (key_a, key_b))
     assert "pe_core" not in code and "explorer" not in code
-    result = reproduce.run_snippet(code)["result"]["pitfalls_difference"]
+    namespace = reproduce.run_snippet(code)
     largest_angle = max(abs(a.start), abs(b.start)) + s.L
-    # Each variant's textbook angles round differently from pe_core's: twice the tolerance.
+    # The snippet's encodings are pe_core's to the bit (reproduce.sin_cos_code); the page's block means
+    # are summed in another order: within the rounding of a sum of values bounded by 1.
     np.testing.assert_allclose(
-        result, comparison.difference, rtol=0, atol=2 * angle_rounding_tolerance(largest_angle)
+        namespace["result"]["pitfalls_difference"], comparison.difference, rtol=0,
+        atol=2 * angle_rounding_tolerance(largest_angle),
     )
+    # The largest difference and where it is, as the page shows them: the same numbers.
+    every, where, _ = pitfalls.METRIC_LABELS
+    assert namespace["numbers"][every] == comparison.max_abs
+    assert tuple(namespace["numbers"][where]) == (comparison.max_row, comparison.max_col)
 
 
 # --------------------------------------------------------------------------- examples and the checker
@@ -298,6 +418,38 @@ def test_near_miss_is_drawn_against_its_closest_variant() -> None:
     expected = np.zeros((40, 16))
     expected[30, 5] = 1e-3
     np.testing.assert_allclose(check.difference, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", pe_core.LAYOUTS)
+def test_cosine_first_upload_is_compared_in_its_own_column_order(layout: str) -> None:
+    swapped = cosine_first(tutorial_encoding(layout=layout), layout)
+    check = pitfalls.check_upload("swapped.npy", npy_bytes(swapped), max_cells=FULL, grid=grid_256)
+    plural = "" if layout == "interleaved" else "s"
+    assert check.result["swapped"] and check.layout_metric == (f"layout, cosine{plural} first", layout)
+    assert check.rebuilt_description == f"{layout}, paper, n = 10000, cosine first in each pair"
+    assert np.abs(check.difference).max() <= 2e-5
+
+
+def test_cosine_first_near_miss_is_drawn_where_the_value_is_wrong() -> None:
+    swapped = cosine_first(pe_core.positional_encoding(40, 16, start=2))
+    swapped[30, 5] += 1e-3
+    check = pitfalls.check_upload("near.npy", npy_bytes(swapped), max_cells=FULL, grid=grid_256)
+    assert check.result["convention"] is None and check.result["swapped"]
+    expected = np.zeros((40, 16))
+    expected[30, 5] = 1e-3
+    np.testing.assert_allclose(check.difference, expected, atol=1e-12)
+
+
+def test_cosine_first_columns_are_labelled_where_they_are() -> None:
+    # Reduced to 16 drawn columns: each run of sines is labelled with the upload's own columns.
+    swapped = cosine_first(tutorial_encoding(100, 256))
+    check = pitfalls.check_upload("swapped.npy", npy_bytes(swapped), max_cells=FULL, grid=lambda L, d: (256, 16))
+    first_sines = check.columns.order[: check.columns.edges[1]]
+    assert np.all(first_sines % 2 == 1), "the sines of a cosine-first table are its odd columns"
+    assert check.columns.labels[0].startswith(f"columns j = {first_sines[0]}..") and "sin of pairs 0.." in (
+        check.columns.labels[0]
+    )
+    assert np.abs(check.difference).max() <= 2e-5
 
 
 # --------------------------------------------------------------------------- the page (AppTest uploads)
@@ -378,3 +530,27 @@ def test_page_controls_are_in_the_url() -> None:
     b = pitfalls.variant("offset", Settings(), other_n=1e6, offset=5)
     expected = np.abs(full(a, 100, 128) - full(b, 100, 128)).max()
     assert float(metrics["max |A - B| (every cell)"]) == pytest.approx(expected, rel=1e-5)
+
+
+def test_page_names_the_cosine_first_table_in_its_text_and_its_metrics() -> None:
+    at = upload(open_page(), "swapped.npy", npy_bytes(cosine_first(tutorial_encoding())))
+    assert any("swapped in each pair" in s.value and "n = 10000" in s.value for s in at.success)
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["layout, cosine first"], metrics["convention"], metrics["n"], metrics["start"]) == (
+        "interleaved", "paper", "10000", "0"
+    )
+
+
+@pytest.mark.parametrize("name", ["pandas.csv", "pe_buffer.npy"])
+def test_page_says_what_reading_the_file_took(name: str) -> None:
+    at = upload(open_page(), name, WRITERS[name](tutorial_encoding()))
+    assert NOTES[name] in [c.value for c in at.caption]
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["shape"], metrics["layout"], metrics["convention"], metrics["n"], metrics["stored as"]) == (
+        "100 x 128", "interleaved", "paper", "10000", "float32"
+    )
+
+
+def test_page_states_the_limits_a_visitor_can_meet() -> None:
+    at = open_page()
+    assert any(pitfalls.upload_limits() in m.value for m in at.markdown)

@@ -97,15 +97,26 @@ def torch_result(code: str) -> dict[str, np.ndarray]:
     ids=["default", "seed001", "small", "odd-d"],
 )
 @pytest.mark.parametrize("start", [0, 13, -10])
-def test_encoding_code_matches_pe_core_to_angle_rounding(settings: Settings, start: int) -> None:
+def test_encoding_code_is_pe_core_to_the_bit(settings: Settings, start: int) -> None:
     namespace = reproduce.run_snippet(reproduce.encoding_code(settings, start=start))
     expected = pe_core.positional_encoding(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, start=start
     )
-    # The snippet's textbook sin(k * w) rounds each angle once (half an ulp of k w);
-    # pe_core keeps that rounding error, so they differ by at most about that.
-    largest_angle = max(abs(start), abs(start + settings.L - 1))
-    np.testing.assert_allclose(namespace["P"], expected, rtol=0, atol=angle_rounding_tolerance(largest_angle))
+    # The snippet's sin_cos keeps the angle's rounding error as pe_core does (a textbook sin(k * w)
+    # would differ by up to half an ulp of k w): so the numbers the pages print come out the same.
+    np.testing.assert_array_equal(namespace["P"], expected)
+
+
+@pytest.mark.parametrize("start", [0, 9_999_000, -(2**24 - 2000)])
+def test_sin_cos_code_is_pe_core_to_the_bit_for_every_position_up_to_2_to_the_24(start: int) -> None:
+    """The far positions (Home's 10^7) and pairs of every speed, the bases at both ends."""
+    sin_cos = reproduce.run_snippet("import numpy as np\n" + reproduce.sin_cos_code())["sin_cos"]
+    k = np.arange(start, start + 2000, dtype=np.float64)
+    for n in (2.0, 1e4, 1e8):
+        w = pe_core.frequencies(512, n)
+        for got, expected in zip(sin_cos(k[:, None], w), pe_core.sin_cos_of_products(k[:, None], w[None, :]),
+                                 strict=True):
+            np.testing.assert_array_equal(got, expected)
 
 
 def test_block_average_code_refuses_edges_it_cannot_write() -> None:
@@ -438,19 +449,27 @@ def relative_snippet(settings: Settings, delta: int, window_start: int, pair: in
     return relative.relative_code(
         settings, delta=delta, window_start=window_start, window=relative.TRANSITION_WINDOW, pair=pair,
         position=position,
-        map_rows=map_rows, map_cols=map_cols, library=library,
+        map_rows=map_rows, map_cols=map_cols, full_cells=cached.FULL_MATRIX_CELLS, library=library,
     )
 
 
 @pytest.mark.parametrize(("settings", "delta", "window_start", "pair", "position"), RELATIVE_CASES)
-def test_relative_snippet_gives_the_four_charts(
+def test_relative_snippet_gives_the_four_charts_and_the_pages_errors(
     settings: Settings, delta: int, window_start: int, pair: int, position: int
 ) -> None:
-    code = relative_snippet(settings, delta, window_start, pair, position)
+    namespace = reproduce.run_snippet(relative_snippet(settings, delta, window_start, pair, position))
     tables = relative_tables(settings, delta, window_start, pair, position)
-    # P @ M (the snippet, as seed 001) against the page's pair-by-pair shift: rounding only.
+    # Block means of the whole matrix (the snippet) against the closed form's (the page, large L x d): rounding.
     maps = (0.0, CLOSED_FORM_ATOL)
-    assert_same(run(code), tables, tolerances={"relative_shifted": maps, "relative_direct": maps})
+    assert_same(namespace["result"], tables, tolerances={"relative_shifted": maps, "relative_direct": maps})
+    # The errors the page shows are rounding itself: the snippet repeats the page's arithmetic to the bit.
+    comparison = relative.compare_shift(
+        settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
+        max_rows=1, max_cols=2, full_cells=cached.FULL_MATRIX_CELLS,
+    )
+    labels = relative.metric_labels(delta, pair)
+    assert namespace["numbers"][labels["error"]] == comparison.max_error
+    assert namespace["numbers"][labels["seed"]] == comparison.seed_error
 
 
 @pytest.mark.parametrize(("settings", "delta", "window_start", "pair", "position"), RELATIVE_CASES[1:4])

@@ -7,6 +7,7 @@ where it exists), not from pe_core, so that a shared mistake cannot hide.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -136,3 +137,13 @@ def test_measure_around_measures_a_window_containing_ref(L, ref):
     P = encoding(L, d, layout="concatenated")
     assert dots.size == min(L, 20) and first <= ref < first + dots.size and first + dots.size <= L
     np.testing.assert_allclose(dots, P[first : first + dots.size] @ P[ref], atol=1e-12)
+
+
+def test_closed_form_at_is_the_sum_of_cosines_at_each_offset_and_even():
+    w = pe_core.frequencies(64, 1e4)
+    offsets = np.arange(-40, 25)
+    expected = [math.fsum(math.cos(abs(int(t)) * x) for x in w) for t in offsets]
+    got = similarity.closed_form_at(offsets, w)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(got, similarity.closed_form_at(-offsets, w))
+    assert got[offsets == 0] == 32.0 and similarity.closed_form_at(np.array([], dtype=int), w).size == 0
