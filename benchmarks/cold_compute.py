@@ -54,6 +54,7 @@ import pe_core  # noqa: E402 (after the path set-up, so the script runs from any
 from explorer import criteria, figures  # noqa: E402
 from explorer.settings import L_MAX, Settings  # noqa: E402
 from explorer.topics import attention as attention_topic  # noqa: E402
+from explorer.topics import contexts as contexts_topic  # noqa: E402
 from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
 from explorer.topics import home as home_topic  # noqa: E402
 from explorer.topics import precision as pr  # noqa: E402
@@ -121,7 +122,8 @@ STARTUP_CACHES = (scorecard._stream_records,)
 
 def clear_module_caches() -> None:
     """Empty the functools caches inside the topic modules, so that every call is cold."""
-    for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, pe_core):
+    for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, contexts_topic,
+                   pe_core):
         for value in vars(module).values():
             if hasattr(value, "cache_clear") and value not in STARTUP_CACHES:
                 value.cache_clear()
@@ -253,6 +255,23 @@ def attention_page(s: Settings, controls: dict) -> None:
     attention_topic.play_weights(scores, bits, s.d, view, attention_topic.play_queries(s.L, len(view.schemes)))
 
 
+def contexts_page(s: Settings, controls: dict) -> None:
+    """The Longer contexts page's computations for a view nobody asked for yet: both curves by offset
+    (its dot_curves cache), every figure and table its cached sections build, and its snippets. The
+    sidebar's d and n are the rotary dimension and the base; L does not enter."""
+    view = replace(contexts_topic.DEFAULT_VIEW, **({"d": s.d, "base": s.n} | controls))
+    view, _ = contexts_topic.checked_view(view)
+    before, after = contexts_topic.dot_curves(view)
+    contexts_topic.coverage_figure(view, title="t")
+    contexts_topic.pairs_table(view)
+    contexts_topic.methods_figure(view, title="t")
+    contexts_topic.methods_summary(view)
+    contexts_topic.dot_figure(view, before, after, title="t")
+    contexts_topic.ramp_figure(view, title="t")
+    contexts_topic.pitfalls(view)
+    contexts_topic.contexts_code(view), contexts_topic.contexts_code(view, "torch")
+
+
 @dataclass(frozen=True)
 class Page:
     name: str
@@ -291,6 +310,12 @@ PAGES: tuple[Page, ...] = (
     }),
     Page("attention", attention_page, {
         "128 heads, bidirectional, query=L-1": {"heads": 128, "causal": False, "query": L_MAX - 1},
+    }),
+    # The curves sum min(target, 2**20, 2**27 / (d/2)) offsets: 131,072 at d = 2048, 2**20 at d = 128.
+    Page("contexts", contexts_page, {
+        "target=2^24, dynamic": {"target": contexts_topic.LENGTH_MAX, "method": "dynamic", "max_positions": 4096},
+        "target=2^24, yarn x1024": {"target": contexts_topic.LENGTH_MAX, "factor": 1024.0},
+        "d=128, target=2^24": {"d": 128, "target": contexts_topic.LENGTH_MAX},
     }),
 )
 

@@ -67,4 +67,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("attention", "Attention by offset", ":material/visibility:",
              "What each scheme adds to a content-free attention score by offset, and where softmax then looks.",
              "explorer.topics.attention"),
+    PageInfo("contexts", "Longer contexts", ":material/open_in_full:",
+             "A model's RoPE past its trained length: which pairs meet unseen angles, and what each method does.",
+             "explorer.topics.contexts"),
 )

@@ -110,6 +110,32 @@ def parse_choice(key: str, raws: list[str], *, default: str, options: tuple[str,
     return default, notices
 
 
+def format_number(value: float) -> str:
+    """A number as a URL or a notice writes it: whole numbers without a decimal point, others
+    with the digits that round-trip (1.5, 0.1, 1234567.25)."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def parse_float(key: str, raws: list[str], *, default: float, low: float, high: float) -> tuple[float, list[str]]:
+    """A finite number in [low, high] from URL values, with notices (a page's own number keys)."""
+    notices: list[str] = []
+    raw = _last(key, raws, notices)
+    value = _number(raw)
+    if value is None:
+        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a finite number"
+        notices.append(f"URL: {key}{reason}; using {format_number(default)}.")
+        return default, notices
+    if not low <= value <= high:
+        clamped = min(max(value, low), high)
+        notices.append(
+            f"URL: {key}={_shown(raw)} is outside {format_number(low)}..{format_number(high)}; "
+            f"using {format_number(clamped)}."
+        )
+        value = clamped
+    return float(value), notices
+
+
 def parse_subset(
     key: str, raws: list[str], *, default: tuple[str, ...], options: tuple[str, ...]
 ) -> tuple[tuple[str, ...], list[str]]:
@@ -204,11 +230,13 @@ def settings_from_query(query: dict[str, list[str]], base: Settings | None = Non
 
 
 def query_value(key: str, value: object) -> str:
-    """How a setting is written in the URL: several choices as "a,b,c", a float as a person
-    writes it (8, not 8.0)."""
+    """How a setting is written in the URL (several choices as "a,b,c"; a float as its shortest
+    exact form: 8, 1.5, 0.1)."""
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value))
-    return format_n(value) if key == "n" or isinstance(value, float) else str(value)
+    if key == "n":
+        return format_n(value)
+    return format_number(value) if isinstance(value, float) else str(value)
 
 
 def settings_to_query(settings: Settings) -> dict[str, str]:

@@ -14,7 +14,8 @@ The maths lives in one module per idea, each function next to the formula it com
   rotation of two different layouts, RoFormer's long-term decay bound;
 - ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
 - ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
-  and where they sit.
+  and where they sit;
+- ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``).
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -64,6 +65,7 @@ from pe_core.rope import (
     yarn_ramp,
 )
 from pe_core.rope_config import RopeConfig, rope_from_config
+from pe_core.rope_context import AngleCoverage, angle_coverage
 from pe_core.rope_scores import (
     rope_apply_cache,
     rope_decay_bound,
@@ -84,12 +86,14 @@ __all__ = [
     "ROPE_LAYOUTS",
     "ROPE_METHODS",
     "YARN_RAMP_FORMS",
+    "AngleCoverage",
     "ReducedEncoding",
     "RopeConfig",
     "RopeScaling",
     "alibi_bias",
     "alibi_slopes",
     "angle_block_mean",
+    "angle_coverage",
     "angles",
     "attention_weights",
     "binary_encoding",

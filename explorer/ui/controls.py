@@ -9,6 +9,7 @@ freshly started server.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import streamlit as st
@@ -219,6 +220,47 @@ def reseed(keys: tuple[str, ...]) -> None:
     st.session_state.setdefault(_SEEDED, set()).difference_update(keys)
 
 
+def number_control(
+    key: str, label: str, *, default: float, low: float, high: float, step: float | None = None,
+    whole: bool = False, format: str | None = None, container=None, help: str | None = None, drawn: bool = True,
+) -> float:
+    """A page's number box, kept in the URL under ``key``, clamped to [low, high]: for values a
+    slider cannot hold exactly (a scaling factor, a length of 131,072 tokens). ``whole`` makes
+    it a whole number (an int, shown in full). ``drawn=False`` keeps the value (URL, session)
+    without drawing the box, for controls a page shows on request: the box keeps its value while
+    it is not drawn (``persist_state``), so hiding it changes nothing."""
+    kind = int if whole else float
+    low, high, default = kind(low), kind(high), kind(default)
+    if whole:
+        _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
+    else:
+        _seed(key, default, lambda raws: s.parse_float(key, raws, default=default, low=low, high=high))
+    # Clamp what an earlier run or a preset left (limits may depend on other controls).
+    value = st.session_state[key]
+    usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    st.session_state[key] = kind(min(max(value, low), high)) if usable else default
+    if not drawn:
+        return st.session_state[key]
+    return kind((container or st).number_input(
+        label, min_value=low, max_value=high, step=None if step is None else kind(step),
+        format=format or ("%d" if whole else "%g"), key=key, help=help, persist_state="session",
+    ))
+
+
+def seed_value(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> object:
+    """A page's value kept in the URL under ``key`` with no widget of its own (the page shows it
+    in its own words): a preset's pending value, else the URL's (read once per session and
+    cleaned by ``parse``), else what this session holds, else ``default``."""
+    _seed(key, default, parse)
+    return st.session_state[key]
+
+
+def queue_values(values: dict[str, object]) -> None:
+    """Give controls new values from a widget callback (a page's preset or a pasted file),
+    sidebar or page alike: each takes its value when it is next drawn, before the widget is."""
+    st.session_state.setdefault(_PENDING, {}).update(values)
+
+
 def choice_control(
     key: str, label: str, options: tuple[str, ...], *, default: str, container=None,
     format_func: Callable[[str], str] = str, horizontal: bool = True,
@@ -263,10 +305,15 @@ def seed_bool(key: str, default: bool = False) -> bool:
     return bool(st.session_state[key])
 
 
-def bool_control(key: str, label: str, *, default: bool = False, container=None) -> bool:
-    """A page's toggle, kept in the URL under ``key`` as true/false."""
-    seed_bool(key, default)
-    return bool((container or st).toggle(label, key=key))
+def bool_control(
+    key: str, label: str, *, default: bool = False, container=None, drawn: bool = True, persist: bool = False,
+) -> bool:
+    """A page's toggle, kept in the URL under ``key`` as true/false. ``drawn=False`` and ``persist``
+    as ``number_control``'s: a toggle shown on request keeps its value while hidden."""
+    value = seed_bool(key, default)
+    if not drawn:
+        return value
+    return bool((container or st).toggle(label, key=key, persist_state="session" if persist else None))
 
 
 def text_control(

@@ -43,6 +43,7 @@ PAGES = {
     "embeddings": ("Embeddings + position", "Embeddings + position", True),
     "rotary": ("Rotary (RoPE)", "Rotary (RoPE)", True),
     "attention": ("Attention by offset", "Attention by offset", True),
+    "contexts": ("Longer contexts", "Longer contexts", True),
 }
 #: Deep-link settings for each page: the shared ones, plus a page control where one is known.
 DEEP_LINK_EXTRA = {

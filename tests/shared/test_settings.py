@@ -275,3 +275,27 @@ def test_floats_are_written_in_the_url_as_a_person_writes_them() -> None:
     assert s.query_value("factor", 8.0) == "8"
     assert s.query_value("beta_slow", 0.25) == "0.25"
     assert s.query_value("seed", 7) == "7"
+
+
+@pytest.mark.parametrize(("raws", "value", "words"), [
+    (["8"], 8.0, None), (["1.5"], 1.5, None), ([" 32 "], 32.0, None), (["1e3"], 1000.0, None),
+    (["abc"], 4.0, ("factor", "not a finite number", "4")), (["nan"], 4.0, ("factor",)), (["inf"], 4.0, ("factor",)),
+    ([""], 4.0, ("factor", "empty")), (["0.5"], 1.0, ("factor", "outside 1..1024", "using 1")),
+    (["1e300"], 1024.0, ("factor", "outside", "1024")), (["9" * 500], 1024.0, ("factor", "outside")),
+    (["2", "3"], 3.0, ("factor", "2 times")), (["x" * 10240], 4.0, ("factor",)),
+])
+def test_parse_float(raws: list[str], value: float, words: tuple[str, ...] | None) -> None:
+    got, notices = s.parse_float("factor", raws, default=4.0, low=1.0, high=1024.0)
+    assert got == value and isinstance(got, float)
+    if words is None:
+        assert not notices
+    else:
+        assert notices and all(word in " ".join(notices) for word in words), notices
+        assert all("\n" not in notice and len(notice) < 200 for notice in notices)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_format_number_round_trips(value: float) -> None:
+    text = s.format_number(value)
+    assert float(text) == value and (text.lstrip("-").isdigit() or not float(value).is_integer() or abs(value) >= 1e15)
+    assert s.query_value("factor", value) == text

@@ -1,0 +1,365 @@
+"""Longer contexts: a model's RoPE (a preset, or its config.json pasted or uploaded) run past the
+length it was trained on, pair by pair, for every context-extension method."""
+
+import numpy as np
+import streamlit as st
+
+from explorer import animation, figures
+from explorer.model_configs import model_config
+from explorer.presets import CUSTOM
+from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
+from explorer.topics import contexts
+from explorer.topics.contexts import DEFAULT_VIEW, METHOD_NAMES, ContextView
+from explorer.ui import blocks, controls
+
+#: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
+#: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
+CONFIG_TEXT, CONFIG_FILE = "contexts_config_text", "contexts_config_file"
+CONFIG_MESSAGE, PASTED_LISTS, BASE_ANCHOR = "_contexts_config_message", "_contexts_lists", "_contexts_base_anchor"
+
+# --- this page's cached computations (st.cache_data: shared by every session) ---
+# Each is keyed by the view's repr (``key``): Streamlit hashes a string at once, and a dataclass
+# field by field (a few ms of every rerun over this page's cached parts).
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def dot_curves(key: str, _view: ContextView) -> tuple[np.ndarray, np.ndarray]:
+    """The all-ones score by offset, plain and with the method (at most 8 MB each)."""
+    return contexts.dot_curves(_view)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def preset_view(key: str) -> ContextView:
+    """A model preset's view, read from its config.json file once."""
+    return contexts.preset_view(key)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def snippets(key: str, _view: ContextView) -> tuple[str, str]:
+    """The reproduce-this code, NumPy and PyTorch (built once per view: it sweeps Play's targets)."""
+    return contexts.contexts_code(_view), contexts.contexts_code(_view, "torch")
+
+
+# --- presets and configs: widget callbacks, which run before any widget is drawn ---
+
+
+def show(view: ContextView, model: str | None) -> None:
+    """Set the sidebar's d and n and every page key to ``view`` (and the model key, if given)."""
+    values = contexts.view_values(view) | {"preset": CUSTOM}
+    controls.queue_values(values if model is None else values | {"model": model})
+
+
+def apply_model() -> None:
+    key = st.session_state["model"]
+    st.session_state[CONFIG_MESSAGE] = None
+    if key != contexts.CUSTOM_MODEL:
+        show(preset_view(key), None)
+
+
+def apply_config(data: str | bytes, source: str) -> None:
+    try:
+        view, notices = contexts.view_from_config(contexts.read_config(data))
+    except ValueError as error:
+        st.session_state[CONFIG_MESSAGE] = ("error", contexts.one_line(f"{source}: {error}"), [])
+        return
+    show(view, contexts.CUSTOM_MODEL)
+    st.session_state[PASTED_LISTS] = (view.short_factor, view.long_factor) if view.has_lists else None
+    st.session_state[CONFIG_MESSAGE] = (
+        "success", contexts.one_line(f"Read {source}: {view.describe()}."), [contexts.one_line(n) for n in notices]
+    )
+
+
+def apply_pasted() -> None:
+    text = st.session_state.get(CONFIG_TEXT) or ""
+    if text.strip():
+        apply_config(text, "your config")
+
+
+def apply_uploaded() -> None:
+    upload = st.session_state.get(CONFIG_FILE)
+    if upload is not None:
+        apply_config(upload.getvalue(), upload.name)
+
+
+def parse_model(raws: list[str]) -> tuple[str, list[str]]:
+    """The model key from the URL; a preset sets what the URL does not say itself (as the
+    sidebar's seed presets do), the sidebar's d and n included (not drawn yet on this run)."""
+    key, notices = parse_choice("model", raws, default=contexts.CUSTOM_MODEL, options=contexts.MODEL_KEYS)
+    if key != contexts.CUSTOM_MODEL:
+        values = {k: v for k, v in contexts.view_values(preset_view(key)).items() if not st.query_params.get_all(k)}
+        for name in ("d", "n"):
+            if name in values:
+                st.session_state[name] = values.pop(name)
+                st.session_state["preset"] = CUSTOM
+        controls.queue_values(values)
+    return key, notices
+
+
+# --- the page ---
+
+st.title("Longer contexts")
+st.markdown(
+    "A model trained on texts of L0 tokens has turned each pair of its RoPE through the angles δθ_i of the "
+    "offsets it met. Run it on longer texts and the fast pairs have nothing new to show, since they turned "
+    "through whole circles long ago; a slow pair that never completed a turn in training now meets angles it "
+    "never saw. The context-extension methods lower the frequencies θ_i so that it does not. Choose a model, "
+    "or paste its config.json, a target length and a method."
+)
+st.latex(
+    # The closing thin space: a formula that ends in a subscript overhangs KaTeX's box by 2 px, which
+    # then scrolls (axe: scrollable-region-focusable).
+    r"\theta_i = b^{-2i/d},\quad \lambda_i = 2\pi/\theta_i,\qquad"
+    r"\text{unseen}_i \iff L_0\theta_i < 2\pi \,\wedge\, L\theta'_i > L_0\theta_i\,"
+)
+
+st.header("The model")
+model = controls.seed_value("model", contexts.CUSTOM_MODEL, parse_model)
+st.selectbox(
+    "Model preset (its public config.json)", contexts.MODEL_KEYS, key="model", on_change=apply_model,
+    format_func=lambda key: "Custom: the settings below" if key == contexts.CUSTOM_MODEL else model_config(key).name,
+)
+paste_col, upload_col = st.columns(2)
+paste_col.text_area(
+    "Or paste a config.json", key=CONFIG_TEXT, height=120, max_chars=contexts.CONFIG_MAX_BYTES,
+    on_change=apply_pasted, placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
+    help="Read as transformers reads it: rope_theta, head_dim (or hidden_size / num_attention_heads), "
+    "partial_rotary_factor, max_position_embeddings, rope_scaling or rope_parameters. Ctrl+Enter applies it.",
+)
+upload_col.file_uploader(
+    "Or upload one", type=["json"], key=CONFIG_FILE, on_change=apply_uploaded, max_upload_size=1,
+    help=f"A JSON file of at most {contexts.CONFIG_MAX_BYTES // 1024} KB. Nothing is stored.",
+)
+message = st.session_state.get(CONFIG_MESSAGE)
+if message:
+    kind, text, notices = message
+    (st.error if kind == "error" else st.success)(text, icon=":material/block:" if kind == "error" else None)
+    for notice in notices:
+        st.caption(notice)
+
+# One base on this page: the sidebar's n, unless a config (or the URL's base key) gives one its
+# log-scale slider cannot hold, which is then used exactly until the visitor moves n.
+exact = float(controls.seed_value("base", 0.0, contexts.parse_base))
+anchor = st.session_state.get(BASE_ANCHOR)
+if exact in N_OPTIONS:
+    st.session_state["n"], st.session_state["base"], exact = exact, 0.0, 0.0
+elif exact and (anchor is None or anchor[0] != exact):
+    st.session_state["n"] = nearest_n(min(max(exact, N_OPTIONS[0]), N_OPTIONS[-1]))
+    st.session_state[BASE_ANCHOR] = (exact, st.session_state["n"])
+elif exact and st.session_state["n"] != anchor[1]:
+    st.session_state["base"], exact = 0.0, 0.0
+raw_d = int(st.session_state["d"])
+d = max(D_MIN, min(D_MAX, raw_d - raw_d % 2))
+base = exact or float(st.session_state["n"])
+st.markdown(
+    f"**d = {d}** rotated coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor). "
+    + (f"**Base b = {format_number(base)}**, exactly, from the config (rope_theta): the sidebar's n slider cannot "
+       f"hold it and shows the nearest stop, {format_n(float(st.session_state['n']))}; moving n replaces it."
+       if exact else f"**Base b = {format_n(base)}**: the sidebar's n (rope_theta).")
+)
+st.caption(
+    "The sidebar's L, layout and frequencies do not change this page: its lengths are the trained and target "
+    "lengths below, and every number here is per pair, the same whichever columns hold the pair."
+)
+
+st.header("Lengths and method")
+length_cols = st.columns(3)
+trained = int(controls.number_control(
+    "trained", "Trained length L0 (tokens)", default=DEFAULT_VIEW.trained, low=1, high=contexts.LENGTH_MAX,
+    step=1024, whole=True, container=length_cols[0],
+    help="original_max_position_embeddings: the length the model was trained on.",
+))
+target = int(controls.number_control(
+    "target", "Target length L (tokens)", default=DEFAULT_VIEW.target, low=1, high=contexts.LENGTH_MAX,
+    step=1024, whole=True, container=length_cols[1], help="The length to run the model at.",
+))
+factor = controls.number_control(
+    "factor", "Factor s", default=DEFAULT_VIEW.factor, low=1.0, high=contexts.FACTOR_MAX, step=1.0,
+    container=length_cols[2], help="The scaling factor (rope_scaling.factor); every method below uses it.",
+)
+method = controls.choice_control(
+    "method", "Method", contexts.METHODS, default=DEFAULT_VIEW.method, format_func=METHOD_NAMES.get,
+)
+# Each method's parameters, shown on request: nine boxes would cost every rerun about 2.5 ms of
+# server CPU; hidden, they keep their values (URL, session), and the side-by-side uses them.
+show_parameters = controls.bool_control(
+    "parameters", "Show each method's parameters (transformers' names and defaults)",
+)
+yarn_cols = st.columns(3) if show_parameters else [None] * 3
+scale_cols = st.columns(3) if show_parameters else [None] * 3
+llama_cols = st.columns(3) if show_parameters else [None] * 3
+beta_fast = controls.number_control(
+    "beta_fast", "YaRN beta_fast", default=DEFAULT_VIEW.beta_fast, low=0.001, high=contexts.PARAMETER_MAX,
+    container=yarn_cols[0], drawn=show_parameters, help="Pairs turning more than this many times over L0 keep θ_i.",
+)
+beta_slow = controls.number_control(
+    "beta_slow", "YaRN beta_slow", default=DEFAULT_VIEW.beta_slow, low=0.001, high=contexts.PARAMETER_MAX,
+    container=yarn_cols[1], drawn=show_parameters, help="Pairs turning fewer times than this over L0 get θ_i / s.",
+)
+truncate = controls.bool_control(
+    "truncate", "YaRN truncate (floor and ceil its bounds)", default=True, container=yarn_cols[2],
+    drawn=show_parameters, persist=True,
+)
+mscale = controls.number_control(
+    "mscale", "YaRN mscale (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX, container=scale_cols[0],
+    drawn=show_parameters,
+)
+mscale_all_dim = controls.number_control(
+    "mscale_all_dim", "YaRN mscale_all_dim (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
+    container=scale_cols[1], drawn=show_parameters,
+)
+attention_given = controls.number_control(
+    "attention_factor", "attention_factor (0: the method's own)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
+    container=scale_cols[2], drawn=show_parameters, help="YaRN's and LongRoPE's, when a config gives it.",
+)
+low_freq = controls.number_control(
+    "low_freq", "llama3 low_freq_factor", default=DEFAULT_VIEW.low_freq, low=0.001, high=contexts.PARAMETER_MAX,
+    container=llama_cols[0], drawn=show_parameters,
+)
+high_freq = controls.number_control(
+    "high_freq", "llama3 high_freq_factor", default=DEFAULT_VIEW.high_freq, low=0.001,
+    high=contexts.PARAMETER_MAX, container=llama_cols[1], drawn=show_parameters,
+)
+max_positions = int(controls.number_control(
+    "max_positions", "max_position_embeddings (0: none)", default=0, low=0, high=contexts.LENGTH_MAX, whole=True,
+    step=1024, container=llama_cols[2], drawn=show_parameters,
+    help="Dynamic NTK divides by it (else by L0), as transformers does; also read for YaRN's pitfall below.",
+))
+if not show_parameters:
+    st.caption(
+        f"YaRN: beta_fast {beta_fast:g}, beta_slow {beta_slow:g}, truncate {'on' if truncate else 'off'}"
+        + (f", mscale {mscale:g}, mscale_all_dim {mscale_all_dim:g}" if mscale or mscale_all_dim else "")
+        + (f"; attention_factor {attention_given:g}" if attention_given else "")
+        + f". llama3: low_freq_factor {low_freq:g}, high_freq_factor {high_freq:g}. max_position_embeddings: "
+        + (f"{max_positions:,}." if max_positions else "none (dynamic NTK takes L0).")
+    )
+
+if model != contexts.CUSTOM_MODEL:
+    preset = preset_view(model)
+    lists = (preset.short_factor, preset.long_factor)
+else:
+    lists = st.session_state.get(PASTED_LISTS) or (None, None)
+view, view_notices = contexts.checked_view(ContextView(
+    d=d, base=base, method=method, factor=factor, trained=trained, target=target, max_positions=max_positions,
+    low_freq=low_freq, high_freq=high_freq, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
+    mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
+    short_factor=lists[0], long_factor=lists[1],
+))
+key = repr(view)
+for notice in view_notices:
+    st.warning(notice, icon=":material/warning:")
+if model != contexts.CUSTOM_MODEL:
+    source = model_config(model)
+    st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
+
+
+def pitfall_notes() -> None:
+    for note in contexts.pitfalls(view):
+        st.warning(note, icon=":material/report:")
+
+
+blocks.cached_section("contexts_pitfalls", pitfall_notes, key)
+label = contexts.method_label(view)
+shape = f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, {label}"
+
+
+def pair_sections() -> None:
+    plain, scaled = contexts.coverage(view, "none"), contexts.coverage(view)
+    a = contexts.attention_factor(view, view.method)
+    st.header("Pair by pair")
+    st.markdown(f"Pairs that meet angles unseen in training, at L = {view.target:,} tokens:")
+    cols = st.columns(4)
+    cols[0].metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
+    cols[1].metric(label if view.method != "none" else "method: none", f"{int(scaled.unseen.sum())} of {view.pairs}")
+    cols[2].metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
+    cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
+    blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
+                 key="contexts_coverage")
+    st.caption(
+        f"{shape}. A pair below the dashed line never turned a whole circle in training: it met only the angles up to "
+        "L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its turns in "
+        "training), it meets angles it never met: marked ✕. Press Play: the target length T grows from "
+        f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
+        + animation.KEYBOARD_NOTE
+    )
+    st.caption(
+        "The count compares with pretraining at L0 alone. A model trained further on long texts after its "
+        "scaling (Llama 3.1 and DeepSeek-V3 were, up to 128K tokens) met those angles there: what is counted here "
+        "is what that training, or the method alone, has to make up for."
+    )
+
+
+def pair_table() -> None:
+    st.dataframe(contexts.pairs_table(view), hide_index=True, height=300)
+    st.caption(
+        f"Every pair at L = {view.target:,} with {label}; θ'_i/θ_i = 1 leaves a pair alone, 1/s divides it by s."
+    )
+
+
+def methods_section() -> None:
+    st.header("Every method side by side")
+    blocks.chart(contexts.methods_figure(view, title=f"θ'_i/θ_i by wavelength, s = {view.factor:g}"),
+                 key="contexts_methods")
+    st.dataframe(contexts.methods_summary(view), hide_index=True)
+    st.caption(
+        f"Each method with factor s = {view.factor:g}, L0 = {view.trained:,}, at L = {view.target:,}; YaRN and "
+        "llama3 with the parameters above, dynamic NTK at the target length. A pair right of the dotted line "
+        "(λ_i > L0) never turned a whole circle in training. "
+        + ("" if "longrope" in contexts.available_methods(view)
+           else "LongRoPE's per-pair factors are searched for each model; a Phi-3 preset or a LongRoPE config "
+           "gives them.")
+    )
+
+
+def dot_section() -> None:
+    before, after = dot_curves(key, view)
+    a = contexts.attention_factor(view, view.method)
+    st.header("Attention by offset, before and after")
+    blocks.chart(contexts.dot_figure(view, before, after, title="q·k of all-ones q and k, by offset"),
+                 key="contexts_dot")
+    reach = "" if before.size == view.target else (
+        f" Offsets 0..{before.size - 1:,} of {view.target - 1:,}: the page sums at most "
+        f"{contexts.CURVE_TERMS:,} offsets × pairs (the code computes any range)."
+    )
+    st.caption(
+        f"{shape}. q_m·k_n = a² Σ_i 2cos((m − n)θ'_i) for q = k = (1, …, 1): transformers multiplies cos and sin "
+        f"by the attention factor a (here {a:.6g}), so the rotated q and k each carry a and every score "
+        f"a² = {a * a:.6g}. "
+        "This is the rotary embedding alone; the attention then multiplies by its softmax scale 1/√head_dim. "
+        f"{figures.envelope_note(before.size, 'offset')}{reach}"
+    )
+
+
+def ramp_section() -> None:
+    code, paper = contexts.yarn_ramps(view)
+    fast, slow = contexts.yarn_bounds(view)
+    st.header("YaRN's ramp: its code against its paper")
+    blocks.chart(contexts.ramp_figure(view, title="YaRN's share of interpolation, per pair"),
+                 key="contexts_yarn_ramp")
+    gap = np.abs(code - paper)
+    cols = st.columns(3)
+    cols[0].metric("bounds c(β_fast), c(β_slow)", f"{fast:.2f}, {slow:.2f}")
+    cols[1].metric("largest |w_code − w_paper|", f"{gap.max():.3g}",
+                   help=f"at pair {int(gap.argmax())}" if gap.max() > 0 else None)
+    cols[2].metric("pairs where they differ", f"{int(np.sum(gap > 1e-12))} of {view.pairs}")
+    st.caption(
+        f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, s={view.factor:g}, β_fast={view.beta_fast:g}, "
+        f"β_slow={view.beta_slow:g}, truncate={'on' if view.truncate else 'off'}. "
+        "θ'_i = (1 − w_i)θ_i + w_i θ_i/s. Models run the code's ramp (YaRN's repository, transformers, DeepSeek, "
+        "gpt-oss): linear in the pair index between floor(c(β_fast)) and ceil(c(β_slow)). The paper's equation "
+        "ramps linearly in r_i = L0/λ_i, which falls geometrically with i: it rises steeply past the fast bound. "
+        f"Drawn with this page's factor, L0 and betas{'' if view.method == 'yarn' else ', whatever the method'}."
+    )
+
+
+blocks.cached_section("contexts_pairs_section", pair_sections, key)
+blocks.first_chart_sent()
+blocks.downloads("the Play frames' turns", lambda: contexts.coverage_table(view), key="contexts_coverage")
+blocks.cached_section("contexts_pair_table", pair_table, key)
+blocks.downloads("the table of pairs", lambda: contexts.pairs_table(view), key="contexts_pairs")
+blocks.cached_section("contexts_methods", methods_section, key)
+blocks.downloads("every method's θ'/θ", lambda: contexts.methods_table(view), key="contexts_methods")
+blocks.cached_section("contexts_dot", dot_section, key)
+blocks.downloads("both curves", lambda: contexts.dot_table(view, *dot_curves(key, view)), key="contexts_dot")
+blocks.cached_section("contexts_yarn_ramp", ramp_section, key)
+blocks.downloads("both ramps", lambda: contexts.ramp_table(view), key="contexts_yarn_ramp")
+blocks.reproduce(*snippets(key, view))
