@@ -29,7 +29,8 @@ else:
     style.apply()
 
     PAGES = navigation.pages()
-    page = st.navigation(navigation.routes(PAGES))
+    # Expanded: with more than twelve pages Streamlit would hide the last ones behind "View more".
+    page = st.navigation(navigation.routes(PAGES), expanded=True)
     controls.begin_run()
     st.session_state["settings"] = controls.shared_settings()
     target = controls.pending_page_switch()

@@ -12,16 +12,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The navigation's sections: the paper's encoding, then what models run today.
+SINUSOID = "The sinusoid"
+HEIRS = "The sinusoid's heirs"
+
 
 @dataclass(frozen=True)
 class PageInfo:
-    """A page: its URL path (also its key in presets), title, icon, summary and topic module."""
+    """A page: its URL path (also its key in presets), title, icon, summary, topic module and
+    the navigation section it is listed in."""
 
     url_path: str
     title: str
     icon: str
     summary: str
     topic: str
+    section: str = SINUSOID
 
     @property
     def path(self) -> str:
@@ -63,11 +69,11 @@ PAGES: tuple[PageInfo, ...] = (
              "explorer.topics.embeddings"),
     PageInfo("rotary", "Rotary (RoPE)", ":material/360:",
              "RoPE: the sinusoid's rotation moved into attention; scores that depend on m − n alone.",
-             "explorer.topics.rotary"),
+             "explorer.topics.rotary", HEIRS),
     PageInfo("attention", "Attention by offset", ":material/visibility:",
              "What each scheme adds to a content-free attention score by offset, and where softmax then looks.",
-             "explorer.topics.attention"),
+             "explorer.topics.attention", HEIRS),
     PageInfo("contexts", "Longer contexts", ":material/open_in_full:",
              "A model's RoPE past its trained length: which pairs meet unseen angles, and what each method does.",
-             "explorer.topics.contexts"),
+             "explorer.topics.contexts", HEIRS),
 )

@@ -289,7 +289,7 @@ def pair_sections() -> None:
 
 
 def pair_table() -> None:
-    st.dataframe(contexts.pairs_table(view), hide_index=True, height=300)
+    blocks.table(contexts.pairs_table(view), titles=contexts.TABLE_TITLES, hide_index=True, height=300)
     st.caption(
         f"Every pair at L = {view.target:,} with {label}; θ'_i/θ_i = 1 leaves a pair alone, 1/s divides it by s."
     )
@@ -299,7 +299,7 @@ def methods_section() -> None:
     st.header("Every method side by side")
     blocks.chart(contexts.methods_figure(view, title=f"θ'_i/θ_i by wavelength, s = {view.factor:g}"),
                  key="contexts_methods")
-    st.dataframe(contexts.methods_summary(view), hide_index=True)
+    blocks.table(contexts.methods_summary(view), titles=contexts.TABLE_TITLES, hide_index=True)
     st.caption(
         f"Each method with factor s = {view.factor:g}, L0 = {view.trained:,}, at L = {view.target:,}; YaRN and "
         "llama3 with the parameters above, dynamic NTK at the target length. A pair right of the dotted line "

@@ -92,10 +92,15 @@ for index, (key, preset) in enumerate(PRESETS.items()):
 
 def page_map() -> None:
     st.header("Map of the pages")
+    section = None
     for info in page_list.PAGES:
-        if info is not page_list.HOME:
-            st.page_link(info.path, label=info.title, icon=info.icon)
-            st.caption(info.summary)
+        if info is page_list.HOME:
+            continue
+        if info.section != section:
+            section = info.section
+            st.subheader(section)
+        st.page_link(info.path, label=info.title, icon=info.icon)
+        st.caption(info.summary)
 
 
 blocks.cached_section("home_page_map", page_map)

@@ -42,6 +42,19 @@ METHOD_NAMES = {
     "llama3": "llama3 (Llama 3.1)",
     "longrope": "LongRoPE (Phi-3)",
 }
+#: Shorter titles for the tables' widest columns (the full name is the column's help): at full
+#: length the per-pair table ran 1139 px wide in a 1280 x 720 page's 818.
+TABLE_TITLES: dict[str, str] = {
+    "θ_i (rad/position)": "θ_i",
+    "wavelength λ_i (positions)": "λ_i",
+    "turns in training L0/λ_i": "turns L0/λ_i",
+    "largest angle in training L0·θ_i (rad)": "L0·θ_i",
+    "largest angle at L, L·θ'_i (rad)": "L·θ'_i",
+    "meets unseen angles (1 = yes)": "unseen",
+    "slowest pair θ'/θ": "slowest θ'/θ",
+    "attention factor a": "a",
+    "pairs meeting unseen angles": "unseen pairs",
+}
 #: URL value of the model key when the settings come from no preset.
 CUSTOM_MODEL = "custom"
 MODEL_KEYS: tuple[str, ...] = (CUSTOM_MODEL, *(model.key for model in MODEL_CONFIGS))
