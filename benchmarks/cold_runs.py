@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    python benchmarks/cold_runs.py                 # every page, 5 fresh settings each
+    python benchmarks/cold_runs.py                 # every page, 8 fresh settings each
     python benchmarks/cold_runs.py --pages waves similarity --settings 10
 
 A class exploring on its own (benchmarks/load_test.py --scenarios own) asks every page for
@@ -11,7 +11,9 @@ figures and messages built from nothing. This measures that cost one run at a ti
 each is attributed to its page: for each page, ``--settings`` sessions, each opening the page
 at a (d, L) used nowhere before in the run (d = 256 + 2 (i mod 50), L = 2048 + i, as the
 load test's own scenario), then moving L twice to new values (cold too), while this script
-reads the server process's CPU time (user + system, /proc) before and after each run. The
+reads the server process's CPU time (user + system, /proc) before and after each run (in 10 ms
+ticks, the kernel's count for a whole process, ended script threads included: a figure is a
+mean over many runs, not one run's cost). The
 trivial app (benchmarks/baseline_app.py, the project's config) is measured the same way in the
 same run: its first run and its slider move.
 
@@ -66,11 +68,12 @@ async def cold_session_ms(base_url: str, pid: int, page: str, query: str, key: s
 
 
 def summary(costs: list[list[float]]) -> dict[str, float]:
+    """Means (a run's CPU is read in 10 ms ticks: a median would round to a tick)."""
     firsts = [c[0] for c in costs]
     moves = [m for c in costs for m in c[1:]]
     return {
-        "first_ms": round(statistics.median(firsts), 1),
-        "move_ms": round(statistics.median(moves), 1) if moves else None,
+        "first_ms": round(statistics.fmean(firsts), 1),
+        "move_ms": round(statistics.fmean(moves), 1) if moves else None,
         "mean_ms": round(statistics.fmean([x for c in costs for x in c]), 1),
     }
 
@@ -101,7 +104,7 @@ async def measure_trivial(base_url: str, pid: int, settings: int) -> dict[str, f
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--settings", type=int, default=5, help="fresh settings (sessions) per page (default 5)")
+    parser.add_argument("--settings", type=int, default=8, help="fresh settings (sessions) per page (default 8)")
     parser.add_argument("--pages", nargs="*", help="URL paths of the pages to measure (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
