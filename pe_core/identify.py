@@ -58,6 +58,7 @@ import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
 from pe_core.encoding import positional_encoding
+from pe_core.rope_identify import identify_rotary, with_rotary_keys
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
 FIT_ROWS = 4096
@@ -1012,10 +1013,14 @@ def identify_encoding(M: object) -> dict:
         >>> result["convention"], result["start"], result["zero_rows"], result["zero_columns"]
         ('tensor2tensor', 0, [1], [])
     """
+    # What a rotary model holds (inv_freq, freqs_cis, a table whose columns pair up) is read beside.
+    rotary = identify_rotary(M)
+    if rotary is not None:
+        return rotary
     matrix = check_matrix("M (the matrix to identify)", M)
     # Huge values (not an encoding) may overflow squares on their way to the verdict.
     with np.errstate(over="ignore", invalid="ignore"):
-        return _identify(matrix)
+        return with_rotary_keys(_identify(matrix), matrix)
 
 
 def _first_match(outcomes: list[_Outcome], storage: tuple[str, float, float]) -> tuple[_Outcome, str] | None:

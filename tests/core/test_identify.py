@@ -293,7 +293,6 @@ def test_location_is_in_the_users_orientation():
         (np.full((10, 4), np.nan), "NaN"),
         (np.array([[0.0, np.inf], [1.0, 0.0]]), "infinite"),
         (np.zeros((2, 3, 4)), "2-D"),
-        (np.zeros(5), "2-D"),
         (np.zeros((0, 4)), "empty"),
         ([["a", "b"]], "real numbers"),
         (np.broadcast_to(np.float64(0.0), (8193, 4096)), "limit"),

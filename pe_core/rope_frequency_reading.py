@@ -1,0 +1,676 @@
+r"""What a vector of RoPE frequencies says about the base and the scaling that made it.
+
+Every scaling transformers ships (``pe_core.rope.RopeScaling``) turns the plain frequencies
+:math:`\theta_i = b^{-2i/d}` into :math:`\theta'_i = g_i\,\theta_i` with gains :math:`g_i` that
+never rise with i (no method speeds a slower pair up):
+
+- none, "ntk", "dynamic": :math:`g_i = 1` (the NTK scalings change the base itself);
+- "linear": :math:`g_i = 1/s` for every pair, pair 0 included;
+- "yarn": 1 up to the ramp's fast bound, :math:`1/s` past its slow bound, between them
+  :math:`1 - w_i(1 - 1/s)` with :math:`w_i` linear in the pair index i;
+- "llama3": 1 for wavelengths below :math:`L_0/\text{high\_freq\_factor}`, :math:`1/s` above
+  :math:`L_0/\text{low\_freq\_factor}`, between them :math:`(1 - m_i)/s + m_i` with
+  :math:`m_i` linear in :math:`\theta_i` (in :math:`L_0/\lambda_i`);
+- "longrope": :math:`1/e_i`, one divisor per pair (LongRoPE's search keeps them non-decreasing).
+
+So the log-ratio of neighbouring pairs, :math:`\ell_i = \tfrac{d}{2}\ln(\theta'_i/\theta'_{i+1})
+= \ln b + \tfrac{d}{2}\ln(g_i/g_{i+1}) \ge \ln b`, equals :math:`\ln b` wherever two neighbours
+share a gain (the unchanged fast pairs, the uniformly divided slow ones, LongRoPE's runs of
+equal divisors), and exceeds it elsewhere. The reading:
+
+1. the base: the largest group of mutually consistent :math:`\ell_i` (ties: the lowest), its
+   weighted mean, snapped to its shortest decimal form within 4 standard errors;
+2. the gains :math:`g_i = \theta'_i\,b^{2i/d}`, split into a prefix of ones, a tail of equal
+   gains :math:`1/s` and what lies between, which names the method: all ones (none), all equal
+   (linear), ones - between - :math:`1/s` (yarn or llama3: the shape between decides), or any
+   other non-increasing gains (per-pair divisors, LongRoPE);
+3. for yarn and llama3 the parameters the gains determine (module ``rope.yarn_ramp`` and
+   ``RopeScaling``): yarn's ramp bounds :math:`i_{fast}, i_{slow}` fix only the ratios
+   :math:`L_0/\beta_{fast}` and :math:`L_0/\beta_{slow}` (to an interval when the code floors
+   and ceils them), llama3's middle band fixes only :math:`L_0/\text{low\_freq\_factor}` and
+   :math:`L_0/\text{high\_freq\_factor}`; the reading completes them with the defaults
+   (:math:`\beta` = 32 and 1; low_freq_factor 1) where those fit, says which parameters it
+   assumed, and confirms each candidate with ``rope_frequencies`` to the rounding of float32
+   arithmetic, as transformers computes them;
+4. what no vector tells apart is said: a base that is not round may be an NTK-aware or dynamic
+   scaling of a round one (:math:`b' = b\,q^{d/(d-2)}`, offered for round b and q); linear
+   scaling is LongRoPE with every divisor s; LongRoPE's base and divisors trade off (the
+   reading takes the largest base that keeps the divisors non-decreasing, which makes the
+   equal ones equal).
+
+Pairs that could not be measured (``sigma`` infinite: too slow to read in a table) only bound
+the reading from above, and are named by the caller.
+
+Reference: transformers 5.18 ``modeling_rope_utils`` (every ``_compute_*_parameters``); Peng et
+al. 2023 (YaRN); Meta's ``apply_scaling`` (Llama 3.1); Ding et al. 2024 (LongRoPE), its
+monotone-divisor constraint in section 3.2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pe_core.rope import RopeScaling, rope_frequencies
+
+#: Standard errors within which values are taken as equal (and a base or factor is snapped).
+AGREEMENT = 4.0
+#: Largest relative standard error of a pair that counts as read (beyond it, only its bound is used).
+READABLE_SIGMA = 0.05
+#: The largest factor and NTK step offered.
+MAX_FACTOR = 1024.0
+
+
+@dataclass(frozen=True)
+class MeasuredFrequencies:
+    r"""Each pair's angle per position as measured: value, standard error and bound.
+
+    ``sigma`` is the statistical standard error of ``theta`` (``np.inf`` where the pair could not
+    be read); ``upper`` the largest frequency the data allow (``theta + 4 sigma`` where read).
+    ``cast`` is the relative error of storing a value (bfloat16: 2**-9), ``unit`` the unit
+    round-off of the arithmetic the frequencies may come from (float32: 2**-24): transformers
+    computes :math:`b^{2i/d}` in float32, which rounds :math:`2i/d\,\ln b` and so moves each
+    frequency by up to :math:`(2\ln b + 8)\,u` relative.
+    """
+
+    theta: np.ndarray
+    sigma: np.ndarray
+    upper: np.ndarray
+    cast: float = 0.0
+    unit: float = 2.0**-24
+
+    @property
+    def readable(self) -> np.ndarray:
+        return np.isfinite(self.sigma) & (self.theta > 0) & (self.sigma <= READABLE_SIGMA * self.theta)
+
+    def relative_error(self, log_base: float) -> np.ndarray:
+        """Standard error of each read frequency, relative, with the rounding of float32 arithmetic."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            statistical = np.where(self.theta > 0, self.sigma / self.theta, np.inf)
+        return statistical + self.cast + (2.0 * abs(log_base) + 8.0) * self.unit
+
+    def excess(self, predicted: np.ndarray, log_base: float) -> tuple[float, int]:
+        """Largest |predicted - theta| over what the measurement allows (<= 1: consistent), and where."""
+        readable = self.readable
+        allowed = AGREEMENT * self.relative_error(log_base) * np.abs(self.theta) + 1e-300
+        ratio = np.where(readable, np.abs(predicted - self.theta) / allowed, 0.0)
+        # An unread pair only says the frequency is at most its bound.
+        ratio = np.where(readable, ratio, np.maximum(predicted / np.maximum(self.upper, 1e-300), 0.0))
+        worst = int(np.argmax(ratio))
+        return float(ratio[worst]), worst
+
+
+@dataclass(frozen=True)
+class FrequencyReading:
+    """One reading of a frequency vector: base, scaling and the frequencies it gives every pair.
+
+    ``scaling`` is None or the result's dict ("method", "factor" and what the frequencies
+    determine of the method's parameters; "assumed" lists those the reading filled in with the
+    method's defaults); ``notes`` are sentences on what no table can tell apart; ``excess`` is
+    the largest misfit over what the measurement allows (<= 1: the reading fits), at ``worst_pair``.
+    """
+
+    base: float | None
+    frequencies: np.ndarray
+    scaling: dict | None
+    notes: tuple[str, ...] = ()
+    excess: float = math.inf
+    worst_pair: int = 0
+    alternatives: tuple[dict, ...] = field(default=())
+
+    @property
+    def fits(self) -> bool:
+        return self.excess <= 1.0
+
+
+# ----------------------------------------------------------------------------------------
+# Numbers as a person writes them.
+# ----------------------------------------------------------------------------------------
+
+
+def shortest(x: float, relative: float) -> tuple[float, int]:
+    """The shortest decimal form of x within ``relative`` of it, and its number of significant digits."""
+    for digits in range(1, 16):
+        value = float(f"{x:.{digits - 1}e}")
+        if value != 0.0 and abs(value - x) <= relative * abs(x):
+            return value, digits
+    return x, 17
+
+
+def _power_of_two_or_decimal(low: float, high: float) -> float | None:
+    """The roundest number in [low, high]: a power of two, else the fewest decimal digits; None if empty."""
+    if not (0 < low <= high and math.isfinite(high)):
+        return None
+    middle = math.sqrt(low * high)
+    powers = [2.0**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
+    if powers:
+        return min(powers, key=lambda p: abs(math.log(p / middle)))
+    for digits in range(1, 8):
+        step = 10.0 ** (math.floor(math.log10(high)) - digits + 1)
+        first, last = math.ceil(low / step), math.floor(high / step)
+        if first <= last:
+            return min((k * step for k in range(first, last + 1)), key=lambda v: abs(math.log(v / middle)))
+    return None
+
+
+def number(x: float) -> str:
+    """10000, 1e6, 32768, 1.25, 9646.6: short and exact enough for a sentence."""
+    if x == round(x) and abs(x) < 1e6:
+        return str(int(x))
+    text = f"{x:.6g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return text
+
+
+def pair_span(pairs: list[int] | np.ndarray) -> str:
+    """[3, 4, 5, 9] -> '3-5 and 9'."""
+    values = sorted(int(p) for p in pairs)
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    parts = [f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs]
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
+
+
+# ----------------------------------------------------------------------------------------
+# 1. The base: the log-ratio most neighbours share.
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Base:
+    log: float  # ln b (unsnapped)
+    error: float  # its standard error
+    members: np.ndarray  # indices i of the ratios theta_i / theta_{i+1} that share it
+    below: np.ndarray  # ratios clearly below it: a gain that rises from pair i to i + 1
+
+
+def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
+    theta, readable = measured.theta, measured.readable
+    both = np.flatnonzero(readable[:-1] & readable[1:])
+    if both.size == 0:
+        return None
+    with np.errstate(divide="ignore"):
+        ratios = 0.5 * d * np.log(theta[both] / theta[both + 1])
+    guess = float(np.median(ratios))
+    relative = measured.relative_error(guess)
+    sigma = 0.5 * d * np.hypot(relative[both], relative[both + 1])
+    # For each ratio as a centre, the ratios consistent with it; chunks keep memory bounded.
+    counts = np.empty(both.size, dtype=np.int64)
+    for first in range(0, both.size, 256):
+        centre = slice(first, first + 256)
+        gap = np.abs(ratios[centre, None] - ratios[None, :])
+        counts[centre] = np.sum(gap <= AGREEMENT * np.hypot(sigma[centre, None], sigma[None, :]), axis=1)
+    # A noisy centre's wide window may take in precise ratios that disagree with each other:
+    # each group keeps only the ratios consistent with its own weighted mean.
+    groups = []
+    for centre in np.argsort(-counts, kind="stable")[:16]:
+        members = np.abs(ratios - ratios[centre]) <= AGREEMENT * np.hypot(sigma[centre], sigma)
+        for _ in range(5):
+            weights = np.where(members, 1.0 / sigma**2, 0.0)
+            log = float(np.sum(weights * ratios) / np.sum(weights))
+            error = float(1.0 / math.sqrt(np.sum(weights)))
+            kept = np.abs(ratios - log) <= AGREEMENT * np.hypot(sigma, error)
+            if np.array_equal(kept, members) or not kept.any():
+                break
+            members = kept
+        groups.append((-int(np.count_nonzero(members)), log, error, members))
+    _, log, error, members = min(groups, key=lambda group: group[:2])
+    below = both[ratios < log - AGREEMENT * np.hypot(sigma, error)]
+    return _Base(log, error, both[members], below)
+
+
+# ----------------------------------------------------------------------------------------
+# 2. The gains: prefix of ones, tail of equal gains, the pairs between.
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Gains:
+    gains: np.ndarray
+    sigma: np.ndarray  # standard error of each gain, with float32 rounding
+    ones: np.ndarray  # readable pairs whose gain is 1
+    prefix_last: int  # last pair of the leading run of ones (-1: none)
+    tail_first: int  # first pair of the trailing run of equal gains (P: none)
+    tail_gain: float
+    tail_error: float
+    middle: np.ndarray  # readable pairs strictly between
+
+
+def _gains(measured: MeasuredFrequencies, log_base: float, d: int) -> _Gains:
+    P = measured.theta.size
+    readable = np.flatnonzero(measured.readable)
+    gains = measured.theta * np.exp(np.arange(P) * 2.0 * log_base / d)
+    sigma = measured.relative_error(log_base) * np.abs(gains)
+    ones = np.zeros(P, dtype=bool)
+    ones[readable] = np.abs(gains[readable] - 1.0) <= AGREEMENT * sigma[readable]
+    prefix = 0
+    while prefix < readable.size and ones[readable[prefix]]:
+        prefix += 1
+    prefix_last = int(readable[prefix - 1]) if prefix else -1
+    # The trailing run of equal gains, grown from the last readable pair while consistent.
+    tail = readable.size
+    total_weight = total = 0.0
+    while tail > prefix:
+        j = readable[tail - 1]
+        weight = 1.0 / sigma[j] ** 2
+        if total_weight:
+            mean, error = total / total_weight, 1.0 / math.sqrt(total_weight)
+            if abs(gains[j] - mean) > AGREEMENT * math.hypot(sigma[j], error):
+                break
+        total_weight += weight
+        total += weight * gains[j]
+        tail -= 1
+    # A plateau needs two pairs, unless it holds every pair read (linear scaling of a short head).
+    if tail < readable.size and (readable.size - tail >= 2 or tail == 0):
+        tail_first = int(readable[tail])
+        tail_gain, tail_error = total / total_weight, 1.0 / math.sqrt(total_weight)
+    else:
+        tail_first, tail_gain, tail_error = P, 1.0, math.inf
+    middle = readable[(readable > prefix_last) & (readable < tail_first)]
+    return _Gains(gains, sigma, ones, prefix_last, tail_first, tail_gain, tail_error, middle)
+
+
+# ----------------------------------------------------------------------------------------
+# 3. Candidate readings.
+# ----------------------------------------------------------------------------------------
+
+
+def _reading(
+    measured: MeasuredFrequencies, d: int, base: float, frequencies: np.ndarray, scaling: dict | None,
+    notes: tuple[str, ...] = (),
+) -> FrequencyReading:
+    excess, worst = measured.excess(frequencies, math.log(base))
+    return FrequencyReading(base, frequencies, scaling, notes, excess, worst)
+
+
+def _factor(gains: _Gains) -> float:
+    """s = 1 / tail gain, in its shortest decimal form within its error."""
+    s = 1.0 / gains.tail_gain
+    relative = AGREEMENT * gains.tail_error / gains.tail_gain + 1e-12
+    return shortest(s, relative)[0]
+
+
+def _linear_readings(measured: MeasuredFrequencies, d: int, base: float, s: float) -> list[FrequencyReading]:
+    notes = (
+        f"Linear scaling by {number(s)} divides every pair, pair 0 included (which no base changes), so "
+        "the factor is read from the fastest pair alone. LongRoPE with every divisor "
+        f"{number(s)} gives the same frequencies, and so does YaRN whose ramp lies past the last pair.",
+    )
+    frequencies = rope_frequencies(d, base, scaling=RopeScaling("linear", s))
+    return [_reading(measured, d, base, frequencies, {"method": "linear", "factor": s}, notes)]
+
+
+def _yarn_readings(
+    measured: MeasuredFrequencies, d: int, base: float, s: float, gains: _Gains
+) -> list[FrequencyReading]:
+    """YaRN candidates: the ramp's bounds from where the gains leave 1 and reach 1/s."""
+    ln_b = math.log(base)
+    readable = np.flatnonzero(measured.readable)
+    w = (1.0 - gains.gains) / (1.0 - 1.0 / s)  # share of the divided frequency
+
+    def turns(index: float) -> float:
+        # L0 / beta of a bound at this (fractional) pair index: c(beta) = d ln(L0/(2 pi beta)) / (2 ln b).
+        return 2.0 * math.pi * math.exp(2.0 * index * ln_b / d)
+
+    readings = []
+    # truncate=True: integer bounds; the last unchanged pair is i_fast, the first divided one i_slow.
+    after_prefix = readable[readable > gains.prefix_last]
+    before_tail = readable[readable < gains.tail_first]
+    fast_stop = int(after_prefix[0]) if after_prefix.size else gains.prefix_last + 1
+    fast_options = range(max(gains.prefix_last, 0), fast_stop)
+    slow_options = range(int(before_tail[-1]) + 1 if before_tail.size else 1, gains.tail_first + 1)
+    for i_fast in list(fast_options)[:4]:
+        for i_slow in list(slow_options)[:4]:
+            if i_slow <= i_fast:
+                continue
+            fast_interval = (turns(i_fast) if i_fast > 0 else 0.0, turns(i_fast + 1))
+            slow_interval = (turns(i_slow - 1), turns(i_slow) if i_slow < d - 1 else math.inf)
+            readings += _yarn_candidates(measured, d, base, s, True, (i_fast, i_slow), fast_interval, slow_interval)
+    # truncate=False (gpt-oss): real bounds, from a straight line through the middle's shares.
+    if gains.middle.size >= 2:
+        x = gains.middle.astype(np.float64)
+        slope, intercept = np.polyfit(x, w[gains.middle], 1)
+        if slope > 0:
+            i_fast, i_slow = -intercept / slope, (1.0 - intercept) / slope
+            # How far the bounds may move: the shares' errors (and misfit) over the ramp's slope.
+            misfit = np.abs(w[gains.middle] - (slope * x + intercept))
+            share_error = np.max(AGREEMENT * gains.sigma[gains.middle] / (1.0 - 1.0 / s) + misfit)
+            relative = 2.0 * ln_b / d * share_error / slope
+            readings += _yarn_candidates(
+                measured, d, base, s, False, (i_fast, i_slow), (turns(i_fast),) * 2, (turns(i_slow),) * 2, relative
+            )
+    return readings
+
+
+def _yarn_candidates(
+    measured: MeasuredFrequencies, d: int, base: float, s: float, truncate: bool,
+    bounds: tuple[float, float], fast_interval: tuple[float, float], slow_interval: tuple[float, float],
+    relative: float = 0.0,
+) -> list[FrequencyReading]:
+    """A yarn reading for ramp bounds: L0 and the betas, the defaults (32, 1) where they fit.
+
+    Unrounded bounds (``truncate=False``) give L0/beta exactly, to ``relative``; rounded ones an interval.
+    """
+    if not truncate:
+        # With beta_fast = 32, L0 is the roundest number the bound's precision allows.
+        wanted = 32.0 * fast_interval[0]
+        original = _power_of_two_or_decimal(wanted * (1 - relative), wanted * (1 + relative)) or wanted
+        wanted = original / slow_interval[0]
+        beta_slow = _power_of_two_or_decimal(wanted * (1 - relative), wanted * (1 + relative)) or wanted
+        candidates = [(original, 32.0, beta_slow, ("beta_fast",))]
+    else:
+        original = _power_of_two_or_decimal(
+            max(32.0 * fast_interval[0], slow_interval[0]), min(32.0 * fast_interval[1] * (1 - 1e-12), slow_interval[1])
+        )
+        if original is not None:
+            candidates = [(original, 32.0, 1.0, ("beta_fast", "beta_slow"))]
+        else:
+            # Not the default betas: beta_slow 1, L0 in its interval, beta_fast from the fast interval.
+            original = _power_of_two_or_decimal(*slow_interval) or slow_interval[0]
+            middle = math.sqrt(max(fast_interval[0], fast_interval[1] / 2) * fast_interval[1])
+            beta_fast = shortest(original / middle, 0.02)[0]
+            candidates = [(original, beta_fast, 1.0, ("beta_slow",))]
+    readings = []
+    for original, beta_fast, beta_slow, assumed in candidates:
+        if not beta_fast > beta_slow > 0 or original < 1:
+            continue
+        scaling = RopeScaling(
+            "yarn", s, round(original), beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate
+        )
+        frequencies = rope_frequencies(d, base, scaling=scaling)
+        determined = {
+            "method": "yarn",
+            "factor": s,
+            "truncate": truncate,
+            "ramp": (float(bounds[0]), float(bounds[1])),
+            "original_length_over_beta_fast": tuple(float(v) for v in fast_interval),
+            "original_length_over_beta_slow": tuple(float(v) for v in slow_interval),
+            "original_length": round(original),
+            "beta_fast": float(beta_fast),
+            "beta_slow": float(beta_slow),
+            "assumed": assumed,
+        }
+        readings.append(_reading(measured, d, base, frequencies, determined))
+    return readings
+
+
+def _llama3_readings(
+    measured: MeasuredFrequencies, d: int, base: float, s: float, gains: _Gains
+) -> list[FrequencyReading]:
+    """llama3 candidates: the wavelength bounds L0/high_freq_factor and L0/low_freq_factor."""
+    theta_count = measured.theta.size
+    theta = rope_frequencies(d, base)
+    wavelength = 2.0 * math.pi / theta
+    smooth = (gains.gains - 1.0 / s) / (1.0 - 1.0 / s)  # llama3's smooth factor m_i
+    middle = gains.middle
+    candidates: list[tuple[float, float, float, tuple[str, ...], dict]] = []
+    if middle.size >= 2:
+        # m = L0/(2 pi (high - low)) theta - low/(high - low): a line in theta.
+        alpha, beta = np.polyfit(theta[middle], smooth[middle], 1)
+        if alpha > 0 and beta < 0:
+            low_wavelength, high_wavelength = 2 * math.pi * alpha / -beta, 2 * math.pi * alpha / (1 - beta)
+            original = shortest(low_wavelength, 1e-4)[0]
+            high = shortest(low_wavelength / high_wavelength, 1e-4)[0]
+            bounds = {"low_freq_wavelength": low_wavelength, "high_freq_wavelength": high_wavelength}
+            candidates.append((original, 1.0, high, ("low_freq_factor",), bounds))
+    else:
+        # Too few pairs between the bounds: Meta's factors 1 and 4, L0 where the data put the band.
+        last_one = gains.prefix_last
+        first_divided = gains.tail_first if gains.tail_first < theta_count else None
+        if middle.size == 1:
+            i = int(middle[0])
+            original = shortest(wavelength[i] * (1.0 + 3.0 * smooth[i]), 1e-3)[0]
+        else:
+            low = 4.0 * wavelength[last_one] if last_one >= 0 else 0.0
+            high = wavelength[first_divided] if first_divided is not None else math.inf
+            original = _power_of_two_or_decimal(low, high)
+        if original is not None:
+            bounds = {
+                "low_freq_wavelength": (float(wavelength[max(last_one, 0)]), float(wavelength[min(gains.tail_first,
+                                        theta_count - 1)])),
+            }
+            candidates.append((original, 1.0, 4.0, ("low_freq_factor", "high_freq_factor"), bounds))
+    readings = []
+    for original, low, high, assumed, bounds in candidates:
+        if not (original >= 1 and high > low > 0):
+            continue
+        scaling = RopeScaling("llama3", s, round(original), low_freq_factor=low, high_freq_factor=high)
+        frequencies = rope_frequencies(d, base, scaling=scaling)
+        determined = {
+            "method": "llama3",
+            "factor": s,
+            **{key: (tuple(float(v) for v in value) if isinstance(value, tuple) else float(value))
+               for key, value in bounds.items()},
+            "original_length": round(original),
+            "low_freq_factor": float(low),
+            "high_freq_factor": float(high),
+            "assumed": assumed,
+        }
+        readings.append(_reading(measured, d, base, frequencies, determined))
+    return readings
+
+
+def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains: _Gains) -> list[FrequencyReading]:
+    """llama3 and yarn when the divided pairs are too slow to read: the factor from the pairs between,
+    with the method's default bounds (llama3: low_freq_factor 1, high_freq_factor 4; yarn: betas 32 and 1)."""
+    readings = []
+    after = np.flatnonzero(measured.readable & ~gains.ones)
+    middle = after[after > gains.prefix_last]
+    if middle.size == 0:
+        return []
+    weight = 1.0 / gains.sigma[middle]
+    plain = rope_frequencies(d, base)
+    note = ("The pairs the scaling divides fully are too slow to read here: the factor is read from the pairs "
+            "between, with the method's default bounds assumed.")
+    if middle.size >= 2:
+        # llama3: g = (1 - 1/s) L0/(2 pi (high - low)) theta + 1/s - low (1 - 1/s)/(high - low).
+        low, high = 1.0, 4.0
+        alpha, beta = np.polyfit(plain[middle], gains.gains[middle], 1, w=weight)
+        inverse = (beta * (high - low) + low) / high
+        if alpha > 0 and 0 < inverse < 1:
+            original = _power_of_two_or_decimal(*(2 * math.pi * alpha * (high - low) / (1 - inverse) * np.array(
+                [0.97, 1.03])))
+            for s in _round_options(1.0 / inverse) if original is not None else ():
+                scaling = RopeScaling("llama3", s, round(original), low_freq_factor=low, high_freq_factor=high)
+                determined = {"method": "llama3", "factor": s, "original_length": round(original),
+                              "low_freq_factor": low, "high_freq_factor": high,
+                              "assumed": ("low_freq_factor", "high_freq_factor")}
+                readings.append(_reading(measured, d, base, rope_frequencies(d, base, scaling=scaling), determined,
+                                         (note,)))
+                if readings[-1].fits:
+                    break
+    # yarn: i_fast is the last unchanged pair; L0 = 32 x (L0/beta_fast), a power of two in its interval.
+    ln_b = math.log(base)
+    i_fast = gains.prefix_last
+    low_turns = 2 * math.pi * math.exp(2 * i_fast * ln_b / d) if i_fast > 0 else 0.0
+    high_turns = 2 * math.pi * math.exp(2 * (i_fast + 1) * ln_b / d)
+    original = _power_of_two_or_decimal(32 * low_turns, 32 * high_turns * (1 - 1e-12))
+    if original is not None:
+        i_slow = min(math.ceil(d * math.log(original / (2 * math.pi)) / (2 * ln_b)), d - 1)
+        share = np.clip((middle - i_fast) / max(i_slow - i_fast, 1e-3), 1e-12, 1.0)
+        # 1 - g_i = share_i (1 - 1/s): least squares, each pair weighted by its precision.
+        divided = float(np.sum(weight**2 * share * (1.0 - gains.gains[middle])) / np.sum(weight**2 * share**2))
+        inverse = 1.0 - divided
+        for s in _round_options(1.0 / inverse) if 0 < inverse < 1 else ():
+            scaling = RopeScaling("yarn", s, round(original))
+            determined = {"method": "yarn", "factor": s, "truncate": True, "ramp": (float(i_fast), float(i_slow)),
+                          "original_length": round(original), "beta_fast": 32.0, "beta_slow": 1.0,
+                          "assumed": ("beta_fast", "beta_slow")}
+            readings.append(_reading(measured, d, base, rope_frequencies(d, base, scaling=scaling), determined,
+                                     (note,)))
+            if readings[-1].fits:
+                break
+    return sorted(readings, key=lambda r: (not r.fits, r.excess))
+
+
+def _round_options(x: float) -> list[float]:
+    """x rounded ever more finely (1, 2, 3 significant digits..., then x): the roundest that fits is the reading."""
+    options = []
+    for digits in range(1, 5):
+        value = float(f"{x:.{digits - 1}e}")
+        if value > 1.0 and value not in options and abs(value - x) <= 0.05 * x:
+            options.append(value)
+    return [*options, x] if x not in options else options
+
+
+def _divisor_reading(measured: MeasuredFrequencies, d: int, base: float, gains: _Gains) -> FrequencyReading:
+    """Per-pair divisors (LongRoPE), each in its shortest decimal form within its error."""
+    readable = measured.readable
+    divisors = []
+    for i in range(measured.theta.size):
+        if readable[i]:
+            relative = AGREEMENT * gains.sigma[i] / gains.gains[i] + 1e-12
+            divisors.append(shortest(1.0 / gains.gains[i], relative)[0])
+        else:
+            divisors.append(None)
+    plain = rope_frequencies(d, base)
+    frequencies = np.where(readable, plain / np.array([v or 1.0 for v in divisors]), measured.theta)
+    notes = (
+        "Per-pair divisors fit any frequencies, so this reading holds only because they do not "
+        "decrease (LongRoPE keeps them so); the base and the divisors trade off (any base b' works with "
+        f"divisors e_i (b/b')^(2i/d)): {number(base)} is the largest that keeps them non-decreasing, "
+        "which makes the equal ones equal. Whether they are short_factor or long_factor depends on the "
+        "sequence length (long_factor beyond original_max_position_embeddings).",
+    )
+    scaling = {"method": "longrope", "factor": None, "divisors": tuple(divisors)}
+    return _reading(measured, d, base, frequencies, scaling, notes)
+
+
+def _ntk_offers(base: float, log_error: float, d: int) -> list[dict]:
+    """Round bases b and round steps q with b q^(d/(d-2)) = base: NTK-aware scaling by q of base b."""
+    if d < 4:
+        return []
+    offers = []
+    for exponent in range(2, 10):
+        for mantissa in (1.0, 2.0, 5.0):
+            round_base = mantissa * 10.0**exponent
+            if round_base >= base * (1 - 1e-9):
+                continue
+            q = (base / round_base) ** ((d - 2) / d)
+            relative = AGREEMENT * log_error * (d - 2) / d + 1e-9
+            snapped, digits = shortest(q, relative)
+            if digits <= 2 and 1.0 < snapped <= MAX_FACTOR:
+                offers.append((digits, -round_base, {"method": "ntk", "factor": snapped, "base": round_base}))
+    return [offer for *_, offer in sorted(offers, key=lambda o: o[:2])][:2]
+
+
+# ----------------------------------------------------------------------------------------
+# The public function.
+# ----------------------------------------------------------------------------------------
+
+
+def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyReading]:
+    """The readings of a frequency vector, best first (those that fit before those that do not).
+
+    Args:
+        measured: the frequencies of the d/2 pairs as measured (a vector read as it is, or a
+            table's pairs as fitted).
+        d: the rotary dimension, 2 x the number of pairs.
+
+    Returns:
+        A non-empty list of FrequencyReading; ``readings[0]`` is the reading to report (it fits
+        when ``readings[0].fits``, else it is the closest one).
+
+    Example:
+        >>> theta = rope_frequencies(8, 10000.0, scaling=RopeScaling("linear", 4.0))
+        >>> reading = read_frequencies(MeasuredFrequencies(theta, np.zeros(4), theta), 8)[0]
+        >>> reading.base, reading.scaling
+        (10000.0, {'method': 'linear', 'factor': 4.0})
+    """
+    theta = measured.theta
+    P = theta.size
+    readable = measured.readable
+    if P == 1 or not readable[0]:
+        # A single pair turns theta_0 = 1 rad per position for every base: only a division shows.
+        s = 1.0 / theta[0] if readable[0] else 1.0
+        relative = AGREEMENT * float(measured.relative_error(0.0)[0])
+        s = shortest(s, relative)[0] if readable[0] else 1.0
+        scaling = None if s == 1.0 else {"method": "linear", "factor": s}
+        frequencies = np.full(P, 1.0 / s)
+        excess, worst = measured.excess(frequencies, 0.0)
+        return [FrequencyReading(None, frequencies, scaling, (), excess, worst)]
+    common = _common_base(measured, d)
+    if common is None:
+        # No two neighbouring pairs read: the base cannot be measured.
+        excess, worst = measured.excess(theta, 0.0)
+        return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
+    log_base = common.log
+    budget = AGREEMENT * common.error
+    base, digits = shortest(math.exp(log_base), budget)
+    if base <= 1.0:
+        # Frequencies that rise from pair to pair: no base does that.
+        excess, worst = measured.excess(theta, 0.0)
+        return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
+    gains = _gains(measured, math.log(base), d)
+    readings: list[FrequencyReading] = []
+    non_ones = np.flatnonzero(readable & ~gains.ones)
+    if non_ones.size == 0:
+        plain = _reading(measured, d, base, rope_frequencies(d, base), None)
+        offers = tuple(_ntk_offers(base, common.error, d)) if digits > 2 else ()
+        readings.append(FrequencyReading(base, plain.frequencies, None, (), plain.excess, plain.worst_pair, offers))
+    else:
+        s = _factor(gains) if gains.tail_first < P else None
+        decreasing = common.below.size == 0
+        if s is not None and s > 1.0 and gains.prefix_last < 0 and gains.tail_first == np.flatnonzero(readable)[0]:
+            readings += _linear_readings(measured, d, base, s)
+        elif s is not None and s > 1.0 and gains.prefix_last >= 0 and decreasing:
+            yarn = _yarn_readings(measured, d, base, s, gains)
+            llama3 = _llama3_readings(measured, d, base, s, gains)
+            readings += _rank_shapes(yarn, llama3, gains, s, rope_frequencies(d, base))
+        if gains.prefix_last >= 0 and decreasing:
+            # The plateau of divided pairs may be unreadable (or be two noisy pairs of the ramp).
+            readings += _untailed_readings(measured, d, base, gains)
+        if decreasing and np.all(gains.gains[non_ones] < 1.0 + AGREEMENT * gains.sigma[non_ones]):
+            readings.append(_divisor_reading(measured, d, base, gains))
+        if not readings:
+            # Gains that rise somewhere: no method gives that. The closest: the plain base.
+            readings.append(_reading(measured, d, base, rope_frequencies(d, base), None))
+    order = sorted(range(len(readings)), key=lambda k: (not readings[k].fits, k))
+    return [readings[k] for k in order]
+
+
+def _rank_shapes(
+    yarn: list[FrequencyReading], llama3: list[FrequencyReading], gains: _Gains, s: float, plain: np.ndarray
+) -> list[FrequencyReading]:
+    """YaRN and llama3 readings, the one whose shape between the bounds fits best first; when
+    both fit, each names the other as what the frequencies cannot tell apart."""
+    fitting_yarn = [r for r in yarn if r.fits]
+    fitting_llama3 = [r for r in llama3 if r.fits]
+    if fitting_yarn and fitting_llama3:
+        note = (
+            f"With {gains.middle.size} pair{'s' if gains.middle.size != 1 else ''} between the unchanged and the "
+            "divided ones, YaRN's ramp (linear in the pair index) and llama3's (linear in the frequency) give "
+            "the same frequencies here: the two cannot be told apart."
+        )
+        yarn = [_with_note(r, note, fitting_llama3[0].scaling) for r in yarn]
+        llama3 = [_with_note(r, note, fitting_yarn[0].scaling) for r in llama3]
+    first, second = (llama3, yarn) if _prefers_llama3(gains, s, plain) else (yarn, llama3)
+    return first + second
+
+
+def _prefers_llama3(gains: _Gains, s: float, plain: np.ndarray) -> bool:
+    """Which straight line the shares between the bounds follow better: in the plain frequency
+    theta_i (llama3) or in the pair index i (yarn)."""
+    middle = gains.middle
+    if middle.size < 3:
+        return False
+    share = (1.0 - gains.gains[middle]) / (1.0 - 1.0 / s)
+    in_index = np.polyfit(middle.astype(float), share, 1, full=True)[1]
+    in_theta = np.polyfit(plain[middle], share, 1, full=True)[1]
+    return bool(in_theta.size and in_index.size and in_theta[0] < in_index[0])
+
+
+def _with_note(reading: FrequencyReading, note: str, other: dict | None) -> FrequencyReading:
+    alternatives = (*reading.alternatives, other) if other is not None else reading.alternatives
+    return FrequencyReading(
+        reading.base, reading.frequencies, reading.scaling, (*reading.notes, note), reading.excess,
+        reading.worst_pair, alternatives,
+    )
