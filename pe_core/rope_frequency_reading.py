@@ -190,6 +190,7 @@ class _Base:
     error: float  # its standard error
     members: np.ndarray  # indices i of the ratios theta_i / theta_{i+1} that share it
     below: np.ndarray  # ratios clearly below it: a gain that rises from pair i to i + 1
+    lowest: tuple[float, float] | None = None  # ln b and error of the lowest group, when ratios lie below
 
 
 def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
@@ -210,8 +211,7 @@ def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
         counts[centre] = np.sum(gap <= AGREEMENT * np.hypot(sigma[centre, None], sigma[None, :]), axis=1)
     # A noisy centre's wide window may take in precise ratios that disagree with each other:
     # each group keeps only the ratios consistent with its own weighted mean.
-    groups = []
-    for centre in np.argsort(-counts, kind="stable")[:16]:
+    def group(centre: int) -> tuple[float, float, np.ndarray]:
         members = np.abs(ratios - ratios[centre]) <= AGREEMENT * np.hypot(sigma[centre], sigma)
         for _ in range(5):
             weights = np.where(members, 1.0 / sigma**2, 0.0)
@@ -221,10 +221,17 @@ def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
             if np.array_equal(kept, members) or not kept.any():
                 break
             members = kept
-        groups.append((-int(np.count_nonzero(members)), log, error, members))
-    _, log, error, members = min(groups, key=lambda group: group[:2])
+        return log, error, members
+
+    groups = [group(int(centre)) for centre in np.argsort(-counts, kind="stable")[:16]]
+    log, error, members = min(groups, key=lambda g: (-int(np.count_nonzero(g[2])), g[0]))
     below = both[ratios < log - AGREEMENT * np.hypot(sigma, error)]
-    return _Base(log, error, both[members], below)
+    lowest = None
+    if below.size:
+        # No shipped scaling lets a frequency fall slower than the base does: with ratios clearly below the
+        # largest group, the base of per-pair divisors (LongRoPE's few equal neighbours) is the lowest group.
+        lowest = group(int(np.argmin(ratios)))[:2]
+    return _Base(log, error, both[members], below, lowest)
 
 
 # ----------------------------------------------------------------------------------------
@@ -291,6 +298,20 @@ def _reading(
     return FrequencyReading(base, frequencies, scaling, notes, excess, worst)
 
 
+def _scaled(
+    measured: MeasuredFrequencies, d: int, base: float, method: str, s: float, original: float | None,
+    determined: dict, notes: tuple[str, ...] = (), **parameters: object,
+) -> list[FrequencyReading]:
+    """The reading of one candidate scaling, or none when RopeScaling rejects its parameters (they
+    come from the data, and noise can put them out of any model's range)."""
+    try:
+        scaling = RopeScaling(method, s, None if original is None else round(original), **parameters)
+        frequencies = rope_frequencies(d, base, scaling=scaling)
+    except ValueError:
+        return []
+    return [_reading(measured, d, base, frequencies, determined, notes)]
+
+
 def _factor(gains: _Gains) -> float:
     """s = 1 / tail gain, in its shortest decimal form within its error."""
     s = 1.0 / gains.tail_gain
@@ -304,8 +325,7 @@ def _linear_readings(measured: MeasuredFrequencies, d: int, base: float, s: floa
         "the factor is read from the fastest pair alone. LongRoPE with every divisor "
         f"{number(s)} gives the same frequencies, and so does YaRN whose ramp lies past the last pair.",
     )
-    frequencies = rope_frequencies(d, base, scaling=RopeScaling("linear", s))
-    return [_reading(measured, d, base, frequencies, {"method": "linear", "factor": s}, notes)]
+    return _scaled(measured, d, base, "linear", s, None, {"method": "linear", "factor": s}, notes)
 
 
 def _yarn_readings(
@@ -382,10 +402,6 @@ def _yarn_candidates(
     for original, beta_fast, beta_slow, assumed in candidates:
         if not beta_fast > beta_slow > 0 or original < 1:
             continue
-        scaling = RopeScaling(
-            "yarn", s, round(original), beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate
-        )
-        frequencies = rope_frequencies(d, base, scaling=scaling)
         determined = {
             "method": "yarn",
             "factor": s,
@@ -398,7 +414,8 @@ def _yarn_candidates(
             "beta_slow": float(beta_slow),
             "assumed": assumed,
         }
-        readings.append(_reading(measured, d, base, frequencies, determined))
+        readings += _scaled(measured, d, base, "yarn", s, original, determined, beta_fast=beta_fast,
+                            beta_slow=beta_slow, truncate=truncate)
     return readings
 
 
@@ -442,8 +459,6 @@ def _llama3_readings(
     for original, low, high, assumed, bounds in candidates:
         if not (original >= 1 and high > low > 0):
             continue
-        scaling = RopeScaling("llama3", s, round(original), low_freq_factor=low, high_freq_factor=high)
-        frequencies = rope_frequencies(d, base, scaling=scaling)
         determined = {
             "method": "llama3",
             "factor": s,
@@ -454,7 +469,8 @@ def _llama3_readings(
             "high_freq_factor": float(high),
             "assumed": assumed,
         }
-        readings.append(_reading(measured, d, base, frequencies, determined))
+        readings += _scaled(measured, d, base, "llama3", s, original, determined, low_freq_factor=low,
+                            high_freq_factor=high)
     return readings
 
 
@@ -479,13 +495,12 @@ def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains
             original = _power_of_two_or_decimal(*(2 * math.pi * alpha * (high - low) / (1 - inverse) * np.array(
                 [0.97, 1.03])))
             for s in _round_options(1.0 / inverse) if original is not None else ():
-                scaling = RopeScaling("llama3", s, round(original), low_freq_factor=low, high_freq_factor=high)
                 determined = {"method": "llama3", "factor": s, "original_length": round(original),
                               "low_freq_factor": low, "high_freq_factor": high,
                               "assumed": ("low_freq_factor", "high_freq_factor")}
-                readings.append(_reading(measured, d, base, rope_frequencies(d, base, scaling=scaling), determined,
-                                         (note,)))
-                if readings[-1].fits:
+                readings += _scaled(measured, d, base, "llama3", s, original, determined, (note,),
+                                    low_freq_factor=low, high_freq_factor=high)
+                if readings and readings[-1].fits:
                     break
     # yarn: i_fast is the last unchanged pair; L0 = 32 x (L0/beta_fast), a power of two in its interval.
     ln_b = math.log(base)
@@ -500,14 +515,31 @@ def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains
         divided = float(np.sum(weight**2 * share * (1.0 - gains.gains[middle])) / np.sum(weight**2 * share**2))
         inverse = 1.0 - divided
         for s in _round_options(1.0 / inverse) if 0 < inverse < 1 else ():
-            scaling = RopeScaling("yarn", s, round(original))
             determined = {"method": "yarn", "factor": s, "truncate": True, "ramp": (float(i_fast), float(i_slow)),
                           "original_length": round(original), "beta_fast": 32.0, "beta_slow": 1.0,
                           "assumed": ("beta_fast", "beta_slow")}
-            readings.append(_reading(measured, d, base, rope_frequencies(d, base, scaling=scaling), determined,
-                                     (note,)))
-            if readings[-1].fits:
+            readings += _scaled(measured, d, base, "yarn", s, original, determined, (note,))
+            if readings and readings[-1].fits:
                 break
+    # yarn, truncate=False (gpt-oss): the ramp's line g = 1 - k (i - i_fast) gives i_fast where it leaves 1.
+    if middle.size >= 2:
+        slope, intercept = np.polyfit(middle.astype(np.float64), gains.gains[middle], 1, w=weight)
+        if slope < 0:
+            i_fast = (1.0 - intercept) / slope
+            wanted = 32 * 2 * math.pi * math.exp(2 * i_fast * ln_b / d)
+            original = _power_of_two_or_decimal(wanted * 0.9, wanted * 1.1)
+            if original is not None:
+                i_fast = d * math.log(original / (32 * 2 * math.pi)) / (2 * ln_b)
+                i_slow = min(d * math.log(original / (2 * math.pi)) / (2 * ln_b), d - 1)
+                inverse = 1.0 + slope * (i_slow - i_fast)
+                for s in _round_options(1.0 / inverse) if 0 < inverse < 1 else ():
+                    determined = {"method": "yarn", "factor": s, "truncate": False, "ramp": (i_fast, i_slow),
+                                  "original_length": round(original), "beta_fast": 32.0, "beta_slow": 1.0,
+                                  "assumed": ("beta_fast", "beta_slow")}
+                    readings += _scaled(measured, d, base, "yarn", s, original, determined, (note,),
+                                        truncate=False)
+                    if readings and readings[-1].fits:
+                        break
     return sorted(readings, key=lambda r: (not r.fits, r.excess))
 
 
@@ -542,6 +574,18 @@ def _divisor_reading(measured: MeasuredFrequencies, d: int, base: float, gains: 
     )
     scaling = {"method": "longrope", "factor": None, "divisors": tuple(divisors)}
     return _reading(measured, d, base, frequencies, scaling, notes)
+
+
+def _dynamic_offer(base: float, log_error: float, d: int) -> dict | None:
+    """Dynamic NTK of the power of ten b below: b' = b q^(d/(d-2)), q = s L / L0 - (s - 1) at
+    sequence length L. Only the step q is in the frequencies, not s, L or L0."""
+    if d < 4:
+        return None
+    if base <= 100.0:
+        return None
+    round_base = 10.0 ** math.floor(math.log10(base * (1 - 1e-9)))  # the power of ten below
+    q = (base / round_base) ** ((d - 2) / d)
+    return {"method": "dynamic", "base": round_base, "step": shortest(q, AGREEMENT * log_error + 1e-9)[0]}
 
 
 def _ntk_offers(base: float, log_error: float, d: int) -> list[dict]:
@@ -615,10 +659,20 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
     if non_ones.size == 0:
         plain = _reading(measured, d, base, rope_frequencies(d, base), None)
         offers = tuple(_ntk_offers(base, common.error, d)) if digits > 2 else ()
+        dynamic = _dynamic_offer(base, common.error, d) if digits > 2 else None
+        offers += (dynamic,) if dynamic else ()
         readings.append(FrequencyReading(base, plain.frequencies, None, (), plain.excess, plain.worst_pair, offers))
     else:
         s = _factor(gains) if gains.tail_first < P else None
         decreasing = common.below.size == 0
+        divisor_base = base
+        if common.lowest is not None:
+            # LongRoPE's base shows only where neighbours share a divisor: taken when it is round.
+            divisor_base, divisor_digits = shortest(math.exp(common.lowest[0]), AGREEMENT * common.lowest[1])
+            if divisor_digits <= 3 and divisor_base > 1.0:
+                lowest_gains = _gains(measured, math.log(divisor_base), d)
+                if np.all(lowest_gains.gains[readable] <= 1.0 + AGREEMENT * lowest_gains.sigma[readable]):
+                    readings.append(_divisor_reading(measured, d, divisor_base, lowest_gains))
         if s is not None and s > 1.0 and gains.prefix_last < 0 and gains.tail_first == np.flatnonzero(readable)[0]:
             readings += _linear_readings(measured, d, base, s)
         elif s is not None and s > 1.0 and gains.prefix_last >= 0 and decreasing:

@@ -86,6 +86,8 @@ MAX_CANDIDATES = 2**16
 VERIFY_CELLS = 2**20
 #: Fewest positions a table needs (three rows fix a pair's cosine; one more checks it).
 MIN_ROWS = 4
+#: The layout of a table with one column per pair (gpt-oss's cos and sin: the half layout's first half).
+ONE_COLUMN = "one column per pair"
 
 #: Largest error of storing a value of [-1, 1] in each binary format.
 _CAST_ERROR = {"float64": 0.0, "float32": 2.0**-25, "float16": 2.0**-12, "bfloat16": 2.0**-9}
@@ -98,6 +100,8 @@ _KIND_PHRASES = {
 _LAYOUT_PHRASES = {
     "half": "half layout (pair i in columns i and i + d/2: cat(freqs, freqs), GPT-NeoX and Llama in transformers)",
     "interleaved": "interleaved layout (pair i in columns 2i and 2i + 1: RoFormer, GPT-J, Meta)",
+    ONE_COLUMN: ("half layout with one column per pair (pair i in column i: the first half of cat(freqs, freqs), "
+                 "as gpt-oss's rotary embedding returns cos and sin; its rotation pairs coordinates i and i + d/2)"),
 }
 
 
@@ -445,12 +449,14 @@ class _Table:
     amplitude: float
     reading: FrequencyReading
     measured: MeasuredFrequencies
+    amplitude_error: float = 0.0
     error: float = math.inf  # max |M - rebuilt|
     excess: float = math.inf  # max |M - rebuilt| / allowed
     where: tuple = ()  # (row, column, value, expected) in the orientation read
     mismatches: int = -1
     cells: int = 0
     arithmetic: str = "float32"
+    informative: float = 1.0  # share of the cells where round-off allows less than a tenth of the amplitude
     problem: str | None = None
     start_ambiguous: bool = False
     left_out: tuple[int, ...] = ()  # pairs whose two columns disagree
@@ -458,6 +464,8 @@ class _Table:
 
 def _values_of(A: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
     """Each pair's values (mean of its two columns) and the pairs whose columns disagree far more than the rest."""
+    if layout == ONE_COLUMN:
+        return A, np.zeros(A.shape[1], dtype=bool)
     first, second = pair_columns(A.shape[1], layout)
     U, V = A[:, first], A[:, second]
     disagreement = np.max(np.abs(U - V), axis=0)
@@ -476,7 +484,8 @@ def _sample_rows(L: int, n_fit: int) -> np.ndarray:
 
 def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[str, float]) -> list[_Table]:
     """The cos and sin readings of a table whose rows are positions (each verified)."""
-    L, d = A.shape
+    L, width = A.shape
+    d = 2 * width if layout == ONE_COLUMN else width
     P = d // 2
     X, odd = _values_of(A, layout)
     n_fit = _fit_rows(L, P)
@@ -513,13 +522,13 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
         theta_abs, sigma_abs = _absolute(Y, positions, shift, local, start, np.isfinite(sigma_local))
         measured = _measured(theta_abs, sigma_abs)
         for reading in read_frequencies(measured, d)[:4]:
-            table = _Table(kind, layout, transposed, d, start, a, reading, measured, start_ambiguous=ambiguous,
-                           left_out=tuple(int(i) for i in np.flatnonzero(odd)))
+            table = _Table(kind, layout, transposed, d, start, a, reading, measured, a_error,
+                           start_ambiguous=ambiguous, left_out=tuple(int(i) for i in np.flatnonzero(odd)))
             _verify_real(A, table, precision)
             tables.append(table)
-            if table.excess <= 1.0:
+            if table.excess <= 1.0 and table.problem is None:
                 break
-        if tables and tables[-1].excess <= 1.0:
+        if tables and tables[-1].excess <= 1.0 and tables[-1].problem is None:
             break
     return tables
 
@@ -576,24 +585,25 @@ def _uncertainty(table: _Table) -> np.ndarray:
 
 def _verify_real(A: np.ndarray, table: _Table, precision: tuple[str, float]) -> None:
     """Rebuild the cos or sin table of the reading on every row; the error, where, and how many cells exceed."""
-    L, d = A.shape
-    first, second = pair_columns(d, table.layout)
+    L, width = A.shape
+    column_sets = (np.arange(width),) if table.layout == ONE_COLUMN else pair_columns(width, table.layout)
     frequencies = table.reading.frequencies
     log_base = math.log(table.reading.base) if table.reading.base else 0.0
     cast = _cast_error(precision[0], precision[1], table.amplitude)
     uncertainty = _uncertainty(table)
-    block = max(1, VERIFY_CELLS // d)
-    worst, excess, over, where, float64 = -1.0, 0.0, 0, (0, 0, 0.0, 0.0), True
+    block = max(1, VERIFY_CELLS // width)
+    worst, excess, over, where, float64, informative = -1.0, 0.0, 0, (0, 0, 0.0, 0.0), True, 0
     for row in range(0, L, block):
         rows = A[row : row + block]
         p = table.start + np.arange(row, row + rows.shape[0], dtype=np.float64)
         angle = np.multiply.outer(p, frequencies)
         values = table.amplitude * (np.cos(angle) if table.kind == "rope_cos" else np.sin(angle))
         allowed, allowed64 = _tolerance(p, frequencies, table.amplitude, cast, log_base, uncertainty)
-        for columns in (first, second):
+        for columns in column_sets:
             difference = np.abs(rows[:, columns] - values)
             ratio = difference / allowed
             over += int(np.count_nonzero(ratio > 1.0))
+            informative += int(np.count_nonzero(allowed < 0.1 * table.amplitude))
             float64 = float64 and bool(np.all(difference <= allowed64))
             excess = max(excess, float(np.max(ratio)))
             flat = int(np.argmax(difference))
@@ -601,8 +611,7 @@ def _verify_real(A: np.ndarray, table: _Table, precision: tuple[str, float]) -> 
             if difference[r, c] > worst:
                 worst = float(difference[r, c])
                 where = (row + r, int(columns[c]), float(rows[r, columns[c]]), float(values[r, c]))
-    table.error, table.excess, table.where, table.mismatches, table.cells = worst, excess, where, over, A.size
-    table.arithmetic = "float64" if float64 else "float32"
+    _record(table, worst, excess, where, over, A.size, float64, informative)
 
 
 # ----------------------------------------------------------------------------------------
@@ -621,7 +630,9 @@ def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
         return []
     cast = _cast_error(precision[0], precision[1], a)
     floor = max(cast, a * _FLOAT32_UNIT) / a
-    a = 1.0 if abs(a - 1.0) <= AGREEMENT * (floor + float(np.median(np.abs(moduli - a)))) else a
+    a_error = floor * a / math.sqrt(moduli.size) + 1.4826 * float(np.median(np.abs(moduli - a))) / math.sqrt(
+        moduli.size) + 2.0**-40 * a
+    a = 1.0 if abs(a - 1.0) <= AGREEMENT * a_error else a
     centre = (n_fit - 1) / 2.0
     t = np.arange(n_fit) - centre
     unwrapped = np.unwrap(np.angle(Z[:n_fit]), axis=0)
@@ -642,10 +653,11 @@ def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
     measured = _measured(theta_abs, sigma_abs)
     tables = []
     for reading in read_frequencies(measured, d)[:4]:
-        table = _Table("rope_complex", "interleaved", False, d, start, a, reading, measured, start_ambiguous=ambiguous)
+        table = _Table("rope_complex", "interleaved", False, d, start, a, reading, measured, a_error,
+                       start_ambiguous=ambiguous)
         _verify_complex(Z, table, precision)
         tables.append(table)
-        if table.excess <= 1.0:
+        if table.excess <= 1.0 and table.problem is None:
             break
     return tables
 
@@ -684,7 +696,7 @@ def _verify_complex(Z: np.ndarray, table: _Table, precision: tuple[str, float]) 
     cast = _cast_error(precision[0], precision[1], table.amplitude) * math.sqrt(2.0)
     uncertainty = _uncertainty(table)
     block = max(1, VERIFY_CELLS // P)
-    worst, excess, over, where, float64 = -1.0, 0.0, 0, (0, 0, 0.0, 0.0), True
+    worst, excess, over, where, float64, informative = -1.0, 0.0, 0, (0, 0, 0.0, 0.0), True, 0
     for row in range(0, L, block):
         rows = Z[row : row + block]
         p = table.start + np.arange(row, row + rows.shape[0], dtype=np.float64)
@@ -693,14 +705,30 @@ def _verify_complex(Z: np.ndarray, table: _Table, precision: tuple[str, float]) 
         difference = np.abs(rows - values)
         ratio = difference / allowed
         over += int(np.count_nonzero(ratio > 1.0))
+        informative += int(np.count_nonzero(allowed < 0.1 * table.amplitude))
         float64 = float64 and bool(np.all(difference <= allowed64))
         excess = max(excess, float(np.max(ratio)))
         r, c = divmod(int(np.argmax(difference)), P)
         if difference[r, c] > worst:
             worst = float(difference[r, c])
             where = (row + r, c, complex(rows[r, c]), complex(values[r, c]))
-    table.error, table.excess, table.where, table.mismatches, table.cells = worst, excess, where, over, Z.size
+    _record(table, worst, excess, where, over, Z.size, float64, informative)
+
+
+def _record(
+    table: _Table, error: float, excess: float, where: tuple, over: int, cells: int, float64: bool, informative: int
+) -> None:
+    """Store a verification's outcome. Where float32 angles are too coarse to say anything (positions
+    so large that round-off allows a tenth of the amplitude in most cells), nothing is verified."""
+    table.error, table.excess, table.where, table.mismatches, table.cells = error, excess, where, over, cells
     table.arithmetic = "float64" if float64 else "float32"
+    table.informative = informative / max(cells, 1)
+    if table.informative < 0.5:
+        table.problem = (
+            "nothing in it can be checked: the frequencies a reading would need are too uncertain, or the "
+            "positions too large for float32 angles, so that in most cells the error allowed exceeds a tenth of "
+            "the amplitude"
+        )
 
 
 # ----------------------------------------------------------------------------------------
@@ -719,6 +747,11 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     elif vector[0] > 1.0 + 1e-6:
         problem = (f"its first value is {vector[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
                    "or 1/factor under a scaling, never faster")
+    rises = np.flatnonzero(np.diff(vector) > 0) if problem is None else np.array([], dtype=np.int64)
+    if rises.size:
+        i = int(rises[0])
+        problem = (f"its values rise from pair {i} to pair {i + 1} ({vector[i]:.6g} to {vector[i + 1]:.6g}), where "
+                   "every base and scaling makes each pair turn slower than the one before")
     theta = np.where(vector > 0, vector, 0.0)
     cast = 2.0 * precision[1] if "decimals" not in precision[0] else 0.0
     sigma = np.zeros(P) if "decimals" not in precision[0] else np.full(P, precision[1])
@@ -735,7 +768,8 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     )
     if matched:
         sentences = [
-            f"RoPE frequency vector (inv_freq) of {P} pairs, d = {2 * P}: {_base_phrase(reading)}.",
+            f"RoPE frequency vector (inv_freq) of {P} pair{'s' if P > 1 else ''}, d = {2 * P}: "
+            f"{_base_phrase(reading)}.",
             _scaling_sentence(reading, d=2 * P, table=False),
             f"It matches every value to {result['max_abs_error']:.1e}, within the rounding of "
             f"{precision[0]} values computed in float32 as transformers computes them.",
@@ -779,6 +813,8 @@ def _method_phrase(reading: FrequencyReading) -> str:
 
 def _scaling_sentence(reading: FrequencyReading, *, d: int, table: bool) -> str:
     scaling = reading.scaling
+    if scaling is None and reading.base is None:
+        return "Pair 0 turns 1 rad per position: no scaling divides it."
     if scaling is None:
         return "No scaling: theta_i = base^(-2i/d) for every pair read."
     method = scaling["method"]
@@ -839,13 +875,20 @@ def _interval(bounds: tuple[float, float]) -> str:
 
 
 def _alternatives_sentence(reading: FrequencyReading) -> str:
-    offers = [a for a in reading.alternatives if a and a.get("method") == "ntk"]
-    if not offers:
+    """What a base that is not round may be: NTK-aware or dynamic NTK scalings of a round base."""
+    ntk = [a for a in reading.alternatives if a and a.get("method") == "ntk"]
+    dynamic = [a for a in reading.alternatives if a and a.get("method") == "dynamic"]
+    if not ntk and not dynamic:
         return ""
-    said = " or ".join(f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])}" for o in offers)
+    options = [f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])}" for o in ntk]
+    options += [
+        f"dynamic NTK of base {number(o['base'])} with step q = {number(o['step'])} (q = s L / L0 - (s - 1) at "
+        "sequence length L: only q is in the frequencies)"
+        for o in dynamic
+    ]
     return (
-        f"Base {number(reading.base)} is not round: it may be {said} (base' = base * factor^(d/(d-2))), or dynamic "
-        "NTK at a sequence length that gives the same step; a table cannot tell a base change from these."
+        f"Base {number(reading.base)} is not round: it may be {' or '.join(options)}, since both change only the "
+        "base (base' = base q^(d/(d-2))); the frequencies cannot tell a base from such a scaling of another."
     )
 
 
@@ -856,7 +899,7 @@ def _attention_sentence(table: _Table) -> str:
     if method == "yarn":
         s = scaling["factor"]
         default = 0.1 * math.log(s) + 1.0
-        if abs(a - default) <= 1e-3 * default:
+        if abs(a - default) <= AGREEMENT * table.amplitude_error:
             return f"Attention factor {a:.6g} = 0.1 ln {number(s)} + 1, YaRN's default, in the amplitude."
         if a == 1.0:
             return ("Attention factor 1: with YaRN this is mscale = mscale_all_dim (DeepSeek-V3, whose attention "
@@ -945,7 +988,8 @@ def _rejected_verdict(table: _Table, shape: tuple[int, ...]) -> str:
         row, column = column, row
     what = {"rope_cos": "RoPE cos or sin table", "rope_sin": "RoPE cos or sin table",
             "rope_complex": "RoPE complex table"}[table.kind]
-    closest = (f"{_KIND_PHRASES[table.kind].replace('RoPE ', '')}, {table.layout} layout, d = {table.d}, "
+    layout = "" if table.kind == "rope_complex" else f", {table.layout} layout"
+    closest = (f"{_KIND_PHRASES[table.kind].replace('RoPE ', '')}{layout}, d = {table.d}, "
                f"{_base_phrase(table.reading)}, {_method_phrase(table.reading)}, start {table.start}, amplitude "
                f"{table.amplitude:.6g}")
     if table.kind == "rope_complex":
@@ -1004,14 +1048,31 @@ def _common_keys(
     }
 
 
+def _attention_factor(table: _Table) -> float:
+    """The amplitude, as YaRN's default formula gives it when the measurement agrees within its error."""
+    scaling = table.reading.scaling
+    if scaling and scaling["method"] == "yarn":
+        default = 0.1 * math.log(scaling["factor"]) + 1.0
+        if abs(table.amplitude - default) <= AGREEMENT * table.amplitude_error:
+            return default
+    return table.amplitude
+
+
+def _result_layout(table: _Table) -> str | None:
+    if table.kind == "rope_complex":
+        return None
+    return "half" if table.layout == ONE_COLUMN else table.layout
+
+
 def _table_result(tables: list[_Table], shape: tuple[int, ...], precision: tuple[str, float]) -> dict:
     matched = [t for t in tables if t.excess <= 1.0 and t.problem is None]
-    table = matched[0] if matched else min(tables, key=lambda t: (t.excess, t.error))
+    table = matched[0] if matched else min(tables, key=lambda t: (t.problem is not None, t.excess, t.error))
     reading = table.reading
     result = _common_keys(
-        kind=table.kind if matched else None, d=table.d, layout=table.layout if table.kind != "rope_complex" else None,
+        kind=table.kind if matched else None, d=table.d, layout=_result_layout(table),
         base=reading.base, start=table.start, error=table.error, dtype=precision[0] if matched else None,
-        scaling=_scaling_key(reading) if matched else None, attention_factor=table.amplitude if matched else None,
+        scaling=_scaling_key(reading) if matched else None, attention_factor=_attention_factor(table) if matched
+        else None,
         transposed=table.transposed,
     )
     if matched:
@@ -1101,7 +1162,7 @@ def _real_result(matrix: np.ndarray) -> dict | None:
             continue
         A = matrix.T if pairing.transposed else matrix
         tables += _read_real(A, pairing.layout, pairing.transposed, precision)
-        if tables and tables[-1].excess <= 1.0:
+        if tables and tables[-1].excess <= 1.0 and tables[-1].problem is None:
             break
     if not tables:
         return None
@@ -1129,10 +1190,46 @@ def _complex_result(Z: np.ndarray, shape: tuple[int, ...]) -> dict:
     return _table_result(tables, shape, precision)
 
 
+def _one_column_result(matrix: np.ndarray) -> dict | None:
+    """A table with one column per pair (gpt-oss), if it is one: only a match is returned.
+
+    Tried when the sinusoidal reading fails, and only on tables whose every column is a sinusoid
+    turning at most 1 rad per row (Prony's recurrence explains it), so that other tables cost little.
+    """
+    precision = stored_precision(matrix)
+    for transposed in (False, True):
+        A = matrix.T if transposed else matrix
+        rows = min(A.shape[0], 256)
+        if rows < MIN_ROWS:
+            continue
+        head = A[:rows]
+        middle = head[1:-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosine = np.sum(middle * (head[:-2] + head[2:]), 0) / (2 * np.sum(middle**2, 0))
+            residual = head[2:] + head[:-2] - 2 * cosine * middle
+            explained = np.sqrt(np.mean(residual**2, 0)) <= 0.05 * np.max(np.abs(head), 0) + 1e-12
+        if not (np.all(explained) and np.all(cosine >= math.cos(1.0) - 0.01)):
+            continue
+        tables = _read_real(A, ONE_COLUMN, transposed, precision)
+        matched = [t for t in tables if t.excess <= 1.0 and t.problem is None]
+        if matched:
+            return _table_result(matched, matrix.shape, precision)
+    return None
+
+
 def with_rotary_keys(result: dict, matrix: object) -> dict:
     """The sinusoidal reading's result with the keys rotary readings add: kind "sinusoidal" (or None), d,
-    scaling None, attention_factor None; a table that is neither says it is no rotary table either."""
+    scaling None, attention_factor None; a table that is neither says it is no rotary table either.
+
+    A table the sinusoidal reading rejects may still be a rotary table with one column per pair
+    (gpt-oss's cos or sin): its reading replaces the rejection when it matches.
+    """
     matched = result["convention"] is not None
+    if not matched:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            one_column = _one_column_result(np.asarray(matrix, dtype=np.float64))
+        if one_column is not None:
+            return one_column
     width = None
     if matched:
         shape = np.shape(matrix)
