@@ -10,7 +10,9 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
   LongRoPE), cos/sin caches and the rotation itself;
 - ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
-- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets.
+- ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
+- ``identify`` (with ``rope_identify`` and ``rope_frequency_reading``): which variant a matrix is,
+  sinusoidal or what a rotary model holds; ``python -m pe_core.identify FILE`` in a terminal.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -43,7 +45,6 @@ from pe_core.encoding import (
     sine_cosine_columns,
     wavelengths,
 )
-from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
 from pe_core.rope import (
     ROPE_LAYOUTS,
@@ -112,3 +113,13 @@ __all__ = [
     "wavelengths",
     "yarn_ramp",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """identify_encoding loads on first use, so that ``python -m pe_core.identify FILE`` runs that module
+    once, as __main__, rather than after the package has already imported it (runpy warns then)."""
+    if name == "identify_encoding":
+        from pe_core.identify import identify_encoding
+
+        return identify_encoding
+    raise AttributeError(f"module 'pe_core' has no attribute {name!r}")

@@ -1128,3 +1128,10 @@ def _identify(matrix: np.ndarray) -> dict:
             "pinned down from these rows"
         )
     return _rejected(reason, closest)
+
+
+if __name__ == "__main__":
+    # python -m pe_core.identify FILE: the verdict on a saved table (pe_core/identify_cli.py).
+    from pe_core.identify_cli import main
+
+    raise SystemExit(main())

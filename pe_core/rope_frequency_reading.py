@@ -49,6 +49,7 @@ monotone-divisor constraint in section 3.2.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,8 +58,10 @@ from pe_core.rope import RopeScaling, rope_frequencies
 
 #: Standard errors within which values are taken as equal (and a base or factor is snapped).
 AGREEMENT = 4.0
-#: Largest relative standard error of a pair that counts as read (beyond it, only its bound is used).
+#: Largest relative standard error of a pair that counts as read, and of one that still counts, both ways,
+#: in whether a reading fits (beyond it, only the pair's upper bound is used).
 READABLE_SIGMA = 0.05
+INFORMATIVE_SIGMA = 0.5
 #: The largest factor and NTK step offered.
 MAX_FACTOR = 1024.0
 
@@ -85,6 +88,11 @@ class MeasuredFrequencies:
     def readable(self) -> np.ndarray:
         return np.isfinite(self.sigma) & (self.theta > 0) & (self.sigma <= READABLE_SIGMA * self.theta)
 
+    @property
+    def informative(self) -> np.ndarray:
+        """Pairs read roughly (to 50 %): too rough for the structure, enough to rule a reading out."""
+        return np.isfinite(self.sigma) & (self.theta > 0) & (self.sigma <= INFORMATIVE_SIGMA * self.theta)
+
     def relative_error(self, log_base: float) -> np.ndarray:
         """Standard error of each read frequency, relative, with the rounding of float32 arithmetic."""
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -93,7 +101,7 @@ class MeasuredFrequencies:
 
     def excess(self, predicted: np.ndarray, log_base: float) -> tuple[float, int]:
         """Largest |predicted - theta| over what the measurement allows (<= 1: consistent), and where."""
-        readable = self.readable
+        readable = self.informative
         allowed = AGREEMENT * self.relative_error(log_base) * np.abs(self.theta) + 1e-300
         ratio = np.where(readable, np.abs(predicted - self.theta) / allowed, 0.0)
         # An unread pair only says the frequency is at most its bound.
@@ -257,7 +265,8 @@ def _gains(measured: MeasuredFrequencies, log_base: float, d: int) -> _Gains:
     gains = measured.theta * np.exp(np.arange(P) * 2.0 * log_base / d)
     sigma = measured.relative_error(log_base) * np.abs(gains)
     ones = np.zeros(P, dtype=bool)
-    ones[readable] = np.abs(gains[readable] - 1.0) <= AGREEMENT * sigma[readable]
+    rough = np.flatnonzero(measured.informative)
+    ones[rough] = np.abs(gains[rough] - 1.0) <= AGREEMENT * sigma[rough]
     prefix = 0
     while prefix < readable.size and ones[readable[prefix]]:
         prefix += 1
@@ -434,10 +443,14 @@ def _llama3_readings(
         alpha, beta = np.polyfit(theta[middle], smooth[middle], 1)
         if alpha > 0 and beta < 0:
             low_wavelength, high_wavelength = 2 * math.pi * alpha / -beta, 2 * math.pi * alpha / (1 - beta)
-            original = shortest(low_wavelength, 1e-4)[0]
-            high = shortest(low_wavelength / high_wavelength, 1e-4)[0]
             bounds = {"low_freq_wavelength": low_wavelength, "high_freq_wavelength": high_wavelength}
-            candidates.append((original, 1.0, high, ("low_freq_factor",), bounds))
+            # The roundest L0 and high_freq_factor near the bounds (the fit decides how near is near enough).
+            for spread in (0.02, 1e-3, 1e-5):
+                original = _power_of_two_or_decimal(low_wavelength * (1 - spread), low_wavelength * (1 + spread))
+                ratio = low_wavelength / high_wavelength
+                high = _power_of_two_or_decimal(ratio * (1 - spread), ratio * (1 + spread))
+                if original is not None and high is not None:
+                    candidates.append((original, 1.0, high, ("low_freq_factor",), bounds))
     else:
         # Too few pairs between the bounds: Meta's factors 1 and 4, L0 where the data put the band.
         last_one = gains.prefix_last
@@ -471,86 +484,117 @@ def _llama3_readings(
         }
         readings += _scaled(measured, d, base, "llama3", s, original, determined, low_freq_factor=low,
                             high_freq_factor=high)
+        if readings and readings[-1].fits:
+            break
     return readings
 
 
 def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains: _Gains) -> list[FrequencyReading]:
-    """llama3 and yarn when the divided pairs are too slow to read: the factor from the pairs between,
-    with the method's default bounds (llama3: low_freq_factor 1, high_freq_factor 4; yarn: betas 32 and 1)."""
-    readings = []
-    after = np.flatnonzero(measured.readable & ~gains.ones)
+    """llama3 and yarn when the divided pairs are too slow to read: for each power-of-two original length
+    L0 and the method's default bounds (llama3: low_freq_factor 1, high_freq_factor 4; yarn: betas 32
+    and 1, rounded or not), the factor that fits the pairs between best; the roundest reading that fits,
+    naming the other (L0, factor) that fit as well."""
+    after = np.flatnonzero(measured.informative & ~gains.ones)
     middle = after[after > gains.prefix_last]
     if middle.size == 0:
         return []
-    weight = 1.0 / gains.sigma[middle]
+    weight = 1.0 / gains.sigma[middle] ** 2
     plain = rope_frequencies(d, base)
+    ln_b = math.log(base)
     note = ("The pairs the scaling divides fully are too slow to read here: the factor is read from the pairs "
             "between, with the method's default bounds assumed.")
-    if middle.size >= 2:
-        # llama3: g = (1 - 1/s) L0/(2 pi (high - low)) theta + 1/s - low (1 - 1/s)/(high - low).
-        low, high = 1.0, 4.0
-        alpha, beta = np.polyfit(plain[middle], gains.gains[middle], 1, w=weight)
-        inverse = (beta * (high - low) + low) / high
-        if alpha > 0 and 0 < inverse < 1:
-            original = _power_of_two_or_decimal(*(2 * math.pi * alpha * (high - low) / (1 - inverse) * np.array(
-                [0.97, 1.03])))
-            for s in _round_options(1.0 / inverse) if original is not None else ():
-                determined = {"method": "llama3", "factor": s, "original_length": round(original),
-                              "low_freq_factor": low, "high_freq_factor": high,
-                              "assumed": ("low_freq_factor", "high_freq_factor")}
-                readings += _scaled(measured, d, base, "llama3", s, original, determined, (note,),
-                                    low_freq_factor=low, high_freq_factor=high)
-                if readings and readings[-1].fits:
-                    break
-    # yarn: i_fast is the last unchanged pair; L0 = 32 x (L0/beta_fast), a power of two in its interval.
-    ln_b = math.log(base)
-    i_fast = gains.prefix_last
-    low_turns = 2 * math.pi * math.exp(2 * i_fast * ln_b / d) if i_fast > 0 else 0.0
-    high_turns = 2 * math.pi * math.exp(2 * (i_fast + 1) * ln_b / d)
-    original = _power_of_two_or_decimal(32 * low_turns, 32 * high_turns * (1 - 1e-12))
-    if original is not None:
-        i_slow = min(math.ceil(d * math.log(original / (2 * math.pi)) / (2 * ln_b)), d - 1)
-        share = np.clip((middle - i_fast) / max(i_slow - i_fast, 1e-3), 1e-12, 1.0)
-        # 1 - g_i = share_i (1 - 1/s): least squares, each pair weighted by its precision.
-        divided = float(np.sum(weight**2 * share * (1.0 - gains.gains[middle])) / np.sum(weight**2 * share**2))
-        inverse = 1.0 - divided
-        for s in _round_options(1.0 / inverse) if 0 < inverse < 1 else ():
-            determined = {"method": "yarn", "factor": s, "truncate": True, "ramp": (float(i_fast), float(i_slow)),
-                          "original_length": round(original), "beta_fast": 32.0, "beta_slow": 1.0,
-                          "assumed": ("beta_fast", "beta_slow")}
-            readings += _scaled(measured, d, base, "yarn", s, original, determined, (note,))
-            if readings and readings[-1].fits:
-                break
-    # yarn, truncate=False (gpt-oss): the ramp's line g = 1 - k (i - i_fast) gives i_fast where it leaves 1.
-    if middle.size >= 2:
-        slope, intercept = np.polyfit(middle.astype(np.float64), gains.gains[middle], 1, w=weight)
-        if slope < 0:
-            i_fast = (1.0 - intercept) / slope
-            wanted = 32 * 2 * math.pi * math.exp(2 * i_fast * ln_b / d)
-            original = _power_of_two_or_decimal(wanted * 0.9, wanted * 1.1)
-            if original is not None:
-                i_fast = d * math.log(original / (32 * 2 * math.pi)) / (2 * ln_b)
-                i_slow = min(d * math.log(original / (2 * math.pi)) / (2 * ln_b), d - 1)
-                inverse = 1.0 + slope * (i_slow - i_fast)
-                for s in _round_options(1.0 / inverse) if 0 < inverse < 1 else ():
-                    determined = {"method": "yarn", "factor": s, "truncate": False, "ramp": (i_fast, i_slow),
-                                  "original_length": round(original), "beta_fast": 32.0, "beta_slow": 1.0,
-                                  "assumed": ("beta_fast", "beta_slow")}
-                    readings += _scaled(measured, d, base, "yarn", s, original, determined, (note,),
-                                        truncate=False)
-                    if readings and readings[-1].fits:
-                        break
-    return sorted(readings, key=lambda r: (not r.fits, r.excess))
+    readings: list[FrequencyReading] = []
+    for original in (2.0**k for k in range(8, 21)):
+        # llama3: the smooth factor m_i = (L0 theta_i / (2 pi) - 1) / 3 must lie inside (0, 1) for the pairs between.
+        smooth = (original * plain[middle] / (2 * math.pi) - 1.0) / 3.0
+        if np.all((smooth > 0) & (smooth < 1)):
+            share = 1.0 - smooth  # g = 1 - share (1 - 1/s)
+            readings += _untailed_factor(gains, middle, weight, share, lambda s, L0=original: _scaled(
+                measured, d, base, "llama3", s, L0,
+                {"method": "llama3", "factor": s, "original_length": round(L0), "low_freq_factor": 1.0,
+                 "high_freq_factor": 4.0, "assumed": ("low_freq_factor", "high_freq_factor")}, (note,)))
+        for truncate in (True, False):
+            fast = d * math.log(original / (32 * 2 * math.pi)) / (2 * ln_b)
+            slow = d * math.log(original / (2 * math.pi)) / (2 * ln_b)
+            if truncate:
+                fast, slow = math.floor(fast), math.ceil(slow)
+            fast, slow = max(fast, 0), min(slow, d - 1)
+            share = np.clip((middle - fast) / max(slow - fast, 1e-3), 0.0, 1.0)
+            if np.any(share <= 0) or gains.prefix_last > fast:
+                continue
+            ramp = (float(fast), float(slow))
+            readings += _untailed_factor(gains, middle, weight, share, lambda s, L0=original, t=truncate, r=ramp:
+                                         _scaled(measured, d, base, "yarn", s, L0,
+                                                 {"method": "yarn", "factor": s, "truncate": t, "ramp": r,
+                                                  "original_length": round(L0), "beta_fast": 32.0, "beta_slow": 1.0,
+                                                  "assumed": ("beta_fast", "beta_slow")}, (note,), truncate=t))
+    fitting = [reading for reading in readings if reading.fits]
+    if not fitting:
+        return sorted(readings, key=lambda reading: reading.excess)[:1]
+    best = min(fitting, key=lambda r: (_roundness(r.scaling["factor"]), r.excess))
+    others = {(r.scaling["method"], r.scaling["original_length"], r.scaling["factor"]) for r in fitting} - {
+        (best.scaling["method"], best.scaling["original_length"], best.scaling["factor"])}
+    if others:
+        listed = "; ".join(f"{m} by {number(f)} from {L0}" for m, L0, f in sorted(others)[:4])
+        best = _with_note(best, f"These fit the pairs read as well: {listed}{' ...' if len(others) > 4 else ''}.",
+                          None)
+    return [best]
 
 
-def _round_options(x: float) -> list[float]:
-    """x rounded ever more finely (1, 2, 3 significant digits..., then x): the roundest that fits is the reading."""
-    options = []
-    for digits in range(1, 5):
-        value = float(f"{x:.{digits - 1}e}")
-        if value > 1.0 and value not in options and abs(value - x) <= 0.05 * x:
-            options.append(value)
-    return [*options, x] if x not in options else options
+def _untailed_factor(
+    gains: _Gains, middle: np.ndarray, weight: np.ndarray, share: np.ndarray,
+    build: Callable[[float], list[FrequencyReading]],
+) -> list[FrequencyReading]:
+    """1 - g_i = share_i (1 - 1/s) for the pairs between: s by least squares, then the roundest factor that fits."""
+    denominator = float(np.sum(weight * share**2))
+    if denominator <= 0:
+        return []
+    divided = float(np.sum(weight * share * (1.0 - gains.gains[middle]))) / denominator
+    if not 0 < divided < 1:
+        return []
+    return _factor_readings(1.0 / (1.0 - divided), build)
+
+
+def _roundness(value: float) -> tuple:
+    """Powers of two first, then fewer significant digits."""
+    power = math.log2(value)
+    return (power != round(power), shortest(value, 1e-12)[1])
+
+
+def _factor_candidates(estimate: float) -> list[float]:
+    """Factors near an estimate, roundest first: powers of two, then whole numbers, then 1 to 3 digits."""
+    if not (estimate > 1.0 and math.isfinite(estimate)):
+        return []
+    found = {2.0**k for k in range(1, 11) if estimate / 1.5 <= 2.0**k <= estimate * 1.5}
+    if estimate < 64:
+        found |= {float(k) for k in range(max(2, math.ceil(0.8 * estimate)), math.floor(1.25 * estimate) + 1)}
+    for digits in range(1, 4):
+        value = float(f"{estimate:.{digits - 1}e}")
+        if value > 1.0 and abs(value - estimate) <= 0.2 * estimate:
+            found.add(value)
+
+    return sorted(found, key=lambda value: (*_roundness(value), abs(math.log(value / estimate))))[:16]
+
+
+def _factor_readings(
+    estimate: float, build: Callable[[float], list[FrequencyReading]]
+) -> list[FrequencyReading]:
+    """The reading of the roundest factor near an estimate that fits, naming the others that fit as well
+    (the frequencies cannot tell them apart); the closest one when none fits."""
+    readings = [reading for s in _factor_candidates(estimate) for reading in build(s)]
+    fitting = [reading for reading in readings if reading.fits]
+    if not fitting:
+        return sorted(readings, key=lambda reading: reading.excess)[:1]
+    best = fitting[0]
+    others = sorted({r.scaling["factor"] for r in fitting[1:]} - {best.scaling["factor"]})
+    if others:
+        several = len(others) > 1
+        listed = ", ".join(number(v) for v in others)
+        best = _with_note(best, (
+            f"Factor{'s' if several else ''} {listed} fit{'' if several else 's'} these frequencies as well: the "
+            f"table cannot tell {'them' if several else 'it'} from {number(best.scaling['factor'])}, the roundest."
+        ), None)
+    return [best]
 
 
 def _divisor_reading(measured: MeasuredFrequencies, d: int, base: float, gains: _Gains) -> FrequencyReading:
@@ -660,8 +704,12 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
         plain = _reading(measured, d, base, rope_frequencies(d, base), None)
         offers = tuple(_ntk_offers(base, common.error, d)) if digits > 2 else ()
         dynamic = _dynamic_offer(base, common.error, d) if digits > 2 else None
-        offers += (dynamic,) if dynamic else ()
+        if dynamic and all(offer["base"] != dynamic["base"] for offer in offers):
+            offers += (dynamic,)
         readings.append(FrequencyReading(base, plain.frequencies, None, (), plain.excess, plain.worst_pair, offers))
+        if not plain.fits and gains.prefix_last >= 0:
+            # Pairs read only roughly may show a scaling the precisely read ones do not.
+            readings += _untailed_readings(measured, d, base, gains)
     else:
         s = _factor(gains) if gains.tail_first < P else None
         decreasing = common.below.size == 0

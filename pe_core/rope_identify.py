@@ -132,6 +132,11 @@ def stored_precision(values: np.ndarray) -> tuple[str, float]:
     return "float64", 0.0
 
 
+def _unit(precision: tuple[str, float]) -> float:
+    """Relative resolution of the values: float64's where they are stored in float64, float32's otherwise."""
+    return 2.0**-52 if precision[0] == "float64" else _FLOAT32_UNIT
+
+
 def _cast_error(name: str, cast: float, largest: float) -> float:
     """The storing error at values up to ``largest`` (binary formats: relative, so it doubles per octave)."""
     if "decimals" in name or largest <= 1.0:
@@ -491,7 +496,7 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
     n_fit = _fit_rows(L, P)
     largest = float(np.max(np.abs(X))) if X.size else 0.0
     cast = _cast_error(precision[0], precision[1], largest)
-    floor = max(cast, largest * _FLOAT32_UNIT, 1e-300) / math.sqrt(3.0)
+    floor = max(cast, largest * _unit(precision), 1e-300) / math.sqrt(3.0)
     A_fit, B_fit, theta = _sinusoid_fit(X[:n_fit])
     turning = (theta * (n_fit - 1) >= 3.0) & ~odd
     amplitudes = np.hypot(A_fit, B_fit)
@@ -555,7 +560,7 @@ def _measured(theta: np.ndarray, sigma: np.ndarray) -> MeasuredFrequencies:
     pair before it (every shipped method keeps the frequencies non-increasing): the rebuild of the
     table, not its own noisy estimate, says whether the reading fits it."""
     measured = MeasuredFrequencies(np.maximum(theta, 0.0), sigma, theta, 0.0, _FLOAT32_UNIT)
-    readable = measured.readable
+    readable = measured.informative
     bound = np.where(readable, theta + AGREEMENT * sigma, np.inf)
     bound = np.minimum.accumulate(np.concatenate([[max(float(theta[0]), 1.0) * 1.5], bound[:-1]]))
     upper = np.where(readable, theta + AGREEMENT * sigma, bound)
@@ -629,7 +634,7 @@ def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
     if a <= 0:
         return []
     cast = _cast_error(precision[0], precision[1], a)
-    floor = max(cast, a * _FLOAT32_UNIT) / a
+    floor = max(cast, a * _unit(precision)) / a
     a_error = floor * a / math.sqrt(moduli.size) + 1.4826 * float(np.median(np.abs(moduli - a))) / math.sqrt(
         moduli.size) + 2.0**-40 * a
     a = 1.0 if abs(a - 1.0) <= AGREEMENT * a_error else a
@@ -880,7 +885,8 @@ def _alternatives_sentence(reading: FrequencyReading) -> str:
     dynamic = [a for a in reading.alternatives if a and a.get("method") == "dynamic"]
     if not ntk and not dynamic:
         return ""
-    options = [f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])}" for o in ntk]
+    options = [f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])} (or dynamic NTK at the "
+               "sequence length where its step s L / L0 - (s - 1) is that)" for o in ntk]
     options += [
         f"dynamic NTK of base {number(o['base'])} with step q = {number(o['step'])} (q = s L / L0 - (s - 1) at "
         "sequence length L: only q is in the frequencies)"
