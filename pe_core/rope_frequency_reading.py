@@ -199,6 +199,7 @@ class _Base:
     members: np.ndarray  # indices i of the ratios theta_i / theta_{i+1} that share it
     below: np.ndarray  # ratios clearly below it: a gain that rises from pair i to i + 1
     lowest: tuple[float, float] | None = None  # ln b and error of the lowest group, when ratios lie below
+    precise: float = math.nan  # ln b from the same ratios weighted by their statistical error alone
 
 
 def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
@@ -234,12 +235,17 @@ def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
     groups = [group(int(centre)) for centre in np.argsort(-counts, kind="stable")[:16]]
     log, error, members = min(groups, key=lambda g: (-int(np.count_nonzero(g[2])), g[0]))
     below = both[ratios < log - AGREEMENT * np.hypot(sigma, error)]
+    # Rounding moves every ratio alike where the values are precise: for every digit of the base, weight each
+    # ratio by how precisely the table measured it.
+    statistical = 0.5 * d * np.hypot(*(np.where(measured.theta > 0, measured.sigma / measured.theta, np.inf)[k]
+                                       for k in (both, both + 1))) + 1e-300
+    precise = float(np.sum(ratios[members] / statistical[members] ** 2) / np.sum(1.0 / statistical[members] ** 2))
     lowest = None
     if below.size:
         # No shipped scaling lets a frequency fall slower than the base does: with ratios clearly below the
         # largest group, the base of per-pair divisors (LongRoPE's few equal neighbours) is the lowest group.
         lowest = group(int(np.argmin(ratios)))[:2]
-    return _Base(log, error, both[members], below, lowest)
+    return _Base(log, error, both[members], below, lowest, precise)
 
 
 # ----------------------------------------------------------------------------------------
@@ -700,13 +706,21 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
     gains = _gains(measured, math.log(base), d)
     readings: list[FrequencyReading] = []
     non_ones = np.flatnonzero(readable & ~gains.ones)
-    if non_ones.size == 0:
+    # Whether a scaling shows is asked of the measured base: rounding it may move the slowest gains a little.
+    if not np.any(readable & ~_gains(measured, log_base, d).ones):
         plain = _reading(measured, d, base, rope_frequencies(d, base), None)
         offers = tuple(_ntk_offers(base, common.error, d)) if digits > 2 else ()
         dynamic = _dynamic_offer(base, common.error, d) if digits > 2 else None
         if dynamic and all(offer["base"] != dynamic["base"] for offer in offers):
             offers += (dynamic,)
         readings.append(FrequencyReading(base, plain.frequencies, None, (), plain.excess, plain.worst_pair, offers))
+        exact = math.exp(common.precise) if math.isfinite(common.precise) else math.exp(log_base)
+        if exact != base:
+            # The base with every digit measured: a table may hold it more precisely than the shortest form
+            # the frequencies allow (its verification decides, after the shortest form).
+            unrounded = _reading(measured, d, exact, rope_frequencies(d, exact), None)
+            readings.append(FrequencyReading(exact, unrounded.frequencies, None, (), unrounded.excess,
+                                             unrounded.worst_pair, offers))
         if not plain.fits and gains.prefix_last >= 0:
             # Pairs read only roughly may show a scaling the precisely read ones do not.
             readings += _untailed_readings(measured, d, base, gains)

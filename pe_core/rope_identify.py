@@ -69,6 +69,7 @@ from pe_core.rope_frequency_reading import (
     number,
     pair_span,
     read_frequencies,
+    shortest,
 )
 
 #: Largest share of a table's energy in the differences of its paired columns read as rotary, when
@@ -86,6 +87,8 @@ MAX_CANDIDATES = 2**16
 VERIFY_CELLS = 2**20
 #: Fewest positions a table needs (three rows fix a pair's cosine; one more checks it).
 MIN_ROWS = 4
+#: Share of the cells where round-off must allow less than a tenth of the amplitude for a match to say anything.
+INFORMATIVE_CELLS = 0.75
 #: The layout of a table with one column per pair (gpt-oss's cos and sin: the half layout's first half).
 ONE_COLUMN = "one column per pair"
 
@@ -521,8 +524,12 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
     sigma_local = np.where(odd, math.inf, sigma_local)
     local = _Pairs(theta_local, sigma_local, phase, sigma_phase, centre, a, a_error, noise)
     tables = []
-    for kind, shift in (("rope_cos", 0.0), ("rope_sin", math.pi / 2)):
-        start, _cost, ambiguous = _find_start(theta_local, sigma_local, phase + shift, sigma_phase, centre)
+    # Cosine or sine: the kind whose phases agree on a start at least cost is read first.
+    starts = {kind: _find_start(theta_local, sigma_local, phase + shift, sigma_phase, centre)
+              for kind, shift in (("rope_cos", 0.0), ("rope_sin", math.pi / 2))}
+    for kind in sorted(starts, key=lambda k: starts[k][1]):
+        shift = 0.0 if kind == "rope_cos" else math.pi / 2
+        start, _cost, ambiguous = starts[kind]
         positions = start + rows.astype(np.float64)
         theta_abs, sigma_abs = _absolute(Y, positions, shift, local, start, np.isfinite(sigma_local))
         measured = _measured(theta_abs, sigma_abs)
@@ -531,11 +538,31 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
                            start_ambiguous=ambiguous, left_out=tuple(int(i) for i in np.flatnonzero(odd)))
             _verify_real(A, table, precision)
             tables.append(table)
-            if table.excess <= 1.0 and table.problem is None:
+            if _settled(table):
                 break
-        if tables and tables[-1].excess <= 1.0 and tables[-1].problem is None:
+        if tables and _settled(tables[-1]):
             break
     return tables
+
+
+def _matches(table: _Table) -> bool:
+    return table.excess <= 1.0 and table.problem is None
+
+
+def _digits(base: float | None) -> int:
+    return 0 if base is None else shortest(base, 1e-12)[1]
+
+
+def _settled(table: _Table) -> bool:
+    """A match no later reading can better: a round base, or a fit in float64 arithmetic (the readings
+    come shortest base first; a longer one is tried only where the values hold more digits)."""
+    return _matches(table) and (_digits(table.reading.base) <= 2 or table.arithmetic == "float64")
+
+
+def _preferred(tables: list[_Table]) -> list[_Table]:
+    """The matches, best first: fitting in float64 arithmetic, then the fewest digits of the base."""
+    return sorted((t for t in tables if _matches(t)), key=lambda t: (t.arithmetic != "float64",
+                                                                       _digits(t.reading.base), t.excess))
 
 
 def _slow_start(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -570,18 +597,27 @@ def _measured(theta: np.ndarray, sigma: np.ndarray) -> MeasuredFrequencies:
 def _tolerance(
     p: np.ndarray, frequencies: np.ndarray, amplitude: float, cast: float, log_base: float, uncertainty: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Allowed |M - rebuilt| per cell (rows p, pairs): float32 arithmetic, and float64 arithmetic."""
+    """Allowed |M - rebuilt| per cell (rows p, pairs): float32 arithmetic, and float64 arithmetic.
+
+    float32: transformers' base ** (2i/d) and its inverse are off by a few units (6 u, u = 2**-24), plus
+    ln(base) u where 2i/d is itself rounded (d not a power of two); the product p theta by u of itself.
+    """
     angle = np.multiply.outer(np.abs(p), frequencies)
-    epsilon = (2.0 * abs(log_base) + 8.0) * _FLOAT32_UNIT + uncertainty
+    d = 2 * frequencies.size
+    exponent_rounding = 0.0 if d & (d - 1) == 0 else abs(log_base)
+    epsilon = (exponent_rounding + 6.0) * _FLOAT32_UNIT + uncertainty
     in_float32 = 2.0 * cast + amplitude * (angle * (epsilon + _FLOAT32_UNIT) + 2.0**-22)
-    in_float64 = 2.0 * cast + amplitude * (angle * (uncertainty + 2.0**-50) + 2.0**-50)
+    # float64 arithmetic, with room for a base read to a few units of float64 (never near float32's 2**-24).
+    in_float64 = 2.0 * cast + amplitude * (angle * (uncertainty + 2.0**-44) + 2.0**-48)
     return in_float32, in_float64
 
 
 def _uncertainty(table: _Table) -> np.ndarray:
-    """Relative uncertainty of the reading's frequencies (measured ones carry their error; formulas none)."""
+    """Relative uncertainty of the reading's frequencies: measured ones (per-pair divisors, a base that is
+    not round) carry the error of the measurement; those of a formula with round parameters none."""
     reading, measured = table.reading, table.measured
-    if (reading.scaling is not None and reading.scaling["method"] == "longrope") or reading.base is None:
+    divisors = reading.scaling is not None and reading.scaling["method"] == "longrope"
+    if divisors or _digits(reading.base) > 2 or reading.base is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(measured.readable, AGREEMENT * measured.sigma / measured.theta, 0.0)
         return relative
@@ -662,7 +698,7 @@ def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
                        start_ambiguous=ambiguous)
         _verify_complex(Z, table, precision)
         tables.append(table)
-        if table.excess <= 1.0 and table.problem is None:
+        if _settled(table):
             break
     return tables
 
@@ -728,11 +764,11 @@ def _record(
     table.error, table.excess, table.where, table.mismatches, table.cells = error, excess, where, over, cells
     table.arithmetic = "float64" if float64 else "float32"
     table.informative = informative / max(cells, 1)
-    if table.informative < 0.5:
+    if table.informative < INFORMATIVE_CELLS:
         table.problem = (
             "nothing in it can be checked: the frequencies a reading would need are too uncertain, or the "
-            "positions too large for float32 angles, so that in most cells the error allowed exceeds a tenth of "
-            "the amplitude"
+            "positions too large for float32 angles, so that in a quarter of the cells or more the error allowed "
+            "exceeds a tenth of the amplitude"
         )
 
 
@@ -1002,7 +1038,7 @@ def _rejected_verdict(table: _Table, shape: tuple[int, ...]) -> str:
         cell = f"the table has {_complex_text(value)} where the reading has {_complex_text(expected)}"
     else:
         cell = f"the table has {value:.6g} where the reading has {expected:.6g}"
-    differ = "value differs" if table.mismatches == 1 else "values differ"
+    differ = "values differs" if table.mismatches == 1 else "values differ"
     reason = table.problem or (
         f"{table.mismatches:,} of its {table.cells:,} {differ} from the closest reading by more than round-off "
         "explains"
@@ -1071,7 +1107,7 @@ def _result_layout(table: _Table) -> str | None:
 
 
 def _table_result(tables: list[_Table], shape: tuple[int, ...], precision: tuple[str, float]) -> dict:
-    matched = [t for t in tables if t.excess <= 1.0 and t.problem is None]
+    matched = _preferred(tables)
     table = matched[0] if matched else min(tables, key=lambda t: (t.problem is not None, t.excess, t.error))
     reading = table.reading
     result = _common_keys(
@@ -1217,7 +1253,7 @@ def _one_column_result(matrix: np.ndarray) -> dict | None:
         if not (np.all(explained) and np.all(cosine >= math.cos(1.0) - 0.01)):
             continue
         tables = _read_real(A, ONE_COLUMN, transposed, precision)
-        matched = [t for t in tables if t.excess <= 1.0 and t.problem is None]
+        matched = _preferred(tables)
         if matched:
             return _table_result(matched, matrix.shape, precision)
     return None
