@@ -19,31 +19,37 @@ share a gain (the unchanged fast pairs, the uniformly divided slow ones, LongRoP
 equal divisors), and exceeds it elsewhere. The reading:
 
 1. the base: the largest group of mutually consistent :math:`\ell_i` (ties: the lowest), its
-   weighted mean, snapped to its shortest decimal form within 4 standard errors;
-2. the gains :math:`g_i = \theta'_i\,b^{2i/d}`, split into a prefix of ones, a tail of equal
-   gains :math:`1/s` and what lies between, which names the method: all ones (none), all equal
-   (linear), ones - between - :math:`1/s` (yarn or llama3: the shape between decides), or any
-   other non-increasing gains (per-pair divisors, LongRoPE);
+   weighted mean, snapped to its shortest decimal form within 4 standard errors (the unrounded
+   value is kept as a later candidate, for tables that hold more digits). Ratios clearly below
+   the group mean gains that rise somewhere, which no shipped method gives; per-pair divisors
+   are then read with the lowest group's base, when that is round (LongRoPE's equal neighbours);
+2. the gains :math:`g_i = \theta'_i\,b^{2i/d}`, split into a prefix of ones, a plateau of equal
+   gains :math:`1/s` (two pairs at least) and what lies between, which names the method: all
+   ones (none), all equal (linear), ones - between - :math:`1/s` (yarn or llama3: the shape
+   between decides), or any other non-increasing gains (per-pair divisors, LongRoPE);
 3. for yarn and llama3 the parameters the gains determine (module ``rope.yarn_ramp`` and
    ``RopeScaling``): yarn's ramp bounds :math:`i_{fast}, i_{slow}` fix only the ratios
    :math:`L_0/\beta_{fast}` and :math:`L_0/\beta_{slow}` (to an interval when the code floors
    and ceils them), llama3's middle band fixes only :math:`L_0/\text{low\_freq\_factor}` and
    :math:`L_0/\text{high\_freq\_factor}`; the reading completes them with the defaults
-   (:math:`\beta` = 32 and 1; low_freq_factor 1) where those fit, says which parameters it
-   assumed, and confirms each candidate with ``rope_frequencies`` to the rounding of float32
-   arithmetic, as transformers computes them;
+   (:math:`\beta` = 32 and 1; low_freq_factor 1) where those fit and says which parameters it
+   assumed. When the divided pairs are too slow to read (a table at small positions), each
+   power-of-two :math:`L_0` with the default bounds gives the factor that fits the pairs between
+   best; the roundest factor that fits is the reading, and the other (method, L0, factor) that
+   fit as well are named. Every candidate is confirmed with ``rope_frequencies`` to the rounding
+   of float32 arithmetic, as transformers computes them;
 4. what no vector tells apart is said: a base that is not round may be an NTK-aware or dynamic
-   scaling of a round one (:math:`b' = b\,q^{d/(d-2)}`, offered for round b and q); linear
-   scaling is LongRoPE with every divisor s; LongRoPE's base and divisors trade off (the
-   reading takes the largest base that keeps the divisors non-decreasing, which makes the
-   equal ones equal).
+   scaling of a round one (:math:`b' = b\,q^{d/(d-2)}`: offered for round b and q, and as
+   dynamic NTK's step q for the power of ten below); linear scaling is LongRoPE with every
+   divisor s; LongRoPE's base and divisors trade off (the reading takes the largest base that
+   keeps the divisors non-decreasing, which makes the equal ones equal).
 
-Pairs that could not be measured (``sigma`` infinite: too slow to read in a table) only bound
-the reading from above, and are named by the caller.
+Pairs that could not be measured precisely (standard error above 5 %) only bound the reading
+from above (up to 50 % they still rule readings out both ways), and are named by the caller.
 
 Reference: transformers 5.18 ``modeling_rope_utils`` (every ``_compute_*_parameters``); Peng et
-al. 2023 (YaRN); Meta's ``apply_scaling`` (Llama 3.1); Ding et al. 2024 (LongRoPE), its
-monotone-divisor constraint in section 3.2.
+al. 2023 (YaRN); Meta's ``apply_scaling`` (Llama 3.1); Ding et al. 2024 (LongRoPE, whose search
+keeps the rescale factors monotonically non-decreasing).
 """
 
 from __future__ import annotations
@@ -511,9 +517,9 @@ def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains
             "between, with the method's default bounds assumed.")
     readings: list[FrequencyReading] = []
     for original in (2.0**k for k in range(8, 21)):
-        # llama3: the smooth factor m_i = (L0 theta_i / (2 pi) - 1) / 3 must lie inside (0, 1) for the pairs between.
-        smooth = (original * plain[middle] / (2 * math.pi) - 1.0) / 3.0
-        if np.all((smooth > 0) & (smooth < 1)):
+        # llama3: smooth factor m_i = (L0 theta_i / (2 pi) - 1) / 3, clipped: 1 unchanged, 0 divided by s.
+        smooth = np.clip((original * plain[middle] / (2 * math.pi) - 1.0) / 3.0, 0.0, 1.0)
+        if np.any(smooth < 1):
             share = 1.0 - smooth  # g = 1 - share (1 - 1/s)
             readings += _untailed_factor(gains, middle, weight, share, lambda s, L0=original: _scaled(
                 measured, d, base, "llama3", s, L0,
@@ -603,13 +609,22 @@ def _factor_readings(
     return [best]
 
 
+def float32_frequency_error(d: int, log_base: float) -> float:
+    """Relative error of a frequency transformers computes in float32: base ** (2i/d) and its inverse are
+    off by a few units (6 u, u = 2**-24), plus ln(base) u where 2i/d is itself rounded (d not a power of two)."""
+    exponent_rounding = 0.0 if d & (d - 1) == 0 else abs(log_base)
+    return (exponent_rounding + 6.0) * 2.0**-24
+
+
 def _divisor_reading(measured: MeasuredFrequencies, d: int, base: float, gains: _Gains) -> FrequencyReading:
-    """Per-pair divisors (LongRoPE), each in its shortest decimal form within its error."""
+    """Per-pair divisors (LongRoPE), each in its shortest decimal form within its error: the measurement's,
+    and what float32 arithmetic moves a frequency (the same as a table's verification allows)."""
     readable = measured.readable
+    arithmetic = float32_frequency_error(d, math.log(base)) + measured.cast
     divisors = []
     for i in range(measured.theta.size):
         if readable[i]:
-            relative = AGREEMENT * gains.sigma[i] / gains.gains[i] + 1e-12
+            relative = AGREEMENT * measured.sigma[i] / measured.theta[i] + arithmetic
             divisors.append(shortest(1.0 / gains.gains[i], relative)[0])
         else:
             divisors.append(None)
@@ -727,9 +742,9 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
     else:
         s = _factor(gains) if gains.tail_first < P else None
         decreasing = common.below.size == 0
-        divisor_base = base
         if common.lowest is not None:
-            # LongRoPE's base shows only where neighbours share a divisor: taken when it is round.
+            # LongRoPE's base shows only where neighbours share a divisor: taken when it is round. Divisors
+            # without such a pair fit any falling frequencies with some base, so they are no reading.
             divisor_base, divisor_digits = shortest(math.exp(common.lowest[0]), AGREEMENT * common.lowest[1])
             if divisor_digits <= 3 and divisor_base > 1.0:
                 lowest_gains = _gains(measured, math.log(divisor_base), d)

@@ -12,12 +12,14 @@ A rotary model holds its positions in one of these forms (``pe_core.rope``):
 
 Reading a table (``identify_rotary``):
 
-1. **Layout.** The two columns of a pair hold the same values; the share of a table's (centred)
-   energy in the differences :math:`\sum(U - V)^2 / \sum((U-\bar U)^2 + (V - \bar V)^2)` of the
-   column pairs of each layout and orientation is 0 for a rotary table and about 1 for a
-   sinusoidal one (sine beside cosine) or for noise; below ``PAIRING_LIMIT`` the table is read as
-   rotary, otherwise it is left to the sinusoidal reading. A pair whose two columns differ far
-   more than the others is left out of the fit (and shows in the verification).
+1. **Layout.** Code writes the two columns of a pair as the same numbers. A layout and orientation
+   pairs the table when most of its varying column pairs are identical and the share of the
+   (centred) energy in their differences, :math:`\sum(U - V)^2 / \sum((U-\bar U)^2 + (V -
+   \bar V)^2)`, is below ``PAIRING_LIMIT`` (a sinusoid, sine beside cosine, and noise give about
+   1), or, for a noisy table, when that share and the largest difference are both tiny. Other
+   tables go to the sinusoidal reading; one it rejects is tried last as gpt-oss's table, one
+   column per pair. A pair whose two columns differ far more than the others is left out of the
+   fit (and shows in the verification).
 2. **Each pair, locally.** On consecutive rows, Prony's recurrence
    :math:`x_{m+1} + x_{m-1} = 2\cos\theta\,x_m` gives each pair's angle per row, a Gauss-Newton
    fit of :math:`A\cos\theta t + B\sin\theta t` refines it; the median amplitude
@@ -28,8 +30,9 @@ Reading a table (``identify_rotary``):
 3. **The start.** :math:`(s + m_c)\,\theta_i \equiv \varphi_i \pmod{2\pi}` for every pair (a sine
    table's phases are a cosine's minus :math:`\pi/2`): from the slowest well-measured pair to the
    fastest, each pair narrows the candidates (as in ``pe_core.identify``), within
-   :math:`\pm 2^{24}` (positions float32 holds exactly); s must be a whole number. Cosine and sine
-   are both tried; the one that fits is the table's kind.
+   :math:`\pm 2^{24}` (positions float32 holds exactly) and as far as three pairs' frequencies
+   can still place it; s must be a whole number. Cosine and sine are both tried, first the one
+   whose phases agree on a start at least cost.
 4. **Absolute frequencies.** With s known, :math:`\theta_i = (\varphi_i + 2\pi k)/(s + m_c)` for
    the one whole k the local estimate allows, refined on the absolute phases
    :math:`p\,\theta_i` of rows over the whole table. A pair whose standard error stays above 5 %
@@ -39,10 +42,13 @@ Reading a table (``identify_rotary``):
 6. **Verification.** The reading is rebuilt on every row (blockwise) and compared cell by cell
    with what round-off allows: twice the storage's cast error plus a times
    :math:`|p|\,\theta'(\epsilon_\theta + 2^{-24}) + 2^{-22}`, the angle error of transformers'
-   float32 arithmetic (its :math:`\theta` off by :math:`\epsilon_\theta = (2\ln b + 8)\,2^{-24}`
-   relative, the product :math:`p\,\theta` rounded to float32) plus float32 cos and sin. A table
-   within it is recognised; otherwise the closest reading and the cell where it differs most are
-   named.
+   float32 arithmetic (its :math:`\theta` off by ``float32_frequency_error``, the product
+   :math:`p\,\theta` rounded to float32) plus float32 cos and sin; frequencies the reading took
+   from the measurement (per-pair divisors, a base that is not round) add their own error. A
+   match needs three quarters of the cells to allow less than a tenth of the amplitude (at huge
+   positions float32 angles say nothing), and among matches one that fits in float64
+   arithmetic, then the shortest base, wins. Otherwise the closest reading and the cell where
+   it differs most are named.
 
 What no table tells apart is said (module ``rope_frequency_reading`` for the frequencies). A cos
 table with linear scaling s at consecutive positions :math:`p_0, p_0 + 1, \ldots` is the same table
@@ -57,7 +63,7 @@ negative, so rows in reverse order read as a negative start.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -66,6 +72,7 @@ from pe_core.rope_frequency_reading import (
     AGREEMENT,
     FrequencyReading,
     MeasuredFrequencies,
+    float32_frequency_error,
     number,
     pair_span,
     read_frequencies,
@@ -118,6 +125,8 @@ def stored_precision(values: np.ndarray) -> tuple[str, float]:
 
     bfloat16, float16 or float32 when every value is one exactly; "p decimals" when every value
     is a multiple of 10**-p (p <= 10, a CSV); else float64. Checked on the first 2**20 values.
+    The sinusoidal reading names the precision the same way; this is the one place the rotary
+    reading asks.
     """
     sample = np.asarray(values, dtype=np.float64).reshape(-1)[: 2**20]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -599,13 +608,11 @@ def _tolerance(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Allowed |M - rebuilt| per cell (rows p, pairs): float32 arithmetic, and float64 arithmetic.
 
-    float32: transformers' base ** (2i/d) and its inverse are off by a few units (6 u, u = 2**-24), plus
-    ln(base) u where 2i/d is itself rounded (d not a power of two); the product p theta by u of itself.
+    float32: each frequency off by ``float32_frequency_error``, the product p theta by half a unit of
+    itself, cos and sin by a unit or two; float64: a few units of float64 (a base read to them).
     """
     angle = np.multiply.outer(np.abs(p), frequencies)
-    d = 2 * frequencies.size
-    exponent_rounding = 0.0 if d & (d - 1) == 0 else abs(log_base)
-    epsilon = (exponent_rounding + 6.0) * _FLOAT32_UNIT + uncertainty
+    epsilon = float32_frequency_error(2 * frequencies.size, log_base) + uncertainty
     in_float32 = 2.0 * cast + amplitude * (angle * (epsilon + _FLOAT32_UNIT) + 2.0**-22)
     # float64 arithmetic, with room for a base read to a few units of float64 (never near float32's 2**-24).
     in_float64 = 2.0 * cast + amplitude * (angle * (uncertainty + 2.0**-44) + 2.0**-48)
@@ -1278,16 +1285,9 @@ def with_rotary_keys(result: dict, matrix: object) -> dict:
         width = (shape[0] if result["transposed"] else shape[1]) - len(result["zero_columns"] if not
                                                                        result["transposed"] else result["zero_rows"])
     else:
-        result = replace_verdict(result, result["verdict"] + (
+        result = {**result, "verdict": result["verdict"] + (
             " Nor is it a RoPE cos or sin table: no rotary layout pairs its columns into equal copies "
             "(transformers' cat(freqs, freqs), GPT-J's repeat_interleave)."
-        ))
+        )}
     return {**result, "kind": "sinusoidal" if matched else None, "d": width, "scaling": None,
             "attention_factor": None, "alternatives": [], "unreadable_pairs": [], "worst_cell": None}
-
-
-def replace_verdict(result: dict, verdict: str) -> dict:
-    return {**result, "verdict": verdict}
-
-
-__all__ = ["identify_rotary", "pair_columns", "replace", "stored_precision", "with_rotary_keys"]
