@@ -84,6 +84,8 @@ from pe_core.rope_frequency_reading import (
 #: paired columns must then also differ by at most this share of its largest value).
 PAIRING_LIMIT = 0.3
 NOISY_PAIRING_LIMIT = 0.01
+#: Values the layout check looks at, on rows spread over the table.
+PAIRING_CELLS = 2**20
 #: Pair values (rows x pairs) that enter a fit; every row is verified.
 FIT_CELLS = 2**21
 #: Starts are searched within +- this (float32 holds every whole position up to it exactly).
@@ -193,7 +195,7 @@ def _pairings(matrix: np.ndarray) -> list[_Pairing]:
         L, d = A.shape
         if d % 2 or L < 2:
             continue
-        rows = A[np.unique(np.linspace(0, L - 1, min(L, 4096)).astype(np.int64))]
+        rows = A[np.unique(np.linspace(0, L - 1, min(L, 4096, max(16, PAIRING_CELLS // d))).astype(np.int64))]
         for layout in ("half", "interleaved"):
             first, second = pair_columns(d, layout)
             U, V = rows[:, first], rows[:, second]
@@ -289,6 +291,7 @@ def _phase_fit(
     P = Y.shape[1]
     sigma_theta = np.full(P, math.inf)
     reach = np.full(P, fit_span)  # |t| of the rows in use
+    inflation = None
     for _ in range(40):
         use = np.abs(t)[:, None] <= reach[None, :]
         angle = phase + np.multiply.outer(t, theta)
@@ -310,13 +313,16 @@ def _phase_fit(
             phase, theta = np.where(flip, -phase, phase), np.abs(theta)
             count = np.sum(use, axis=0)
             rms = np.sqrt(np.sum(residual**2, 0) / np.maximum(count - 2, 1))
-            inflation = _correlation(_used_values(Y, t, use), noise * math.sqrt(3.0))
+            if inflation is None:  # the rows first in use say how correlated their rounding is
+                inflation = _correlation(_used_values(Y, t, use), noise * math.sqrt(3.0))
             sigma_theta = np.where(ok, np.maximum(rms, noise) * np.sqrt(a11 / det) * inflation, math.inf)
         grown = np.minimum(np.maximum(reach, 0.3 / np.maximum(sigma_theta, 1e-300)), np.max(np.abs(t)))
         if np.all(grown <= reach) and np.all(np.abs(d_theta) <= 1e-3 * np.maximum(sigma_theta, 1e-300)):
             break
         reach = np.maximum(reach, grown)
+    inflation = _correlation(_used_values(Y, t, use), noise * math.sqrt(3.0))
     with np.errstate(divide="ignore", invalid="ignore"):
+        sigma_theta = np.where(ok, np.maximum(rms, noise) * np.sqrt(a11 / det) * inflation, math.inf)
         sigma_phase = np.where(ok, np.maximum(rms, noise) * np.sqrt(a22 / det) * inflation, math.inf)
     return np.angle(np.exp(1j * phase)), theta, sigma_phase, sigma_theta
 
@@ -428,9 +434,14 @@ def _absolute(
         sigma = np.where(unique, pairs.sigma_phase / abs(position), sigma)
     else:
         unique = np.zeros_like(measured)
+    counted, inflation = None, None
     for _ in range(30):
         reach = np.where(unique, 0.3 / np.maximum(sigma, 1e-300), 0.0)
         use = np.abs(p)[:, None] <= reach[None, :]
+        if counted is None or not np.array_equal(counted, np.sum(use, axis=0)):
+            # How correlated the rounding of the rows in use is: recomputed only when they change.
+            counted = np.sum(use, axis=0)
+            inflation = _correlation(_used_values(Y, p, use), pairs.noise * math.sqrt(3.0))
         angle = np.multiply.outer(p, theta) - shift
         residual = np.where(use, Y - np.cos(angle), 0.0)
         J = np.where(use, -p[:, None] * np.sin(angle), 0.0)
@@ -439,7 +450,6 @@ def _absolute(
             step = np.where(unique & (curvature > 0), np.sum(J * residual, 0) / curvature, 0.0)
             count = np.sum(use, axis=0)
             rms = np.sqrt(np.sum(residual**2, 0) / np.maximum(count - 1, 1))
-            inflation = _correlation(_used_values(Y, p, use), pairs.noise * math.sqrt(3.0))
             new_sigma = np.maximum(rms, pairs.noise) / np.sqrt(curvature) * inflation
         step = np.clip(step, -sigma * 3, sigma * 3)
         theta = theta + step
