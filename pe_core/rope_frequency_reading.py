@@ -506,9 +506,9 @@ def _untailed_readings(measured: MeasuredFrequencies, d: int, base: float, gains
     L0 and the method's default bounds (llama3: low_freq_factor 1, high_freq_factor 4; yarn: betas 32
     and 1, rounded or not), the factor that fits the pairs between best; the roundest reading that fits,
     naming the other (L0, factor) that fit as well."""
-    after = np.flatnonzero(measured.informative & ~gains.ones)
+    after = np.flatnonzero(measured.informative)
     middle = after[after > gains.prefix_last]
-    if middle.size == 0:
+    if not np.any(gains.gains[middle] < 1.0):
         return []
     weight = 1.0 / gains.sigma[middle] ** 2
     plain = rope_frequencies(d, base)
@@ -736,8 +736,9 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
             unrounded = _reading(measured, d, exact, rope_frequencies(d, exact), None)
             readings.append(FrequencyReading(exact, unrounded.frequencies, None, (), unrounded.excess,
                                              unrounded.worst_pair, offers))
-        if not plain.fits and gains.prefix_last >= 0:
-            # Pairs read only roughly may show a scaling the precisely read ones do not.
+        if gains.prefix_last >= 0:
+            # Pairs read only roughly may show a scaling the precisely read ones do not: offered after
+            # the plain reading, for a table's verification to decide.
             readings += _untailed_readings(measured, d, base, gains)
     else:
         s = _factor(gains) if gains.tail_first < P else None
@@ -784,7 +785,11 @@ def _rank_shapes(
         yarn = [_with_note(r, note, fitting_llama3[0].scaling) for r in yarn]
         llama3 = [_with_note(r, note, fitting_yarn[0].scaling) for r in llama3]
     first, second = (llama3, yarn) if _prefers_llama3(gains, s, plain) else (yarn, llama3)
-    return first + second
+    # Among those that fit, the roundest original length first (a power of two, as models are trained
+    # on): a ramp with unrounded bounds can mimic another shape with an odd L0.
+    ranked = first + second
+    return sorted(ranked, key=lambda r: (not r.fits, _roundness(float(r.scaling["original_length"]))
+                                         if r.fits else (True, 0)))
 
 
 def _prefers_llama3(gains: _Gains, s: float, plain: np.ndarray) -> bool:

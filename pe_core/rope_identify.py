@@ -527,20 +527,30 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
         return []
     a = float(np.median(chosen))
     spread = float(np.median(np.abs(chosen - a))) * 1.4826 / math.sqrt(chosen.size)
-    a_error = spread + floor / math.sqrt(n_fit) + 2.0**-40 * a
+    # The amplitude is known to a rounding step of the values at best (their rounding is not independent).
+    a_error = spread + floor * math.sqrt(3.0) + 2.0**-40 * a
     a = 1.0 if abs(a - 1.0) <= AGREEMENT * a_error else a
     noise = floor / a
     centre = (n_fit - 1) / 2.0
     rows = _sample_rows(L, n_fit)
     t = rows - centre
     Y = X[rows] / a
-    # Starting values: the sinusoid fit where the pair turns, a barely turning cosine's level and slope elsewhere.
-    phase0 = np.arctan2(-B_fit, A_fit)
-    slow_theta, slow_phase = _slow_start(X[:n_fit] / a)
-    phase0 = np.where(turning, phase0, slow_phase)
-    theta0 = np.where(turning, theta, slow_theta)
+    # Starting values: the sinusoid fit, or a barely turning cosine's level and slope, whichever explains
+    # the pair's values on the fit rows better.
+    head, t_head = X[:n_fit] / a, np.arange(n_fit) - centre
+    slow_theta, slow_phase = _slow_start(head)
+    fitted_phase = np.arctan2(-B_fit, A_fit)
+
+    def misfit(phase: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        return np.sum((head - np.cos(phase + np.multiply.outer(t_head, theta))) ** 2, axis=0)
+
+    sinusoid = turning | (misfit(fitted_phase, theta) <= misfit(slow_phase, slow_theta))
+    phase0, theta0 = np.where(sinusoid, fitted_phase, slow_phase), np.where(sinusoid, theta, slow_theta)
     phase, theta_local, sigma_phase, sigma_local = _phase_fit(Y, t, phase0, theta0, noise, centre)
-    sigma_local = np.where(odd, math.inf, sigma_local)
+    # A fit far worse than the others' found no sinusoid there (or a wrong one): the pair is not read.
+    residual = np.sqrt(misfit(phase, theta_local) / n_fit)
+    failed = residual > 10.0 * float(np.median(residual)) + max(10.0 * noise, 1e-4)
+    sigma_local = np.where(odd | failed, math.inf, sigma_local)
     local = _Pairs(theta_local, sigma_local, phase, sigma_phase, centre, a, a_error, noise)
     tables = []
     # Cosine or sine: the kind whose phases agree on a start at least cost is read first.
@@ -551,6 +561,13 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
         start, _cost, ambiguous = starts[kind]
         positions = start + rows.astype(np.float64)
         theta_abs, sigma_abs = _absolute(Y, positions, shift, local, start, np.isfinite(sigma_local))
+        # A pair whose values barely leave +-a (at most 10 % below it) is read from how far below a they
+        # stay: a's own error moves it by (error of a) / (2 (1 - |x/a|)), relative.
+        below = 1.0 - np.abs(np.clip(Y, -1.0, 1.0))
+        depth = np.maximum(np.mean(below, axis=0), 1e-300)
+        level_read = np.max(below, axis=0) < 0.1
+        sigma_abs = np.where(level_read, np.hypot(sigma_abs, np.abs(theta_abs) * (a_error / a) / (2.0 * depth)),
+                             sigma_abs)
         measured = _measured(theta_abs, sigma_abs)
         for reading in read_frequencies(measured, d)[:4]:
             table = _Table(kind, layout, transposed, d, start, a, reading, measured, a_error,
@@ -1016,8 +1033,9 @@ def _matched_verdict(table: _Table, shape: tuple[int, ...], precision: tuple[str
     else:
         layout = f", {_LAYOUT_PHRASES[table.layout]}"
     first = f"{kind}{layout}, d = {table.d}, {_base_phrase(reading)}, {_start_phrase(table, L)}."
-    arithmetic = " with angles computed in float32, as transformers computes them" if table.arithmetic == "float32" \
-        else ""
+    arithmetic = ""
+    if table.arithmetic == "float32":
+        arithmetic = " with angles computed in float32 (as transformers and Meta's code compute them)"
     name = precision[0]
     fit = (f"It rebuilds every value to {table.error:.1e}, within the round-off of "
            f"{'a CSV with ' if 'decimals' in name else ''}{name} values{arithmetic}.")
@@ -1117,6 +1135,14 @@ def _attention_factor(table: _Table) -> float:
     return table.amplitude
 
 
+def _closest(tables: list[_Table]) -> _Table:
+    """The reading a near miss is compared with: the first (the shortest base, the simplest scaling) of
+    those that miss by at most half again the least misfit."""
+    checkable = [t for t in tables if t.problem is None] or tables
+    least = min(t.excess for t in checkable)
+    return next(t for t in checkable if t.excess <= 1.5 * least)
+
+
 def _result_layout(table: _Table) -> str | None:
     if table.kind == "rope_complex":
         return None
@@ -1125,7 +1151,7 @@ def _result_layout(table: _Table) -> str | None:
 
 def _table_result(tables: list[_Table], shape: tuple[int, ...], precision: tuple[str, float]) -> dict:
     matched = _preferred(tables)
-    table = matched[0] if matched else min(tables, key=lambda t: (t.problem is not None, t.excess, t.error))
+    table = matched[0] if matched else _closest(tables)
     reading = table.reading
     result = _common_keys(
         kind=table.kind if matched else None, d=table.d, layout=_result_layout(table),
