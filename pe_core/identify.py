@@ -963,6 +963,10 @@ def identify_encoding(M: object) -> dict:
     give the frequencies w_i = exp(-a i), unwrapping from the slowest pair gives the start,
     and a rebuild with ``positional_encoding`` verifies the answer on every row.
 
+    What a rotary model holds (a cos or sin table, inv_freq, freqs_cis) is read by
+    ``pe_core.rope_identify.identify_rotary``, whose docstring lists the keys every result has
+    besides these: "kind", "d", "scaling", "attention_factor" and the rotary details.
+
     A table as a library exports it is recognised too: when nothing matches M as it is, up
     to MAX_ZERO_ROWS all-zero rows (a padding token's row, which fairseq's
     SinusoidalPositionalEmbedding zeroes; at most a quarter of the rows) and an all-zero

@@ -1196,9 +1196,30 @@ def identify_rotary(M: object) -> dict | None:
         M: what identify_encoding was given.
 
     Returns:
-        The result dict (identify_encoding's keys) for a 1-D vector (inv_freq), a complex table
-        (freqs_cis), its real view (L, d/2, 2), or a real 2-D table whose columns pair up as a
-        rotary layout's; None for any other 2-D real table (the sinusoidal reading's).
+        The result dict for a 1-D vector (inv_freq), a complex table (freqs_cis), its real view
+        (L, d/2, 2), or a real 2-D table whose columns pair up as a rotary layout's; None for any
+        other 2-D real table (the sinusoidal reading's, to which ``with_rotary_keys`` adds these
+        keys). Besides identify_encoding's ("layout" is "half" or "interleaved" for a rotary
+        table, None for inv_freq and freqs_cis; "convention" and "closest_convention" None;
+        "n" the base, "start" the position of row 0, "max_abs_error", "verdict", "transposed",
+        "dtype_guess", "zero_rows", "zero_columns"):
+
+        - ``"kind"``: "sinusoidal", "rope_cos", "rope_sin", "rope_inv_freq", "rope_complex", or
+          None when nothing fits (the verdict then names the closest reading and where it differs);
+        - ``"d"``: the rotary dimension (2 x the pairs);
+        - ``"scaling"``: None, or a dict with "method" and "factor" and what the frequencies fix
+          of the method's parameters: yarn "truncate", "ramp" (the pairs where it starts and
+          ends) and the intervals "original_length_over_beta_fast" / "_slow"; llama3
+          "low_freq_wavelength" and "high_freq_wavelength"; longrope "divisors" (None where a pair
+          is too slow to read); with "original_length" and the method's other parameters
+          completed by its defaults, listed in "assumed";
+        - ``"attention_factor"``: the amplitude of a table (YaRN's 0.1 ln s + 1 where it agrees),
+          None for inv_freq, which does not hold it;
+        - ``"alternatives"``: readings no table tells from this one (NTK-aware or dynamic NTK of a
+          round base, the other of yarn and llama3), as dicts;
+        - ``"unreadable_pairs"``: pairs too slow to read at the table's positions;
+        - ``"worst_cell"``: for a near miss, the [row, column] of M (or [index] of a vector)
+          where the closest reading differs most; else None.
 
     Raises:
         ValueError: M is of another shape, empty, holds NaN or infinity, or is too large.
