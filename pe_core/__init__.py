@@ -16,6 +16,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
   and where they sit;
 - ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``).
+- ``identify`` (with ``rope_identify`` and ``rope_frequency_reading``): which variant a matrix is,
+  sinusoidal or what a rotary model holds; ``python -m pe_core.identify FILE`` in a terminal.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -51,7 +53,6 @@ from pe_core.encoding import (
     swapped_columns,
     wavelengths,
 )
-from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
 from pe_core.rope import (
     ROPE_LAYOUTS,
@@ -143,3 +144,13 @@ __all__ = [
     "wavelengths",
     "yarn_ramp",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """identify_encoding loads on first use, so that ``python -m pe_core.identify FILE`` runs that module
+    once, as __main__, rather than after the package has already imported it (runpy warns then)."""
+    if name == "identify_encoding":
+        from pe_core.identify import identify_encoding
+
+        return identify_encoding
+    raise AttributeError(f"module 'pe_core' has no attribute {name!r}")

@@ -68,6 +68,7 @@ import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
 from pe_core.encoding import positional_encoding, swapped_columns
+from pe_core.rope_identify import identify_rotary, with_rotary_keys
 from pe_core.value_precision import CAST_ERROR, FLOAT32_UNIT, ValuePrecision, value_precision
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
@@ -82,6 +83,10 @@ VERIFY_CELLS = 2**20
 #: Candidate start positions kept while the slowest pairs are still ambiguous; when the
 #: start found with the first number does not fit, the search is repeated with the second.
 MAX_START_CANDIDATES = 2**12
+#: Candidates a branching pair may make of them at once (each candidate times the wraps that fit
+#: it); past it, the cheapest candidates that fit are followed. A step costs a few passes over
+#: them: 2**22 made a 33 x 201 table take 37 s.
+MAX_BRANCHES = 2**16
 WIDE_START_CANDIDATES = 2**17
 #: No tolerance is looser than this: beyond it a "match" would say nothing.
 MAX_TOLERANCE = 1e-2
@@ -263,6 +268,10 @@ def _find_centre_position(
     low = math.ceil((-bound * w[first] - phase[first]) / (2 * math.pi))
     high = math.floor((bound * w[first] - phase[first]) / (2 * math.pi))
     x = (phase[first] + 2 * math.pi * np.arange(low, high + 1)) / w[first]
+    if x.size == 0:
+        # The slowest pair never reaches its phase within |x| <= MAX_POSITION: no position fits
+        # this reading (a wrong layout tried, say); the verification that follows rejects it.
+        return np.zeros(1), np.full(1, math.inf), np.zeros(1), bound, limited
     var = variance(first, x)
     cost = np.zeros_like(x)
     position = 1
@@ -295,15 +304,15 @@ def _find_centre_position(
             low_wrap = np.minimum(low_wrap, nearest)
             high_wrap = np.maximum(high_wrap, nearest)
             counts = (high_wrap - low_wrap + 1).astype(np.int64)
-            if counts.sum() > 2**22:
+            if counts.sum() > MAX_BRANCHES:
                 # Too many wraps to follow: keep the cheapest candidates that fit the budget,
                 # the nearest to position 0 among equals (small starts are the common case).
                 order_by_cost = np.lexsort((np.abs(x), cost))
-                fits = np.cumsum(counts[order_by_cost]) <= 2**22
+                fits = np.cumsum(counts[order_by_cost]) <= MAX_BRANCHES
                 fits[0] = True
                 kept = np.sort(order_by_cost[fits])
                 x, var, cost, pair_var = x[kept], var[kept], cost[kept], pair_var[kept]
-                low_wrap, counts = low_wrap[kept], np.minimum(counts[kept], 2**22)
+                low_wrap, counts = low_wrap[kept], np.minimum(counts[kept], MAX_BRANCHES)
             parent = np.repeat(np.arange(x.size), counts)
             offsets = np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
             wraps = low_wrap[parent] + offsets
@@ -1024,6 +1033,10 @@ def identify_encoding(M: object) -> dict:
     give the frequencies w_i = exp(-a i), unwrapping from the slowest pair gives the start,
     and a rebuild with ``positional_encoding`` verifies the answer on every row.
 
+    What a rotary model holds (a cos or sin table, inv_freq, freqs_cis) is read by
+    ``pe_core.rope_identify.identify_rotary``, whose docstring lists the keys every result has
+    besides these: "kind", "d", "scaling", "attention_factor" and the rotary details.
+
     A table as a library exports it is recognised too: when nothing matches M as it is, up
     to MAX_ZERO_ROWS all-zero rows (a padding token's row, which fairseq's
     SinusoidalPositionalEmbedding zeroes; at most a quarter of the rows) and an all-zero
@@ -1081,10 +1094,17 @@ def identify_encoding(M: object) -> dict:
         >>> result["convention"], result["start"], result["zero_rows"], result["zero_columns"]
         ('tensor2tensor', 0, [1], [])
     """
-    matrix = check_matrix("M (the matrix to identify)", M)
-    # Huge values (not an encoding) may overflow squares on their way to the verdict.
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _identify(matrix)
+    # What a rotary model holds (inv_freq, freqs_cis, a table whose columns pair up) is read beside.
+    rotary = identify_rotary(M)
+    if rotary is None:
+        matrix = check_matrix("M (the matrix to identify)", M)
+        # Huge values (not an encoding) may overflow squares on their way to the verdict.
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = with_rotary_keys(_identify(matrix), matrix)
+    else:
+        result = rotary
+    # Swapped columns are a sinusoidal table's variant: a rotary reading has none.
+    return {"swapped": False, **result}
 
 
 def _first_match(outcomes: list[_Outcome], precision: ValuePrecision) -> tuple[_Outcome, str] | None:
@@ -1202,3 +1222,10 @@ def _identify(matrix: np.ndarray) -> dict:
             "pinned down from these rows"
         )
     return _rejected(reason, closest)
+
+
+if __name__ == "__main__":
+    # python -m pe_core.identify FILE: the verdict on a saved table (pe_core/identify_cli.py).
+    from pe_core.identify_cli import main
+
+    raise SystemExit(main())

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 from engineer_files import WRITERS, cosine_first, read_back, savetxt, tutorial_encoding
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pe_core
@@ -298,7 +298,6 @@ def test_location_is_in_the_users_orientation():
         (np.full((10, 4), np.nan), "NaN"),
         (np.array([[0.0, np.inf], [1.0, 0.0]]), "infinite"),
         (np.zeros((2, 3, 4)), "2-D"),
-        (np.zeros(5), "2-D"),
         (np.zeros((0, 4)), "empty"),
         ([["a", "b"]], "real numbers"),
         (np.broadcast_to(np.float64(0.0), (8193, 4096)), "limit"),
@@ -402,6 +401,10 @@ def test_small_fairseq_table_is_tensor2tensor_although_paper_1e8_is_as_round():
     padding_fraction=st.floats(min_value=0.0, max_value=1.0, exclude_max=True),
     float32=st.booleans(),
 )
+# A slowest pair that reaches its phase at no allowed position (a bare numpy error once).
+@example(d=39, L=38, padding_fraction=13.5 / 38, float32=False)
+# Many wraps to follow at once (37 s once, 0.7 s since MAX_BRANCHES).
+@example(d=201, L=33, padding_fraction=3.5 / 33, float32=False)
 def test_fairseq_table_with_any_padding_index(d, L, padding_fraction, float32):
     padding_idx = int(padding_fraction * L)
     M = fairseq_get_embedding(L, d, padding_idx)
