@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+from _plotly_utils.utils import convert_to_base64
 
 from explorer.figures import chart_title
 
@@ -46,27 +47,72 @@ def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max
     return max(1, min(max_frames, int(max_bytes // per_frame)))
 
 
-#: The trace types of the frames here: a frame holds only what changes, of one of these.
-_FRAME_TRACES = {"scatter": go.Scatter, "heatmap": go.Heatmap}
+#: A Play frame as Plotly's JSON holds it: {"data": [trace dicts], "traces": [indices], "name": str}.
+PlayFrame = dict
 
 
-def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> go.Frame:
-    """A Play frame from plain trace dicts (``"type"``: scatter by default, or heatmap), for
-    the figure's ``traces``, built without Plotly's value validation: building 60 validated
-    frames took 56-65 ms of each new setting's run, 3 ms unvalidated (the same JSON).
-    ``add_play`` builds the figure unvalidated too; tests/shared/test_animation.py validates every
-    Play figure whole."""
-    built = []
-    for trace in data:
-        kind = trace.get("type", "scatter")
-        values = {key: value for key, value in trace.items() if key != "type"}
-        built.append(_FRAME_TRACES[kind](values, _validate=False))
-    return go.Frame(data=built, traces=list(traces), name=name, _validate=False)
+def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> PlayFrame:
+    """A Play frame from plain trace dicts (``"type"``: scatter by default, or heatmap) for the
+    figure's ``traces``: only what changes from one frame to the next (Plotly merges it into the
+    trace). Kept as a plain dict, as the chart's JSON has it: built as Plotly objects, a Play
+    figure's 60 frames of a few traces each cost 20-45 ms of every new setting's run, twice
+    Plotly's own figure (tests/shared/test_animation.py builds every Play figure as a validated
+    go.Figure and compares its JSON)."""
+    return {
+        "data": [{"type": "scatter", **trace} for trace in data],
+        "traces": [int(index) for index in traces],
+        "name": str(name),
+    }
+
+
+class PlayFigure(go.Figure):
+    """A go.Figure whose Play frames stay plain dicts (``frame``) until the figure is serialised.
+
+    Its data and layout are Plotly's as usual (``update_layout`` and the like work on them);
+    ``to_dict`` (what st.plotly_chart and the JSON writers call) adds the frames as they are,
+    base64-encoding their arrays as Plotly's own ``to_dict`` does; ``frames`` builds them as
+    go.Frame objects only when asked (tests, a reader of the figure).
+    """
+
+    def __init__(self, data: object = None, layout: object = None, frames: Sequence[PlayFrame] = (),
+                 **kwargs: object) -> None:
+        if isinstance(data, dict) and "frames" in data:  # a pickled or copied PlayFigure (__reduce__)
+            data = dict(data)
+            frames = data.pop("frames")
+        super().__init__(data=data, layout=layout, **kwargs)
+        self._play_frames = list(frames)
+
+    @property
+    def frames(self) -> tuple[go.Frame, ...]:
+        return tuple(go.Frame(_structure_copy(play_frame)) for play_frame in self._play_frames)
+
+    @property
+    def frame_names(self) -> list[str]:
+        """The frames' names, without building them."""
+        return [play_frame["name"] for play_frame in self._play_frames]
+
+    def to_dict(self) -> dict:
+        result = super().to_dict()
+        # convert_to_base64 replaces arrays in place: the frames' dicts and lists are copied
+        # first (their arrays are not: they are read, never written).
+        frames = _structure_copy(self._play_frames)
+        convert_to_base64(frames)
+        result["frames"] = frames
+        return result
+
+
+def _structure_copy(value: object) -> object:
+    """``value`` with its dicts and lists copied and everything else (arrays, numbers) shared."""
+    if isinstance(value, dict):
+        return {key: _structure_copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_structure_copy(item) for item in value]
+    return value
 
 
 def add_play(
     fig: go.Figure,
-    frames: Sequence[go.Frame],
+    frames: Sequence[PlayFrame],
     *,
     label: str,
     redraw: bool,
@@ -84,7 +130,7 @@ def add_play(
     """
     if not frames:
         raise ValueError("an animated figure needs at least one frame.")
-    names = [str(frame.name) for frame in frames]
+    names = [play_frame["name"] for play_frame in frames]
     if len(set(names)) != len(names):
         raise ValueError(f"frame names must differ, got {names}.")
     labels = names if labels is None else [str(text) for text in labels]
@@ -125,7 +171,6 @@ def add_play(
             ],
         }],
     }
-    # Built without Plotly's validation of the frames (built unvalidated by ``frame``) and the
-    # slider's steps, which update_layout and the frames setter did again: the unit circle's Play
-    # figure 39 -> 33 ms to build, the same JSON.
-    return go.Figure(data=fig.data, layout=layout, frames=list(frames), _validate=False)
+    # Built without Plotly's validation of the slider's steps, which update_layout did again, and
+    # with the frames as plain dicts (PlayFigure).
+    return PlayFigure(data=fig.data, layout=layout, frames=frames, _validate=False)

@@ -159,7 +159,7 @@ def pair_chart(pair: int, m: int, n: int) -> None:
 def pair_play(pair: int, n: int) -> None:
     figure = rotary.pair_play_figure(view, pair, n)
     blocks.chart(figure, key="rotary_pair_play")
-    swept = [int(frame.name) for frame in figure.frames]
+    swept = [int(name) for name in figure.frame_names]
     if len(swept) == 1:
         sweep = "m stays at 0, the only position"
     else:

@@ -158,7 +158,7 @@ def reference_play() -> None:
     figure = similarity.reference_play_figure(
         by_offset, title="Play: P[k]·P[r] as r moves"
     )
-    swept = [int(frame.name) for frame in figure.frames]
+    swept = [int(name) for name in figure.frame_names]
     st.header("The reference position, moving")
     blocks.chart(figure, key="similarity_reference_play")
     st.caption(
