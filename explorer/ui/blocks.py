@@ -147,9 +147,13 @@ def downloads(name: str, table: Callable[[], pd.DataFrame], *, key: str) -> None
 SECTION_CACHE_ENTRIES = 128
 
 
-@st.cache_data(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False)
+# st.cache_resource, not st.cache_data: both record the elements drawn and replay them on a hit,
+# but cache_data pickles them when a section is drawn and unpickles them at every replay (a
+# chart's JSON, up to 1.5 MB); a replayed element is copied into the session's message anyway.
+# Warm reruns at the largest settings: Waves 15.0 -> 13.8 ms, Matrix 10.0 -> 8.7 (rerun_cost.py).
+@st.cache_resource(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False)
 def _drawn_once(name: str, inputs: tuple, _draw: Callable[[], None]) -> None:
-    """Run ``_draw``: st.cache_data records the elements it draws, and a hit replays them."""
+    """Run ``_draw``: st.cache_resource records the elements it draws, and a hit replays them."""
     _draw()
 
 

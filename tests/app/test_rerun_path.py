@@ -20,7 +20,9 @@ from st_client import RunResult, StreamlitServer, StreamlitSession
 from explorer.presets import PRESETS
 from explorer.ui import startup
 
-LOOKUP = re.compile(r'^cache_lookups_total\{cache="([^"]+)",cache_type="st_cache_data",result="(hit|miss)"\} (\d+)$')
+LOOKUP = re.compile(
+    r'^cache_lookups_total\{cache="([^"]+)",cache_type="st_cache_(?:data|resource)",result="(hit|miss)"\} (\d+)$'
+)
 
 
 #: What a plain ``streamlit run app.py`` prints before the first visitor (headless): its banner.
