@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -69,6 +73,53 @@ def _switch_to(target: StreamlitPage):
     return switch
 
 
+class RunSlots:
+    """At most ``count`` page runs compute at once; the others wait for a slot in the order
+    they came (threading.Semaphore wakes its waiters first come, first served).
+
+    Streamlit runs every session's script in a thread of its own, all at once under one GIL:
+    a class of 100 with settings of their own had 100 runs in flight, each holding its
+    temporaries (peak memory grows with them) and each finished only when nearly all were
+    (processor sharing: the first runs waited for the others' second ones). With a few
+    slots a run is done soon after it starts, in arrival order, and memory holds a few runs'
+    temporaries.
+    """
+
+    def __init__(self, count: int) -> None:
+        if count < 1:
+            raise ValueError(f"count must be at least 1, got {count}.")
+        self.count = count
+        self._semaphore = threading.Semaphore(count)
+        self._holder = threading.local()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold a slot for the block (waiting for one if every slot is taken)."""
+        self._semaphore.acquire()
+        self._holder.holds = True
+        try:
+            yield
+        finally:
+            self._holder.holds = False
+            self._semaphore.release()
+
+    @contextmanager
+    def lent(self) -> Iterator[None]:
+        """Give this thread's slot to another run for the block (an idle wait), then take one back."""
+        if not getattr(self._holder, "holds", False):
+            yield
+            return
+        self._semaphore.release()
+        try:
+            yield
+        finally:
+            self._semaphore.acquire()
+
+
+#: Page runs computing at once in this process (PE_RUN_SLOTS overrides, for benchmarks).
+RUN_SLOTS = RunSlots(int(os.environ.get("PE_RUN_SLOTS", "2")))
+
+
 #: What a visitor sees if a page fails unexpectedly: no traceback, a way forward.
 PAGE_FAILED = (
     "This view could not be drawn with these settings. Try other values in the sidebar, "
@@ -82,7 +133,8 @@ def run_page(page: StreamlitPage) -> None:
     Streamlit's own rerun and stop signals are BaseExceptions, so they pass through.
     """
     try:
-        page.run()
+        with RUN_SLOTS.held():
+            page.run()
     except Exception:
         logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
         st.error(PAGE_FAILED, icon=":material/error:")

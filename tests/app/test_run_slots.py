@@ -1,0 +1,122 @@
+"""navigation.RunSlots: at most ``count`` page runs compute at once, in the order they came,
+a slot lent during an idle wait, and always given back."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from app_runs import PAGES, assert_page_ran, open_url
+
+from explorer.ui import navigation
+from explorer.ui.navigation import RunSlots
+
+
+def run_threads(slots: RunSlots, count: int, work_s: float, log: list) -> None:
+    """``count`` threads, started in order a few ms apart, each holding a slot for ``work_s``."""
+
+    def run(index: int) -> None:
+        with slots.held():
+            log.append(("start", index, time.monotonic()))
+            time.sleep(work_s)
+            log.append(("end", index, time.monotonic()))
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.005)
+    for thread in threads:
+        thread.join(timeout=10)
+
+
+def most_at_once(log: list) -> int:
+    running = peak = 0
+    for event, _, _ in sorted(log, key=lambda entry: entry[2]):
+        running += 1 if event == "start" else -1
+        peak = max(peak, running)
+    return peak
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_at_most_count_runs_at_once(count: int) -> None:
+    log: list = []
+    run_threads(RunSlots(count), 8, 0.03, log)
+    assert len(log) == 16
+    assert most_at_once(log) == count
+
+
+def test_runs_start_in_the_order_they_came() -> None:
+    log: list = []
+    run_threads(RunSlots(1), 6, 0.02, log)
+    assert [index for event, index, _ in log if event == "start"] == list(range(6))
+
+
+def test_a_lent_slot_lets_another_run_in_and_is_taken_back() -> None:
+    slots = RunSlots(1)
+    order: list[str] = []
+    lending = threading.Event()
+
+    def sleeper() -> None:
+        with slots.held():
+            order.append("sleeper holds")
+            with slots.lent():
+                lending.set()
+                time.sleep(0.1)
+            order.append("sleeper back")
+
+    def other() -> None:
+        lending.wait(5)
+        with slots.held():
+            order.append("other ran")
+
+    threads = [threading.Thread(target=sleeper), threading.Thread(target=other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert order == ["sleeper holds", "other ran", "sleeper back"]
+
+
+def test_lending_without_a_slot_changes_nothing() -> None:
+    slots = RunSlots(1)
+    with slots.lent():  # a thread that holds no slot (a fragment's rerun) just waits
+        pass
+    with slots.held():
+        pass
+
+
+def test_a_run_that_raises_gives_its_slot_back() -> None:
+    slots = RunSlots(1)
+    with pytest.raises(RuntimeError), slots.held():
+        raise RuntimeError("the page failed")
+    acquired = threading.Event()
+    thread = threading.Thread(target=lambda: (slots.held().__enter__(), acquired.set()))
+    thread.start()
+    assert acquired.wait(2), "the slot was not given back"
+    thread.join(timeout=2)
+
+
+def test_count_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        RunSlots(0)
+
+
+def test_a_page_run_holds_a_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's page runs take a slot (and give it back: a second run after the first works)."""
+    slots = RunSlots(1)
+    held: list[bool] = []
+    real_held = slots.held
+
+    def recording_held():
+        held.append(True)
+        return real_held()
+
+    monkeypatch.setattr(slots, "held", recording_held)
+    monkeypatch.setattr(navigation, "RUN_SLOTS", slots)
+    page = PAGES[1]
+    at = open_url(page.url_path)
+    assert_page_ran(at, page)
+    at.sidebar.slider(key="L").set_value(50).run()
+    assert_page_ran(at, page)
+    assert len(held) == 2
