@@ -398,7 +398,8 @@ def show_reading(reading: rotary.ArrayReading) -> None:
     if opening.values is None:
         st.caption(f"The page's controls cannot show this reading exactly: {opening.reason}.")
     elif opening.shown_by(view):
-        st.caption("The charts above show this reading: its d, base, layout and scaling.")
+        shown = "d, base, layout and scaling" if "rope_layout" in opening.values else "d, base and scaling"
+        st.caption(f"The charts above show this reading: its {shown}.")
     elif st.button("Open this reading on the page", icon=":material/open_in_browser:", key="rotary_open_reading",
                    help="Sets the sidebar's d and n, the layout and the scaling above to the reading's, as a model "
                    "preset does."):

@@ -682,17 +682,15 @@ def scaling_short(scaling: dict | None) -> str:
     return name if scaling.get("factor") is None else f"{name} ×{number(scaling['factor'])}"
 
 
-def _cell(cell: list[int] | None) -> str:
-    if cell is None:
-        return "-"
+def _cell(cell: list[int]) -> str:
     return f"index {cell[0]:,}" if len(cell) == 1 else f"row {cell[0]:,}, column {cell[1]:,}"
 
 
 def reading_metrics(result: dict) -> dict[str, str]:
     """The page's metric boxes for a reading, label -> value, in the verdict's own numbers: for what a
     rotary model holds its kind, d, layout, base, start, scaling, attention factor and the pairs read;
-    for a near miss the closest reading's d, layout, base and start, and where and by how much it
-    differs; nothing for other readings (the verdict says them)."""
+    for a near miss the closest reading's d, layout, base and start (those it names), and where and
+    by how much it differs; nothing for other readings (the verdict says them)."""
     if not uploads.is_rotary(result):
         return {}
     d, n, start = result["d"], result["n"], result["start"]
@@ -703,8 +701,10 @@ def reading_metrics(result: dict) -> dict[str, str]:
         "start": "-" if start is None else f"{start:,}",
     }
     if result["kind"] is None:
-        return facts | {"differs most at": _cell(result["worst_cell"]),
-                        "by up to": "-" if result["worst_cell"] is None else f"{result['max_abs_error']:.3g}"}
+        if result["worst_cell"] is None:
+            return {}  # not read far enough to name a cell: the verdict says why
+        return {label: value for label, value in facts.items() if value != "-"} | {
+            "differs most at": _cell(result["worst_cell"]), "by up to": f"{result['max_abs_error']:.3g}"}
     a = result["attention_factor"]
     pairs = d // 2
     return {"kind": KIND_SHORT[result["kind"]]} | facts | {
