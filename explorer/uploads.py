@@ -132,8 +132,9 @@ def _all_squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _check_size(rows: int, cols: int, what: str) -> None:
     if rows > MAX_SIDE or cols > MAX_SIDE or rows * cols > MAX_UPLOAD_CELLS:
+        size = f"has {rows:,} values" if what == "vector" else f"is {rows:,} x {cols:,}"
         raise ValueError(
-            f"The {what} is {rows:,} x {cols:,}; the checker takes at most {MAX_SIDE:,} on a side and "
+            f"The {what} {size}; the checker takes at most {MAX_SIDE:,} on a side and "
             f"{MAX_UPLOAD_CELLS:,} values (what a {MAX_UPLOAD_BYTES / 10**6:g} MB file can hold)."
         )
 
@@ -167,7 +168,7 @@ def _rotary_shape(shape: tuple[int, ...], is_complex: bool) -> tuple[int, ...]:
             "dimensions, real or complex) or a complex table's real view (positions, d/2, 2)."
         )
     rows, cols = squeezed[0], math.prod(squeezed[1:])
-    _check_size(rows, cols, "array" if len(squeezed) == 1 else "table")
+    _check_size(rows, cols, "vector" if len(squeezed) == 1 else "table")
     return squeezed
 
 
