@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from explorer import figures
+from explorer import figures, uploads
 from explorer.settings import N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
 from explorer.ui import blocks, cached, controls
@@ -136,7 +136,7 @@ blocks.reproduce(pitfalls.difference_code(
 st.header("Check your implementation")
 st.markdown(
     "Upload your encoding matrix (positions x dimensions, or transposed) as .npy or .csv, "
-    f"{pitfalls.upload_limits()}. The checker "
+    f"{uploads.upload_limits()}. The checker "
     "finds the layout, the frequency convention, the base n and the first position, and says whether "
     "round-off explains what is left. Nothing is stored."
 )
@@ -159,51 +159,57 @@ if upload is not None:
         result = check.result
         for note in check.notes:
             st.caption(note)
-        if result["convention"] is not None:
-            st.success(result["verdict"], icon=":material/check_circle:")
+        if check.rotary:
+            # What a rotary model holds: named here, read whole by the Rotary page's checker.
+            (st.warning if result["kind"] is None else st.info)(check.rotary_note, icon=":material/rotate_right:")
+            st.page_link("pages/rotary_page.py", label="Check your RoPE on the Rotary page (its last section)",
+                         icon=":material/arrow_forward:")
         else:
-            st.warning(result["verdict"], icon=":material/help:")
-        layout_label, layout = check.layout_metric
-        shown = {
-            "shape": f"{check.shape[0]:,} x {check.shape[1]:,}",
-            layout_label: layout,
-            "convention": result["convention"] or "-",
-            "n": "-" if result["n"] is None else format_n(result["n"]),
-            "start": "-" if result["start"] is None else f"{result['start']:,}",
-            "transposed": "yes" if result["transposed"] else "no",
-            "stored as": result["dtype_guess"] or "-",
-            "max |error|": f"{result['max_abs_error']:.3g}",
-        }
-        for column, (name, value) in zip(st.columns(4) + st.columns(4), shown.items(), strict=True):
-            column.metric(name, value)
-        if check.difference is not None and check.rebuilt is not None:
-            up_rows = [
-                figures.range_label(int(a), int(b) - 1, "row r") for a, b in zip(
-                    check.row_edges[:-1], check.row_edges[1:], strict=True
+            if result["convention"] is not None:
+                st.success(result["verdict"], icon=":material/check_circle:")
+            else:
+                st.warning(result["verdict"], icon=":material/help:")
+            layout_label, layout = check.layout_metric
+            shown = {
+                "shape": f"{check.shape[0]:,} x {check.shape[1]:,}",
+                layout_label: layout,
+                "convention": result["convention"] or "-",
+                "n": "-" if result["n"] is None else format_n(result["n"]),
+                "start": "-" if result["start"] is None else f"{result['start']:,}",
+                "transposed": "yes" if result["transposed"] else "no",
+                "stored as": result["dtype_guess"] or "-",
+                "max |error|": f"{result['max_abs_error']:.3g}",
+            }
+            for column, (name, value) in zip(st.columns(4) + st.columns(4), shown.items(), strict=True):
+                column.metric(name, value)
+            if check.difference is not None and check.rebuilt is not None:
+                up_rows = [
+                    figures.range_label(int(a), int(b) - 1, "row r") for a, b in zip(
+                        check.row_edges[:-1], check.row_edges[1:], strict=True
+                    )
+                ]
+                span = float(abs(check.difference).max()) or 1.0
+                blocks.chart(
+                    figures.heatmap_figure(
+                        check.difference, row_labels=up_rows, col_labels=check.columns.labels,
+                        row_ticks=figures.round_ticks(up_rows, [int(r) for r in check.row_edges[:-1]]),
+                        col_ticks=figures.round_ticks(check.columns.labels, check.columns.ticks, count=10),
+                        title=f"Your matrix minus the rebuilt encoding ({check.rebuilt_description})",
+                        x_title="dimension j (column)", y_title="row r (position start + r)",
+                        value_name="upload - rebuilt", zrange=(-span, span),
+                    ),
+                    key="pitfalls_upload_difference",
                 )
-            ]
-            span = float(abs(check.difference).max()) or 1.0
-            blocks.chart(
-                figures.heatmap_figure(
-                    check.difference, row_labels=up_rows, col_labels=check.columns.labels,
-                    row_ticks=figures.round_ticks(up_rows, [int(r) for r in check.row_edges[:-1]]),
-                    col_ticks=figures.round_ticks(check.columns.labels, check.columns.ticks, count=10),
-                    title=f"Your matrix minus the rebuilt encoding ({check.rebuilt_description})",
-                    x_title="dimension j (column)", y_title="row r (position start + r)",
-                    value_name="upload - rebuilt", zrange=(-span, span),
-                ),
-                key="pitfalls_upload_difference",
-            )
-            length = check.shape[1] if result["transposed"] else check.shape[0]
-            blocks.reduced_note("Difference", check.difference.shape, (length, check.columns.order.size))
-            if check.set_aside_note:
-                st.caption(check.set_aside_note)
-            if result["transposed"]:
-                st.caption("Your matrix is transposed (dimensions down); it is drawn with positions down.")
-            blocks.downloads(
-                "this difference map",
-                figures.heatmap_table(
-                    check.difference, up_rows, check.columns.labels, rows_name="row r", cols_name="column j"
-                ),
-                key="pitfalls_upload_difference",
-            )
+                length = check.shape[1] if result["transposed"] else check.shape[0]
+                blocks.reduced_note("Difference", check.difference.shape, (length, check.columns.order.size))
+                if check.set_aside_note:
+                    st.caption(check.set_aside_note)
+                if result["transposed"]:
+                    st.caption("Your matrix is transposed (dimensions down); it is drawn with positions down.")
+                blocks.downloads(
+                    "this difference map",
+                    figures.heatmap_table(
+                        check.difference, up_rows, check.columns.labels, rows_name="row r", cols_name="column j"
+                    ),
+                    key="pitfalls_upload_difference",
+                )

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import animation, figures, rope_presets
+from explorer import animation, figures, presets, rope_presets, uploads
 from explorer.rope_presets import CUSTOM
 from explorer.settings import even_settings, format_n
 from explorer.topics import rotary
@@ -314,5 +314,100 @@ for name in pe_core.ROPE_LAYOUTS:
         *cos_tables(d, base, scaling, L, cache_rows, cache_cols)[name], d=d, layout=name), key=f"rotary_cos_{name}")
 blocks.downloads("the error map", lambda: rotary.square_table(
     mixing(view, blocks_per_axis).error_means, mixing(view, blocks_per_axis).edges), key="rotary_mixing")
+
+
+# --- check your RoPE -------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
+def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
+    """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
+    the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
+    page's warm rerun. Raises ValueError for a file that cannot be read."""
+    return rotary.check_upload(name, _data)
+
+
+def check_section() -> None:
+    """The checker: an upload reruns only this section."""
+    st.header("Check your RoPE")
+    st.markdown(
+        "Upload what your model holds: its `inv_freq`, a cos or sin table, or a complex `freqs_cis` (.npy, .npz "
+        f"or .csv), {uploads.rotary_limits()}. The checker reads its kind, d, layout, base, start, scaling and "
+        "attention factor, and says what no table can tell apart; for a table no reading rebuilds, it names the "
+        "closest reading and where it differs most. Nothing is stored."
+    )
+    st.caption(
+        "From PyTorch: `np.save('cos.npy', cos.float().numpy())` (bfloat16 has no NumPy type; `.float()` keeps "
+        "every value), `np.save('inv_freq.npy', rotary_emb.inv_freq.numpy())`, `np.save('freqs_cis.npy', "
+        "freqs_cis.numpy())` (complex64), or several at once: `np.savez('rope.npz', cos=cos, inv_freq=inv_freq)`. "
+        "In a terminal or a CI job: `python -m pe_core.identify cos.npy`."
+    )
+    upload = st.file_uploader("What your model holds (.npy, .npz or .csv)", type=["npy", "npz", "csv"],
+                              key="rotary_upload")
+    if upload is None:
+        return
+    try:
+        check = rope_upload(upload.file_id, upload.name, upload.getvalue())
+    except ValueError as error:
+        st.error(str(error), icon=":material/block:")
+        return
+    readings = check.readings
+    index = 0
+    if len(readings) > 1:
+        blocks.table(rotary.arrays_table(check), width="stretch")
+        index = st.selectbox("Array shown below", range(len(readings)), index=check.first_rotary,
+                             format_func=lambda i: readings[i].label, key=f"rotary_array_{upload.file_id}")
+    show_reading(readings[index])
+
+
+def show_reading(reading: rotary.ArrayReading) -> None:
+    """One array's verdict, its metric boxes, the scaling's parameters and the way to open it on the page."""
+    for note in reading.notes:
+        st.caption(note)
+    status, result = reading.status, reading.result
+    if status == "error":
+        st.error(reading.error, icon=":material/block:")
+        return
+    if status == "rotary":
+        st.success(result["verdict"], icon=":material/check_circle:")
+    elif status == "sinusoidal":
+        st.info(f"A sinusoidal positional encoding, not what a rotary model holds. {result['verdict']}",
+                icon=":material/waves:")
+        st.page_link("pages/pitfalls_page.py", label="Check it on Conventions and pitfalls (its checker)",
+                     icon=":material/arrow_forward:")
+        return
+    else:
+        st.warning(result["verdict"], icon=":material/help:")
+    metrics = rotary.reading_metrics(result)
+    if not metrics:
+        return
+    if status == "near":
+        st.caption("The closest reading, which differs from the table by more than round-off explains:")
+    boxes = [box for _ in range(0, len(metrics), 4) for box in st.columns(4)]
+    for box, (label, value) in zip(boxes, metrics.items(), strict=False):
+        box.metric(label, value)
+    if status != "rotary":
+        return
+    if result["scaling"] is not None:
+        st.subheader("The scaling's parameters")
+        blocks.table(rotary.scaling_table(result["scaling"]), width="stretch")
+    if result["alternatives"]:
+        st.caption("No table tells this reading from: "
+                   + "; ".join(rotary.alternative_text(a) for a in result["alternatives"]) + ".")
+    opening = rotary.opening(result)
+    if opening.values is None:
+        st.caption(f"The page's controls cannot show this reading exactly: {opening.reason}.")
+    elif opening.shown_by(view):
+        shown = "d, base, layout and scaling" if "rope_layout" in opening.values else "d, base and scaling"
+        st.caption(f"The charts above show this reading: its {shown}.")
+    elif st.button("Open this reading on the page", icon=":material/open_in_browser:", key="rotary_open_reading",
+                   help="Sets the sidebar's d and n, the layout and the scaling above to the reading's, as a model "
+                   "preset does."):
+        controls.queue_values(opening.values | {"preset": presets.CUSTOM})
+        st.rerun(scope="app")
+
+
+blocks.fragment(check_section)
+
 blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
                  lambda: rotary.rotary_code(view, **snippet, library="torch"))

@@ -10,19 +10,18 @@ the difference of the drawn means is exactly the mean of the difference.
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from pathlib import PurePath
 
 import numpy as np
 import pandas as pd
 
 import pe_core
-from explorer import reproduce
+from explorer import reproduce, uploads
 from explorer.figures import heatmap_grid
 from explorer.settings import Settings, format_n
+from pe_core.rope_frequency_reading import number
 
 # ----------------------------------------------------------------------------------------
 # Variants
@@ -402,280 +401,12 @@ METRIC_LABELS = ("max |A - B| (every cell)", "where", "max |A - B| drawn (block 
 # Checking an uploaded matrix
 # ----------------------------------------------------------------------------------------
 
-#: .streamlit/config.toml's maxUploadSize (5 MB) in bytes as every browser can send it:
-#: Streamlit's uploader counts a megabyte as 10**6 bytes (2**20 only on Windows) and its
-#: server as 2**20, so 5 * 10**6 is what a visitor on any platform can meet; checked again here.
-MAX_UPLOAD_BYTES = 5 * 10**6
-#: Largest number of positions (or dimensions) on a side: the sidebar's L_MAX.
-MAX_SIDE = 16384
-#: Largest number of values a header may announce: a file of MAX_UPLOAD_BYTES holds at most
-#: one value per byte (a .npy of int8), so no real upload is refused by it; it only stops a
-#: forged .npy header from allocating more.
-MAX_UPLOAD_CELLS = MAX_UPLOAD_BYTES
-#: The width the limits are illustrated with (the sidebar's default d), and the bytes of a
-#: value of [-1, 1] in a CSV with 6 decimals at most ("-0.841471" and its comma).
-EXAMPLE_D = 128
-CSV_BYTES_PER_VALUE = 10
-_NON_FINITE_TEXT = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
-
-
-def _npy_header_bytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
-    """Bytes of a .npy file's magic and header for an array of this shape and dtype (format 1.0)."""
-    buffer = io.BytesIO()
-    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": shape}
-    np.lib.format.write_array_header_1_0(buffer, header)
-    return buffer.tell()
-
-
-def largest_upload_rows(kind: str, d: int = EXAMPLE_D) -> int:
-    """Most positions of width d that fit in MAX_UPLOAD_BYTES: as .npy of "float32" or
-    "float64", or as "csv" with 6 decimals (CSV_BYTES_PER_VALUE bytes a value at most)."""
-    if kind == "csv":
-        return MAX_UPLOAD_BYTES // (CSV_BYTES_PER_VALUE * d)
-    itemsize = np.dtype(kind).itemsize
-    rows = MAX_UPLOAD_BYTES // (itemsize * d)
-    while rows > 0 and _npy_header_bytes((rows, d), np.dtype(kind)) + rows * d * itemsize > MAX_UPLOAD_BYTES:
-        rows -= 1
-    return rows
-
-
-def upload_limits() -> str:
-    """The upload limits as a visitor can meet them, in one sentence (Markdown, no user text)."""
-    float32, float64, csv = (largest_upload_rows(kind) for kind in ("float32", "float64", "csv"))
-    return (
-        f"at most {MAX_UPLOAD_BYTES / 10**6:g} MB ({MAX_UPLOAD_BYTES:,} bytes): that is {float32:,} positions x "
-        f"{EXAMPLE_D} dimensions as a float32 .npy ({float32 * EXAMPLE_D:,} values), {float64:,} x {EXAMPLE_D} as "
-        f"a float64 .npy, or {csv:,} x {EXAMPLE_D} as a CSV with 6 decimals; at most {MAX_SIDE:,} positions or "
-        "dimensions on a side"
-    )
-
-
-def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """An array of more than 2 axes without its axes of size 1 (PyTorch's ``pe.unsqueeze(1)``)."""
-    return tuple(size for size in shape if size != 1) if len(shape) > 2 else shape
-
-
-def _check_shape(shape: tuple[int, ...]) -> None:
-    squeezed = _squeezed(shape)
-    if len(squeezed) != 2:
-        dropped = f", {len(squeezed)} without its axes of size 1" if squeezed != shape else ""
-        raise ValueError(
-            f"The array has {len(shape)} dimension{'s' if len(shape) != 1 else ''} (shape {tuple(shape)}{dropped}); "
-            "the checker needs a 2-D matrix, positions x dimensions."
-        )
-    rows, cols = squeezed
-    if rows == 0 or cols == 0:
-        raise ValueError(f"The matrix is empty (shape {rows} x {cols}).")
-    if rows > MAX_SIDE or cols > MAX_SIDE or rows * cols > MAX_UPLOAD_CELLS:
-        raise ValueError(
-            f"The matrix is {rows:,} x {cols:,}; the checker takes at most {MAX_SIDE:,} on a side and "
-            f"{MAX_UPLOAD_CELLS:,} values (what a {MAX_UPLOAD_BYTES / 10**6:g} MB file can hold)."
-        )
-
-
-def _finite(matrix: np.ndarray) -> np.ndarray:
-    bad = ~np.isfinite(matrix)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"The matrix holds {int(bad.sum()):,} NaN or infinite value(s), the first at row {row}, "
-            f"column {col}; an encoding has only finite values."
-        )
-    return matrix
-
-
-def _load_npy(data: bytes) -> np.ndarray:
-    stream = io.BytesIO(data)
-    # Read the header first: its shape and dtype are checked before any array is allocated.
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            raise ValueError(f"unsupported version {version}")
-    except Exception as error:  # any malformed header: one line for the visitor
-        raise ValueError(f"This is not a readable .npy file ({_short(error)}).") from None
-    if dtype.hasobject:
-        raise ValueError(
-            "This .npy file holds Python objects (a pickled array), which the checker never loads; "
-            "save a numeric array, e.g. np.save('P.npy', P.astype(np.float32))."
-        )
-    if dtype.kind not in "fiu":
-        raise ValueError(f"The array's values are of type {dtype} ; the checker needs real numbers.")
-    _check_shape(tuple(int(s) for s in shape))
-    expected = math.prod(shape) * dtype.itemsize
-    if len(data) - stream.tell() < expected:
-        raise ValueError(
-            f"The .npy file is truncated: its header announces {expected:,} bytes of values, "
-            f"it holds {len(data) - stream.tell():,}."
-        )
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except Exception as error:
-        raise ValueError(f"This .npy file could not be read ({_short(error)}).") from None
-    return np.asarray(array, dtype=np.float64)
-
-
-def _short(error: Exception) -> str:
-    text = str(error).splitlines()[0] if str(error) else type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _delimiter(text: str) -> str:
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    for candidate in (",", ";", "\t"):
-        if candidate in first:
-            return candidate
-    return r"\s+"
-
-
-def _numbers(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Float values of text cells and a mask of cells that are not numbers at all."""
-    stripped = pd.Series(cells.ravel(), dtype=object).astype(str).str.strip().str.strip('"').str.strip("'")
-    values = pd.to_numeric(stripped, errors="coerce").to_numpy(dtype=np.float64)
-    literal_non_finite = stripped.str.lower().isin(_NON_FINITE_TEXT).to_numpy()
-    text = np.isnan(values) & ~literal_non_finite
-    return values.reshape(cells.shape), text.reshape(cells.shape)
-
-
-def _load_csv(data: bytes) -> tuple[np.ndarray, tuple[str, ...]]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("This .csv file is not UTF-8 text.") from None
-    if not text.strip():
-        raise ValueError("The .csv file holds no values.")
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text), header=None, sep=_delimiter(text), dtype=str, skip_blank_lines=True,
-            keep_default_na=False, engine="c" if _delimiter(text) != r"\s+" else "python",
-        )
-    except pd.errors.ParserError as error:
-        raise ValueError(f"The rows of the .csv file have different numbers of values ({_short(error)}).") from None
-    except Exception as error:
-        raise ValueError(f"This .csv file could not be read ({_short(error)}).") from None
-    cells = frame.to_numpy(dtype=object)
-    missing = (frame.isna() | (frame == "")).to_numpy()
-    values, is_text = _numbers(np.where(missing, "0", cells))
-    header, labels = _header_and_labels(values, is_text, missing)
-    values, is_text, missing = (array[int(header):, int(labels):] for array in (values, is_text, missing))
-    if missing.any():
-        row, col = np.argwhere(missing)[0]
-        raise ValueError(
-            f"Row {row} of the values has an empty cell at column {col} (or fewer values than the others); "
-            "every row needs the same number of values."
-        )
-    if is_text.any():
-        row, col = np.argwhere(is_text)[0]
-        raise ValueError(f"The .csv file has text where a number should be (row {row}, column {col} of the values).")
-    _check_shape(values.shape)
-    skipped = [
-        part for part, found in (("its header row (column names)", header), ("its first column (row labels)", labels))
-        if found
-    ]
-    pandas = ", as pandas' to_csv() writes them" if header and labels else ""
-    notes = (
-        (f"Skipped {' and '.join(skipped)}{pandas}: the values are {values.shape[0]:,} x {values.shape[1]:,}.",)
-        if skipped else ()
-    )
-    return values, notes
-
-
-def _counts_up(numbers: np.ndarray) -> bool:
-    """Whether numbers are 3 or more consecutive whole numbers (k, k+1, ...) beyond [-1, 1]:
-    an index or column names, as pandas writes them, and never a column of an encoding."""
-    return (
-        numbers.size >= 3
-        and bool(np.all(np.diff(numbers) == 1.0))
-        and float(numbers[0]).is_integer()
-        and float(np.max(np.abs(numbers))) > 1.0
-    )
-
-
-def _header_and_labels(values: np.ndarray, is_text: np.ndarray, missing: np.ndarray) -> tuple[bool, bool]:
-    """Whether the CSV's first row is a header (column names) and its first column row labels.
-
-    A header is a row of text, or of counting numbers (pandas names a DataFrame's columns 0, 1,
-    2, ...); row labels are a column of text (as the app's own downloads have), or of counting
-    numbers (pandas' index). ``DataFrame(P).to_csv()`` writes both, with the corner cell empty.
-    """
-    rows, cols = values.shape
-    if rows < 2 or cols < 2:
-        return False, False
-    corner_empty = bool(missing[0, 0]) and not missing[0, 1:].any() and not missing[1:, 0].any()
-    # The corner cell may name the index, so the names may count up from the second cell on.
-    header = corner_empty or bool(is_text[0].any()) or _counts_up(values[0]) or _counts_up(values[0, 1:])
-    below = slice(1, None) if header else slice(None)
-    first_column, first_text = values[below, 0], is_text[below, 0]
-    labels = corner_empty or bool(first_text.all()) or (not first_text.any() and _counts_up(first_column))
-    return header, labels
-
-
-@dataclass(frozen=True)
-class Upload:
-    """An uploaded matrix, and one sentence for each thing reading it took (axes dropped, a
-    header row or row labels skipped)."""
-
-    matrix: np.ndarray
-    notes: tuple[str, ...] = ()
-
-
-def read_upload(name: str, data: bytes) -> Upload:
-    """The 2-D float64 matrix of an uploaded .npy or .csv file, and what reading it took.
-
-    A .npy array of more than 2 axes loses its axes of size 1 (PyTorch keeps its table as
-    ``pe.unsqueeze(1)``, shape (L, 1, d)); a .csv file's header row and first column of row
-    labels (``DataFrame(P).to_csv()`` writes both) are skipped. Each says so in ``notes``.
-
-    Raises:
-        ValueError: with a one-line message a visitor can act on (empty, too large, not
-            2-D, pickled objects, truncated, ragged, text cells, NaN or infinite values).
-    """
-    suffix = PurePath(name or "").suffix.lower()
-    if suffix not in (".npy", ".csv"):
-        raise ValueError("Upload a .npy or a .csv file.")
-    if len(data) == 0:
-        raise ValueError("The file is empty.")
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(
-            f"The file has {len(data) / 10**6:.1f} MB; the checker takes at most {MAX_UPLOAD_BYTES / 10**6:g} MB "
-            "(save float32 .npy, or fewer positions)."
-        )
-    notes: tuple[str, ...] = ()
-    if suffix == ".npy":
-        matrix = _load_npy(data)
-        if matrix.ndim > 2:
-            shape = matrix.shape
-            matrix = matrix.reshape(_squeezed(shape))
-            size_one = shape.count(1)
-            notes = (
-                f"The array has shape {shape}: its {'axis' if size_one == 1 else f'{size_one} axes'} of size 1 "
-                f"(as PyTorch code keeps its table, e.g. pe.unsqueeze(1)) {'was' if size_one == 1 else 'were'} "
-                f"dropped, and it is read as {matrix.shape[0]:,} x {matrix.shape[1]:,}.",
-            )
-    else:
-        matrix, notes = _load_csv(data)
-    _check_shape(matrix.shape)
-    return Upload(_finite(matrix), notes)
-
-
-def load_matrix(name: str, data: bytes) -> np.ndarray:
-    """The 2-D float64 matrix of an uploaded .npy or .csv file (``read_upload`` without its notes).
-
-    Raises:
-        ValueError: as ``read_upload``.
-    """
-    return read_upload(name, data).matrix
-
-
 @dataclass(frozen=True)
 class UploadCheck:
     """What the checker found: the verdict of identify_encoding and, when a variant fits or
     nearly fits, the upload minus the rebuilt variant (positions down), reduced as drawn."""
 
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
     result: dict
     notes: tuple[str, ...] = ()  # what reading the file took (Upload.notes)
     difference: np.ndarray | None = None
@@ -710,6 +441,27 @@ class UploadCheck:
         return "layout", layout
 
     @property
+    def rotary(self) -> bool:
+        """Whether the upload is what a rotary model holds (or nearly), which the Rotary page's checker reads."""
+        return uploads.is_rotary(self.result)
+
+    @property
+    def rotary_note(self) -> str | None:
+        """What the page says of a rotary upload: what it is, or for a near miss the reading's own verdict,
+        and that the Rotary page's checker reads it; None for any other upload (Markdown, no user text)."""
+        r = self.result
+        if not self.rotary:
+            return None
+        if r["kind"] is None:
+            return (f"{r['verdict']} Its columns pair up as a rotary table's, not as a sinusoidal encoding's: the "
+                    "Rotary page's checker reads what a rotary model holds.")
+        facts = [f"d = {r['d']}"] + ([f"{r['layout']} layout"] if r["layout"] else [])
+        facts += [] if r["n"] is None else [f"base {number(r['n'])}"]
+        return (f"A {uploads.KIND_NAMES[r['kind']]}: what a rotary model holds, not a sinusoidal encoding "
+                f"({', '.join(facts)}). The Rotary page's checker reads it whole, its scaling and attention "
+                "factor too.")
+
+    @property
     def set_aside(self) -> tuple[list[int], list[int]]:
         """The all-zero rows (padding positions) and filler columns identify_encoding set aside,
         positions down as drawn: those rows are drawn as 0 (the library's table is zero there
@@ -731,8 +483,16 @@ def check_upload(
 ) -> UploadCheck:
     """Load, identify and, when a variant fits, compare the upload with it (row blocks of at
     most ``max_cells`` rebuilt cells at once), drawn on ``grid(L, d)`` = (rows, columns) for
-    its L positions and d columns. Raises ValueError as ``load_matrix``."""
-    upload = read_upload(name, data)
+    its L positions and d columns. A 1-D vector or a complex table, which are no encoding matrix,
+    are read as a rotary model holds them (inv_freq, freqs_cis), and named if they are.
+    Raises ValueError as ``uploads.read_matrix``."""
+    try:
+        upload = uploads.read_matrix(name, data)
+    except ValueError:
+        rotary = _rotary_upload(name, data)
+        if rotary is None:
+            raise
+        return rotary
     matrix = upload.matrix
     result = pe_core.identify_encoding(matrix)
     check = UploadCheck(matrix.shape, result, upload.notes)
@@ -762,6 +522,19 @@ def check_upload(
     reduced = np.concatenate(reduced)
     difference = pe_core.block_average(reduced, row_edges, np.arange(reduced.shape[1] + 1))
     return replace(check, difference=difference, row_edges=row_edges, columns=columns)
+
+
+def _rotary_upload(name: str, data: bytes) -> UploadCheck | None:
+    """The check of a file the matrix reading refuses when it is what a rotary model holds (an
+    inv_freq, a complex freqs_cis), else None."""
+    try:
+        [array] = uploads.read_arrays(name, data, suffixes=(".npy", ".csv"))
+        result = pe_core.identify_encoding(array.values)
+    except ValueError:
+        return None
+    if result["kind"] not in uploads.ROTARY_KINDS:
+        return None
+    return UploadCheck(array.values.shape, result, array.notes)
 
 
 def example_npy() -> bytes:

@@ -33,9 +33,9 @@ from hypothesis import strategies as st
 from streamlit.runtime.state.query_params import _parse_query_string, sanitize_query_string
 
 import pe_core
+from explorer import uploads
 from explorer.page_list import PageInfo
 from explorer.settings import MAX_RAW_LENGTH
-from explorer.topics import pitfalls
 from explorer.ui.navigation import PAGE_FAILED
 
 PITFALLS = PAGE_BY_KEY["pitfalls"]
@@ -155,7 +155,7 @@ upload_files = st.one_of(
 def test_any_upload_is_a_matrix_or_a_one_line_message(upload: tuple[str, bytes]) -> None:
     name, data = upload
     try:
-        matrix = pitfalls.load_matrix(name, data)
+        matrix = uploads.load_matrix(name, data)
     except ValueError as error:
         message = str(error)
         assert message and "\n" not in message and len(message) < 300, message

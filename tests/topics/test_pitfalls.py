@@ -18,7 +18,7 @@ from seed_code import seed002_positional_encoding
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from explorer import reproduce
+from explorer import reproduce, uploads
 from explorer.settings import Settings
 from explorer.topics import pitfalls
 
@@ -41,7 +41,7 @@ def npy_bytes(array: np.ndarray, *, allow_pickle: bool = False) -> bytes:
 
 def load_file(path: Path) -> np.ndarray:
     """load_matrix on a real file, as the uploader hands it over (name and bytes)."""
-    return pitfalls.load_matrix(path.name, path.read_bytes())
+    return uploads.load_matrix(path.name, path.read_bytes())
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
@@ -178,7 +178,7 @@ def test_pandas_index_of_later_positions_is_skipped_and_the_start_read(tmp_path:
 def test_index_column_without_a_header_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "no_header.csv"
     pd.DataFrame(tutorial_encoding()).to_csv(path, header=False)
-    upload = pitfalls.read_upload(path.name, path.read_bytes())
+    upload = uploads.read_matrix(path.name, path.read_bytes())
     assert upload.matrix.shape == (100, 128)
     assert upload.notes == ("Skipped its first column (row labels): the values are 100 x 128.",)
 
@@ -189,7 +189,7 @@ def test_an_encodings_own_first_row_is_no_header(tmp_path: Path, d: int) -> None
     P = pe_core.positional_encoding(6, d)
     path = tmp_path / "P.csv"
     np.savetxt(path, P, delimiter=",", fmt="%.17g")
-    upload = pitfalls.read_upload(path.name, path.read_bytes())
+    upload = uploads.read_matrix(path.name, path.read_bytes())
     np.testing.assert_array_equal(upload.matrix, P)
     assert upload.notes == ()
 
@@ -209,36 +209,36 @@ def test_arrays_that_stay_beyond_2d_get_one_line(tmp_path: Path, shape, message:
 def test_upload_limit_is_the_configs_as_every_browser_counts_it() -> None:
     server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]
     # Streamlit's uploader counts 10**6 bytes a megabyte outside Windows; its server 2**20.
-    assert server["maxUploadSize"] * 10**6 == pitfalls.MAX_UPLOAD_BYTES
+    assert server["maxUploadSize"] * 10**6 == uploads.MAX_UPLOAD_BYTES
 
 
 @pytest.mark.parametrize("kind", ["float32", "float64"])
 def test_largest_npy_the_text_names_fits_and_one_more_row_does_not(kind: str) -> None:
-    rows = pitfalls.largest_upload_rows(kind)
-    largest = npy_bytes(np.zeros((rows, pitfalls.EXAMPLE_D), dtype=kind))
-    assert len(largest) <= pitfalls.MAX_UPLOAD_BYTES
-    assert pitfalls.read_upload("P.npy", largest).matrix.shape == (rows, pitfalls.EXAMPLE_D)
-    assert len(npy_bytes(np.zeros((rows + 1, pitfalls.EXAMPLE_D), dtype=kind))) > pitfalls.MAX_UPLOAD_BYTES
+    rows = uploads.largest_upload_rows(kind)
+    largest = npy_bytes(np.zeros((rows, uploads.EXAMPLE_D), dtype=kind))
+    assert len(largest) <= uploads.MAX_UPLOAD_BYTES
+    assert uploads.read_matrix("P.npy", largest).matrix.shape == (rows, uploads.EXAMPLE_D)
+    assert len(npy_bytes(np.zeros((rows + 1, uploads.EXAMPLE_D), dtype=kind))) > uploads.MAX_UPLOAD_BYTES
     with pytest.raises(ValueError, match="at most 5 MB"):
-        pitfalls.read_upload("P.npy", npy_bytes(np.zeros((rows + 1, pitfalls.EXAMPLE_D), dtype=kind)))
+        uploads.read_matrix("P.npy", npy_bytes(np.zeros((rows + 1, uploads.EXAMPLE_D), dtype=kind)))
 
 
 def test_largest_csv_the_text_names_fits_with_every_value_negative() -> None:
-    rows = pitfalls.largest_upload_rows("csv")
+    rows = uploads.largest_upload_rows("csv")
 
     def csv(count: int) -> bytes:
         buffer = io.BytesIO()
-        np.savetxt(buffer, np.full((count, pitfalls.EXAMPLE_D), -0.841471), fmt="%.6f", delimiter=",")
+        np.savetxt(buffer, np.full((count, uploads.EXAMPLE_D), -0.841471), fmt="%.6f", delimiter=",")
         return buffer.getvalue()
 
-    assert len(csv(rows)) <= pitfalls.MAX_UPLOAD_BYTES < len(csv(rows + 1))
+    assert len(csv(rows)) <= uploads.MAX_UPLOAD_BYTES < len(csv(rows + 1))
 
 
 def test_limit_text_names_what_fits() -> None:
-    text = pitfalls.upload_limits()
+    text = uploads.upload_limits()
     assert text.startswith("at most 5 MB (5,000,000 bytes)")
     for kind in ("float32", "float64", "csv"):
-        assert f"{pitfalls.largest_upload_rows(kind):,} " in text
+        assert f"{uploads.largest_upload_rows(kind):,} " in text
     assert "2,048" not in text and "16,384 positions or dimensions on a side" in text
 
 
@@ -553,4 +553,4 @@ def test_page_says_what_reading_the_file_took(name: str) -> None:
 
 def test_page_states_the_limits_a_visitor_can_meet() -> None:
     at = open_page()
-    assert any(pitfalls.upload_limits() in m.value for m in at.markdown)
+    assert any(uploads.upload_limits() in m.value for m in at.markdown)

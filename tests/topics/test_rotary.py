@@ -19,6 +19,7 @@ L² cells, whose rounding grows with them: 1e-10 of the largest score (``MEANS_R
 from __future__ import annotations
 
 import cmath
+import io
 import math
 from itertools import pairwise
 
@@ -26,6 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from app_runs import PAGE_BY_KEY, open_page
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_reproduce import assert_same, torch_result
 
 import pe_core
@@ -436,3 +439,55 @@ def test_the_link_opens_relative_positions_at_m_and_the_pair() -> None:
     (link,) = at.get("page_link")
     assert link.proto.page == "relative" or link.proto.page.endswith("relative")
     assert "δ = 7" in link.proto.label and "pair 3" in link.proto.label
+
+
+# ------------------------------------------------------------------------------- check your RoPE, any file
+# (files from transformers' and Meta's own code: tests/topics/test_rotary_upload.py)
+
+
+def _file(kind: str, array: np.ndarray) -> tuple[str, bytes]:
+    buffer = io.BytesIO()
+    if kind == "npz":
+        np.savez(buffer, table=array, twice=array)
+    elif kind == "csv" and array.dtype.kind != "c":
+        np.savetxt(buffer, np.atleast_2d(array.reshape(array.shape[0], -1)), fmt="%.9g", delimiter=",")
+    else:
+        np.save(buffer, array)
+        kind = "npy"
+    return f"upload.{kind}", buffer.getvalue()
+
+
+ARRAYS = st.tuples(
+    st.lists(st.integers(1, 12), min_size=1, max_size=3),
+    st.sampled_from(["float32", "float64", "complex64", "int16"]),
+    st.sampled_from(["npy", "npz", "csv"]),
+    st.floats(-2, 2) | st.sampled_from([np.nan, np.inf, 0.0, 1.0]),
+    st.integers(0, 2**16),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(drawn=ARRAYS)
+def test_any_upload_is_read_or_refused_in_one_line(drawn) -> None:
+    """Every file: a reading of each array (kind, metrics, the way to open it, in one line each), or one line."""
+    shape, dtype, kind, value, seed = drawn
+    array = np.random.default_rng(seed).uniform(-1, 1, shape).astype(dtype)
+    if array.dtype.kind in "fc":
+        array.flat[seed % array.size] = value
+    name, data = _file(kind, array)
+    try:
+        check = rotary.check_upload(name, data)
+    except ValueError as error:
+        assert str(error) and "\n" not in str(error) and len(str(error)) < 400, str(error)
+        return
+    assert len(check.readings) == (2 if kind == "npz" else 1)
+    for reading in check.readings:
+        if reading.status == "error":
+            assert "\n" not in reading.error
+            continue
+        assert isinstance(reading.result["verdict"], str) and reading.result["verdict"]
+        metrics = rotary.reading_metrics(reading.result)
+        assert all(isinstance(v, str) and v for v in metrics.values())
+        opening = rotary.opening(reading.result)
+        assert (opening.values is None) == bool(opening.reason)
+        assert rotary.reading_summary(reading)

@@ -1,0 +1,119 @@
+"""Rotary's "Check your RoPE" in a real browser, on files made by transformers' and Meta's own code.
+
+One server and one page load of /rotary: Llama 3.1 8B's bfloat16 cos (``cos.float().numpy()``,
+shape (1, L, 128)) goes through the page's own st.file_uploader, then "Open this reading on the
+page" sets the sidebar and the URL; then an .npz holding Meta's complex64 freqs_cis beside
+Llama 3.1's inv_freq; then a garbage file. The verdicts and metric boxes are those the checker's
+topic function gives for the same bytes; no metric box or label is cut off; no traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_harness import APP_IDLE_JS
+from engineer_files import npy
+from layout_checks import LABELS_CUT_JS
+from needs_torch import import_or_skip
+from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
+from test_checker import CUT_METRICS_JS
+
+from explorer.topics import rotary
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips, or fails where PE_REQUIRE_BROWSER=1
+    expect = None
+
+pytestmark = pytest.mark.browser
+
+import_or_skip("torch")
+import_or_skip("transformers")
+from rope_files import llama31_cos, llama31_inv_freq, meta_freqs_cis, npz  # noqa: E402
+
+#: What the checker's section shows (its alerts, captions and metric boxes after its heading) as one
+#: string: ready when the app is idle, the uploader holds the file named and the section differs
+#: from before the upload (replacing a file first removes the old one, and a run without any
+#: verdict comes in between).
+SECTION_JS = """(selector) => {
+    const heading = [...document.querySelectorAll('[data-testid="stMain"] h2')]
+        .find((el) => el.textContent.includes('Check your RoPE'));
+    if (!heading) return [];
+    return [...document.querySelectorAll(selector || '[data-testid="stMain"] [data-testid="stAlert"], '
+        + '[data-testid="stMain"] [data-testid="stMetric"]')]
+        .filter((el) => heading.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)
+        .map((el) => el.innerText);
+}"""
+#: The section's alerts, each its text without its icon's name (a Material Symbols ligature).
+ALERTS = '[data-testid="stMain"] [data-testid="stAlert"] [data-testid="stMarkdownContainer"]'
+READY_JS = f"""([name, before]) => ({APP_IDLE_JS})()
+    && [...document.querySelectorAll('[data-testid="stFileChipName"]')].some((el) => el.textContent.trim() === name)
+    && ({SECTION_JS})().length > 0 && ({SECTION_JS})().join(' | ') !== before"""
+#: The checker's metric labels (the page's other metrics come before it, under other labels).
+LABELS = ("kind", "d", "layout", "base", "start", "scaling", "attention factor", "pairs read")
+
+
+def upload(page, path: Path) -> tuple[list[str], dict[str, str]]:
+    """Put the file into the checker's uploader: the section's alerts and its metric boxes."""
+    before = " | ".join(page.evaluate(SECTION_JS))
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    page.wait_for_function(READY_JS, arg=[path.name, before], timeout=FIRST_LOAD_MS)
+    alerts = [text.strip() for text in page.evaluate(SECTION_JS, ALERTS)]
+    metrics = {
+        metric.locator('[data-testid="stMetricLabel"]').inner_text().strip():
+            metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
+        for metric in page.locator('[data-testid="stMain"] [data-testid="stMetric"]').all()
+    }
+    assert page.evaluate(CUT_METRICS_JS) == [], "a metric box shows its value cut off"
+    assert page.evaluate(LABELS_CUT_JS, True) == [], "a label or a table is cut off"
+    assert_no_traceback(page)
+    return alerts, {label: value for label, value in metrics.items() if label in LABELS}
+
+
+def test_check_your_rope_reads_what_a_model_holds(app_server: str, page, tmp_path) -> None:
+    files = {"cos.npy": npy(llama31_cos(2048)), "garbage.npy": bytes(range(256)) * 8,
+             "rope.npz": npz(freqs_cis=meta_freqs_cis(end=512), inv_freq=llama31_inv_freq())}
+    paths = {}
+    for name, data in files.items():
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(data)
+    expected = {name: rotary.check_upload(name, files[name]) for name in ("cos.npy", "rope.npz")}
+
+    page.goto(f"{app_server}/rotary", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
+    main = page.locator('[data-testid="stMain"]')
+    assert "at most 5 MB (5,000,000 bytes): that is a float32 cos table of 9,765 positions x 128" in main.inner_text()
+
+    # Llama 3.1's bfloat16 cos: the verdict, the boxes in its words, the batch axis dropped and said.
+    alerts, metrics = upload(page, paths["cos.npy"])
+    [reading] = expected["cos.npy"].readings
+    assert alerts == [reading.result["verdict"]]
+    assert metrics == rotary.reading_metrics(reading.result)
+    assert (metrics["kind"], metrics["base"], metrics["scaling"], metrics["layout"]) == (
+        "cos table", "500000", "llama3 ×8", "half")
+    expect(page.get_by_text(reading.notes[0])).to_be_visible()
+    expect(page.get_by_role("heading", name="The scaling's parameters")).to_be_visible()
+    save_screenshot(page, "rotary-checker-llama31-cos")
+
+    # Open it on the page: the sidebar's d and n, the layout and the scaling, in the URL too.
+    page.get_by_role("button", name="Open this reading on the page").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('scaling') === 'llama3'")
+    page.wait_for_function(APP_IDLE_JS)
+    expect_sidebar(page, d="128", L="100", n="500000")
+    assert {"n": "500000", "scaling": "llama3", "original": "8192"}.items() <= query(page).items()
+    expect(page.get_by_text("The charts above show this reading: its d, base, layout and scaling.")).to_be_visible()
+    assert_no_traceback(page)
+
+    # An .npz: a table of its arrays, and Meta's freqs_cis shown first, read as it is (complex64).
+    alerts, metrics = upload(page, paths["rope.npz"])
+    freqs_cis = expected["rope.npz"].readings[0]
+    assert alerts == [freqs_cis.result["verdict"]]
+    assert metrics == rotary.reading_metrics(freqs_cis.result)
+    assert (metrics["kind"], metrics["start"], metrics["scaling"]) == ("freqs_cis", "0", "none")
+    expect(page.get_by_text("Array shown below")).to_be_visible()
+    save_screenshot(page, "rotary-checker-npz")
+
+    # Not a file the checker can read: one line, nothing else.
+    alerts, metrics = upload(page, paths["garbage.npy"])
+    assert len(alerts) == 1 and alerts[0].startswith("This is not a readable .npy file (") and not metrics
