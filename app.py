@@ -29,7 +29,7 @@ else:
     style.apply()
 
     PAGES = navigation.pages()
-    # Expanded: with more than twelve pages Streamlit would hide the last ones behind "View more".
+    # Expanded: with more than twelve pages Streamlit hides the last ones behind "View more".
     page = st.navigation(navigation.routes(PAGES), expanded=True)
     controls.begin_run()
     st.session_state["settings"] = controls.shared_settings()

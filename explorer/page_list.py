@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The navigation's sections: the paper's encoding, then what models run today.
+#: The sections of Home's map of the pages: the paper's encoding, then what models run today.
 SINUSOID = "The sinusoid"
 HEIRS = "The sinusoid's heirs"
 
@@ -20,7 +20,7 @@ HEIRS = "The sinusoid's heirs"
 @dataclass(frozen=True)
 class PageInfo:
     """A page: its URL path (also its key in presets), title, icon, summary, topic module and
-    the navigation section it is listed in."""
+    the section of Home's map it is listed in."""
 
     url_path: str
     title: str

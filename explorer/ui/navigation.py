@@ -53,14 +53,14 @@ def pages() -> dict[str, StreamlitPage]:
     return {url_path: copy.copy(page) for url_path, page in _BUILT.items()}
 
 
-def routes(run_pages: dict[str, StreamlitPage]) -> dict[str, list[StreamlitPage]]:
-    """What st.navigation takes: this run's pages (``pages``) by section, the hidden aliases
-    in the first."""
-    sections: dict[str, list[StreamlitPage]] = {}
-    for info in page_list.PAGES:
-        sections.setdefault(info.section, []).append(run_pages[info.url_path])
-    sections[page_list.PAGES[0].section] += [copy.copy(alias) for alias in _ALIAS_PAGES]
-    return sections
+def routes(run_pages: dict[str, StreamlitPage]) -> list[StreamlitPage]:
+    """What st.navigation takes: this run's pages (``pages``), then the hidden aliases.
+
+    One flat list, not st.navigation's sections: Streamlit 1.67 draws sections as <div>s inside
+    the navigation's <ul>, which axe reports as a serious list violation on every page. Home's
+    map of the pages shows the sections instead.
+    """
+    return [*run_pages.values(), *(copy.copy(alias) for alias in _ALIAS_PAGES)]
 
 
 def _switch_to(target: StreamlitPage):
