@@ -7,6 +7,7 @@ import copy
 import logging
 import os
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -75,45 +76,66 @@ def _switch_to(target: StreamlitPage):
 
 class RunSlots:
     """At most ``count`` page runs compute at once; the others wait for a slot in the order
-    they came (threading.Semaphore wakes its waiters first come, first served).
+    they came, each freed slot handed to the longest waiter.
 
     Streamlit runs every session's script in a thread of its own, all at once under one GIL:
     a class of 100 with settings of their own had 100 runs in flight, each holding its
     temporaries (peak memory grows with them) and each finished only when nearly all were
     (processor sharing: the first runs waited for the others' second ones). With a few
     slots a run is done soon after it starts, in arrival order, and memory holds a few runs'
-    temporaries.
+    temporaries. The hand-off matters: with threading.Semaphore a run arriving as a slot
+    frees takes it before the waiter woken for it, and under a class's stream of new runs
+    some waited 40 s.
     """
 
     def __init__(self, count: int) -> None:
         if count < 1:
             raise ValueError(f"count must be at least 1, got {count}.")
         self.count = count
-        self._semaphore = threading.Semaphore(count)
+        self._free = count
+        self._waiting: deque[threading.Event] = deque()
+        self._lock = threading.Lock()
         self._holder = threading.local()
+
+    def _acquire(self) -> None:
+        with self._lock:
+            if self._free and not self._waiting:
+                self._free -= 1
+                return
+            turn = threading.Event()
+            self._waiting.append(turn)
+        turn.wait()  # set by _release, which hands this thread its slot
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._free += 1
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """Hold a slot for the block (waiting for one if every slot is taken)."""
-        self._semaphore.acquire()
+        """Hold a slot for the block (waiting for one, in turn, if every slot is taken)."""
+        self._acquire()
         self._holder.holds = True
         try:
             yield
         finally:
             self._holder.holds = False
-            self._semaphore.release()
+            self._release()
 
     @contextmanager
     def lent(self) -> Iterator[None]:
-        """Give this thread's slot to another run for the block (an idle wait), then take one back."""
+        """Give this thread's slot to the next run for the block (an idle wait), then wait in
+        turn for one."""
         if not getattr(self._holder, "holds", False):
             yield
             return
-        self._semaphore.release()
+        self._release()
         try:
             yield
         finally:
-            self._semaphore.acquire()
+            self._acquire()
 
 
 #: Page runs computing at once in this process (PE_RUN_SLOTS overrides, for benchmarks).

@@ -78,6 +78,36 @@ def test_a_lent_slot_lets_another_run_in_and_is_taken_back() -> None:
     assert order == ["sleeper holds", "other ran", "sleeper back"]
 
 
+def test_a_freed_slot_goes_to_the_longest_waiter_not_to_a_newcomer() -> None:
+    """A run that arrives as a slot frees waits behind the runs already waiting."""
+    slots = RunSlots(1)
+    order: list[str] = []
+    first_holds, waiter_queued = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with slots.held():
+            first_holds.set()
+            waiter_queued.wait(5)
+            time.sleep(0.05)  # the waiter is waiting now
+        # The slot is free (handed on): arrive again at once, a newcomer.
+        with slots.held():
+            order.append("newcomer")
+
+    def waiter() -> None:
+        first_holds.wait(5)
+        waiter_queued.set()
+        with slots.held():
+            order.append("waiter")
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=waiter)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert order == ["waiter", "newcomer"]
+
+
 def test_lending_without_a_slot_changes_nothing() -> None:
     slots = RunSlots(1)
     with slots.lent():  # a thread that holds no slot (a fragment's rerun) just waits
