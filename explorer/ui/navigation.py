@@ -95,7 +95,6 @@ class RunSlots:
         self._free = count
         self._waiting: deque[threading.Event] = deque()
         self._lock = threading.Lock()
-        self._holder = threading.local()
 
     def _acquire(self) -> None:
         with self._lock:
@@ -117,25 +116,15 @@ class RunSlots:
     def held(self) -> Iterator[None]:
         """Hold a slot for the block (waiting for one, in turn, if every slot is taken)."""
         self._acquire()
-        self._holder.holds = True
         try:
             yield
         finally:
-            self._holder.holds = False
             self._release()
 
-    @contextmanager
-    def lent(self) -> Iterator[None]:
-        """Give this thread's slot to the next run for the block (an idle wait), then wait in
-        turn for one."""
-        if not getattr(self._holder, "holds", False):
-            yield
-            return
-        self._release()
-        try:
-            yield
-        finally:
-            self._acquire()
+    def others_waiting(self) -> bool:
+        """True while runs wait for a slot."""
+        with self._lock:
+            return bool(self._waiting)
 
 
 #: Page runs computing at once in this process (PE_RUN_SLOTS overrides, for benchmarks).

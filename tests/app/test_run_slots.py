@@ -1,5 +1,5 @@
 """navigation.RunSlots: at most ``count`` page runs compute at once, in the order they came,
-a slot lent during an idle wait, and always given back."""
+each freed slot handed to the longest waiter, and always given back."""
 
 from __future__ import annotations
 
@@ -52,30 +52,33 @@ def test_runs_start_in_the_order_they_came() -> None:
     assert [index for event, index, _ in log if event == "start"] == list(range(6))
 
 
-def test_a_lent_slot_lets_another_run_in_and_is_taken_back() -> None:
+def test_others_waiting_says_when_a_run_waits_for_a_slot() -> None:
     slots = RunSlots(1)
-    order: list[str] = []
-    lending = threading.Event()
+    assert not slots.others_waiting()
+    holding, release = threading.Event(), threading.Event()
 
-    def sleeper() -> None:
+    def holder() -> None:
         with slots.held():
-            order.append("sleeper holds")
-            with slots.lent():
-                lending.set()
-                time.sleep(0.1)
-            order.append("sleeper back")
+            holding.set()
+            release.wait(5)
 
-    def other() -> None:
-        lending.wait(5)
+    def waiter() -> None:
         with slots.held():
-            order.append("other ran")
+            pass
 
-    threads = [threading.Thread(target=sleeper), threading.Thread(target=other)]
+    threads = [threading.Thread(target=holder), threading.Thread(target=waiter)]
+    threads[0].start()
+    holding.wait(5)
+    assert not slots.others_waiting()
+    threads[1].start()
+    deadline = time.monotonic() + 5
+    while not slots.others_waiting() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert slots.others_waiting()
+    release.set()
     for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=10)
-    assert order == ["sleeper holds", "other ran", "sleeper back"]
+        thread.join(timeout=5)
+    assert not slots.others_waiting()
 
 
 def test_a_freed_slot_goes_to_the_longest_waiter_not_to_a_newcomer() -> None:
@@ -106,14 +109,6 @@ def test_a_freed_slot_goes_to_the_longest_waiter_not_to_a_newcomer() -> None:
     for thread in threads:
         thread.join(timeout=10)
     assert order == ["waiter", "newcomer"]
-
-
-def test_lending_without_a_slot_changes_nothing() -> None:
-    slots = RunSlots(1)
-    with slots.lent():  # a thread that holds no slot (a fragment's rerun) just waits
-        pass
-    with slots.held():
-        pass
 
 
 def test_a_run_that_raises_gives_its_slot_back() -> None:
