@@ -22,10 +22,8 @@ reader compare machines. The 1-minute load average is recorded before and after:
 be shared, and absolute times then drift by tens of percent. Figures are written as JSON to
 benchmarks/results/cold.json. Exit status 1 if any page row misses the budget.
 
-BLAS threads: the closed form of the dot product by offset (Home, Scorecard) and the scorecard's
-least-squares fits call OpenBLAS, which uses every core by default. On a loaded machine its
-threads wait for each other and those rows vary by 2-4x; ``OPENBLAS_NUM_THREADS=1`` makes them
-stable (the setting is printed and recorded).
+BLAS threads: the server computes with NumPy's BLAS in one thread (explorer/ui/startup.py), and
+so does this benchmark, like for like (threadpoolctl, the same call).
 """
 
 from __future__ import annotations
@@ -43,9 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # see bench_core.py: idle BLAS threads sleep at once
-
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -365,9 +362,9 @@ def main() -> int:
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
 
+    threadpool_limits(limits=1, user_api="blas")  # as the server (explorer.ui.startup.single_threaded_blas)
     load_before = load_average()
-    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "default (one per core)")
-    print(f"1-minute load average before: {load_before}; OPENBLAS_NUM_THREADS: {blas_threads}", flush=True)
+    print(f"1-minute load average before: {load_before}; BLAS in one thread, as the server", flush=True)
     print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'/300ms':>7}")
     rows = []
     baseline = row("baseline: positional_encoding(16384, 2048)", "largest",
@@ -401,7 +398,7 @@ def main() -> int:
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__},
         "load_average_1min": {"before": load_before, "after": load_after},
-        "openblas_num_threads": blas_threads,
+        "blas_threads": 1,
         "budget_s": BUDGET_S,
         "repeats": args.repeats,
         "baseline": baseline,

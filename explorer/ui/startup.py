@@ -13,6 +13,13 @@ Then the start-up heap (modules, warm caches) is frozen out of the garbage colle
 (``runner.postScriptGC`` in .streamlit/config.toml), Python's own full collections, rarer
 but still needed for cycles, no longer walk those long-lived objects each time.
 
+NumPy's BLAS (OpenBLAS) computes in one thread: a server runs many small products for many
+sessions, two runs at a time (explorer.ui.navigation.RUN_SLOTS), and OpenBLAS's other threads,
+woken for each product, spin for about 0.1 s after it: a matrix-vector product of 6000 x 300
+cost 13.5 ms of CPU with the default threads, 0.5-1.7 ms in one (the same bits), and
+Similarity's cold run about 50 ms more (threadpoolctl sets it at run time, whoever imported
+NumPy first).
+
 And glibc's malloc is held to two arenas, as the Dockerfile's MALLOC_ARENA_MAX does, so
 that a plain ``streamlit run app.py`` behaves the same: by default every script thread of
 a burst of sessions may get an arena of its own, and memory freed there stays with it
@@ -37,6 +44,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime import Runtime
 from streamlit.runtime.session_manager import SessionClient
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from explorer import page_list
 from explorer.presets import PRESETS
@@ -131,9 +139,18 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
     return bool(libc.mallopt(_M_ARENA_MAX, arenas))
 
 
+def single_threaded_blas() -> int:
+    """Hold NumPy's BLAS to one thread for the rest of the process; the largest thread count
+    a BLAS library keeps afterwards (1)."""
+    threadpool_limits(limits=1, user_api="blas")
+    return max((pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"), default=1)
+
+
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """st.App's lifespan: cap malloc's arenas, warm the caches, freeze the start-up heap, then serve."""
+    """st.App's lifespan: BLAS in one thread, cap malloc's arenas, warm the caches, freeze the
+    start-up heap, then serve."""
+    single_threaded_blas()
     limit_malloc_arenas()
     await warm_up(Runtime.instance(), start_up_visits())
     gc.collect()

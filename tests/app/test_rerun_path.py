@@ -9,9 +9,13 @@ the cache counters read from Streamlit's own metrics endpoint (``/_stcore/metric
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -19,6 +23,8 @@ from st_client import RunResult, StreamlitServer, StreamlitSession
 
 from explorer.presets import PRESETS
 from explorer.ui import startup
+
+ROOT = Path(__file__).resolve().parents[2]
 
 LOOKUP = re.compile(
     r'^cache_lookups_total\{cache="([^"]+)",cache_type="st_cache_(?:data|resource)",result="(hit|miss)"\} (\d+)$'
@@ -54,6 +60,21 @@ def test_start_up_visits_every_page_and_every_preset() -> None:
         "" if info.url_path == "home" else info.url_path for info in startup.page_list.PAGES
     }
     assert {v.query for v in visits if v.query} == {f"preset={key}" for key in PRESETS}
+
+
+def test_start_up_holds_blas_to_one_thread() -> None:
+    """In a fresh interpreter (the limit lasts for the process): NumPy's BLAS had more threads
+    on this machine, and has one after."""
+    script = (
+        "import numpy, threadpoolctl\n"
+        "from explorer.ui import startup\n"
+        "before = max(p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas')\n"
+        "print(before, startup.single_threaded_blas())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    before, after = map(int, result.stdout.split())
+    assert after == 1
+    assert before > 1 or os.cpu_count() == 1
 
 
 def test_start_up_caps_malloc_arenas_on_glibc() -> None:
