@@ -58,14 +58,51 @@ class SimilarityCurves:
 
 
 def similarity_from_matrix(P: np.ndarray, ref: int) -> SimilarityCurves:
-    """The three curves measured on the encoding matrix itself (seed 001's computation)."""
+    """The three curves measured on the encoding matrix itself (seed 001's computation).
+
+    Bit for bit ``pe_core.dot_similarity``, ``pe_core.sse`` and ``pe_core.cosine_similarity``
+    (tests/topics/test_similarity.py), sharing one P @ P[ref] and one P − P[ref] between them:
+    each of those validates P again and the SSE forms P − P[ref] twice (at L x d = 2M cells,
+    12 ms of a new setting's run instead of 3). The rows of an encoding are never zero.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    ref = int(ref)
+    row = P[ref]
+    dot = P @ row
+    diff = P - row
+    norms = np.linalg.norm(P, axis=1) * np.linalg.norm(row)
     return SimilarityCurves(
-        dot=pe_core.dot_similarity(P, ref),
-        sse=pe_core.sse(P, ref),
-        cosine=pe_core.cosine_similarity(P, ref),
-        ref=int(ref),
+        dot=dot,
+        sse=np.einsum("kj,kj->k", diff, diff),
+        cosine=np.divide(dot, norms, out=np.zeros_like(dot), where=norms > 0),
+        ref=ref,
         from_matrix=True,
     )
+
+
+@dataclass(frozen=True)
+class MeasuredDots:
+    """Dot products P[k]·P[ref] measured on the encoding, for the positions k = first ..
+    first + len(values) - 1, and the closed form f(k − ref) at the same positions computed as
+    the snippet computes it (``closed_form_at``): the closed-form chart's points, and its check."""
+
+    first: int
+    values: np.ndarray
+    closed: np.ndarray
+
+
+def closed_form_from_encoding(P: np.ndarray, layout: str, offsets: np.ndarray) -> np.ndarray:
+    r"""``closed_form_at(offsets, w)`` read off the encoding P of positions 0, 1, 2 ... (even d),
+    which holds every cosine it sums: row t's cosine columns are :math:`\cos(t\,\omega_i)`
+    computed with the same arithmetic (``pe_core.sin_cos_of_products``), so each row's sum is
+    bit for bit closed_form_at's f(t), for none of its sines and cosines again."""
+    distances = np.abs(np.asarray(offsets, dtype=np.int64))
+    if distances.size == 0:
+        return np.zeros(0)
+    cosine_columns = pe_core.sine_cosine_columns(P.shape[1], layout)[1]
+    # Contiguous, as closed_form_at's rows are: the same sums in the same order.
+    cosines = np.ascontiguousarray(P[: int(distances.max()) + 1, cosine_columns])
+    return cosines.sum(axis=1)[distances]
 
 
 def similarity_from_offsets(values_by_offset: np.ndarray, ref: int, d: int) -> SimilarityCurves:

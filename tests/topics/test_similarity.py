@@ -167,3 +167,25 @@ def test_similarity_figures_built_without_validation_are_the_validated_ones(L):
         charts.append(similarity.reference_play_figure(f, title="t"))
     for fig in charts:
         assert_same_as_validated(fig)
+
+
+@pytest.mark.parametrize(("L", "d", "layout", "convention"), [
+    (50, 512, "concatenated", "tensor2tensor"),
+    (3000, 300, "interleaved", "paper"),  # pe_core builds P in several blocks of rows
+    (7, 2, "interleaved", "paper"),
+    (1, 4, "concatenated", "paper"),
+])
+def test_the_measured_curves_and_their_closed_form_are_pe_cores_bit_for_bit(L, d, layout, convention):
+    """The page's numbers are printed by its snippet to the last digit: its curves are pe_core's
+    dot_similarity, sse and cosine_similarity exactly, and the closed form read off P's cosines is
+    closed_form_at's (the snippet's arithmetic) exactly."""
+    P = pe_core.positional_encoding(L, d, 1e4, layout=layout, convention=convention)
+    w = pe_core.frequencies(d, 1e4, convention)
+    for ref in sorted({0, L // 3, L - 1}):
+        curves = similarity.similarity_from_matrix(P, ref)
+        np.testing.assert_array_equal(curves.dot, pe_core.dot_similarity(P, ref))
+        np.testing.assert_array_equal(curves.sse, pe_core.sse(P, ref))
+        np.testing.assert_array_equal(curves.cosine, pe_core.cosine_similarity(P, ref))
+        offsets = np.arange(L) - ref
+        np.testing.assert_array_equal(similarity.closed_form_from_encoding(P, layout, offsets),
+                                      similarity.closed_form_at(offsets, w))
