@@ -276,7 +276,7 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
     ]
     first = curve(int(refs[0]))
     fig = plain_figure([look | now for look, now in zip(looks, first, strict=True)], {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"}, "height": 380, "showlegend": False,
+        "title": chart_title(title), "height": 380, "showlegend": False,
         "margin": dict(MARGIN), "hoverlabel": {"namelength": -1},
         "xaxis": {"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
         "yaxis": {"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
