@@ -143,11 +143,13 @@ def _sse_by_offset(first: int, stop: int, d: int, n: float, convention: str) -> 
     return np.maximum(np.concatenate(parts), 0.0)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=32)
 def _sse_by_offset_up_to_max(d: int, n: float, convention: str) -> np.ndarray:
     """The SSE at offsets 1 .. L_MAX-1 (128 KB), once per (d, n, convention): it does not
     depend on L, so moving the L slider reads a prefix instead of 16383 x 1024 cosines.
-    Each value is computed exactly as at any other length (one offset per row)."""
+    Each value is computed exactly as at any other length (one offset per row). 32 entries
+    (4 MB): a class with its own settings (about 16 sessions on Home and the Scorecard, each its
+    own d) keeps each session's table from its first run to its L moves; 8 were evicted."""
     sse = _sse_by_offset(1, L_MAX, d, n, convention)
     sse.flags.writeable = False
     return sse

@@ -97,8 +97,9 @@ def periods() -> None:
         f"{figures.count_text(len(lengths), 'pair')} do."
     )
     periods_table = binary.periods_table(periods, lengths)
-    # Streamlit writes a missing value as "None" unless told otherwise (the Styler's na_rep is not used for it).
-    st.dataframe(binary.periods_display(periods_table), hide_index=True, placeholder=binary.NO_ENTRY)
+    # Streamlit writes a missing value as "None" unless told otherwise.
+    blocks.table(periods_table, formats=dict.fromkeys(periods_table.columns[1:], binary.PERIODS_FORMAT),
+                 hide_index=True, placeholder=binary.NO_ENTRY)
     if binary.periods_note(bits, len(lengths)):
         st.caption(binary.periods_note(bits, len(lengths)))
 

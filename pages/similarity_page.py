@@ -29,14 +29,28 @@ def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def reference_curves(settings: Settings, ref: int) -> tuple[similarity.SimilarityCurves, str]:
-    """Dot product, SSE and cosine of every position against ``ref``, and how they were measured:
-    computed once for the three sections and the download that show them."""
+def reference_curves(
+    settings: Settings, ref: int
+) -> tuple[similarity.SimilarityCurves, similarity.MeasuredDots, str]:
+    """Dot product, SSE and cosine of every position against ``ref``, the dot products measured
+    on the encoding with the closed form at the same positions, and how they were measured:
+    computed once for the three sections and the downloads that show them."""
     L, d = settings.L, settings.d
     if L * d <= cached.FULL_MATRIX_CELLS:
-        curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
-        return curves, f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
-    return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), (
+        # Built for these measurements and dropped (never cached: up to 16 MB, which
+        # st.cache_data pickled on every write and read); its cosines give the closed form too.
+        P = pe_core.positional_encoding(L, d, settings.n, layout=settings.layout, convention=settings.convention)
+        curves = similarity.similarity_from_matrix(P, ref)
+        closed = similarity.closed_form_from_encoding(P, settings.layout, np.arange(L) - ref)
+        return curves, similarity.MeasuredDots(0, curves.dot, closed), (
+            f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
+        )
+    # P is too large to build: the dot products are measured on a window of positions around ref.
+    first, measured = measure_around(settings, ref, MEASURED_CELLS)
+    closed = similarity.closed_form_at(np.arange(first, first + measured.size) - ref, cached.frequencies(settings))
+    return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), similarity.MeasuredDots(
+        first, measured, closed
+    ), (
         f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the curves "
         "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
         "(every row has squared norm d/2). They are checked against the matrix around the reference below."
@@ -63,17 +77,16 @@ shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settin
 by_offset = cached.dot_by_offset(settings)
 
 
-def measured_against(ref: int, curves: similarity.SimilarityCurves) -> tuple[int, np.ndarray, str]:
-    """The dot products measured on the encoding against ``ref``: first position, values, and where."""
+def measured_where(curves: similarity.SimilarityCurves, measured: similarity.MeasuredDots) -> str:
+    """Which positions' dot products were measured on the encoding."""
     if curves.from_matrix:
-        return 0, curves.dot, "every position"
-    # P is too large to build: measure the dot products on a window of positions around ref.
-    first, measured = measure_around(settings, ref, MEASURED_CELLS)
-    return first, measured, f"positions {first:,}..{first + measured.size - 1:,} (a window around the reference)"
+        return "every position"
+    last = measured.first + measured.values.size - 1
+    return f"positions {measured.first:,}..{last:,} (a window around the reference)"
 
 
 def against_reference(ref: int) -> None:
-    curves, method = reference_curves(settings, ref)
+    curves, _, method = reference_curves(settings, ref)
     st.header(f"Every position against position {ref}")
     blocks.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
                  key="similarity_lines")
@@ -83,7 +96,7 @@ def against_reference(ref: int) -> None:
 
 
 def reference_numbers(ref: int) -> None:
-    curves, _ = reference_curves(settings, ref)
+    curves, _, _ = reference_curves(settings, ref)
     near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
     labels = similarity.metric_labels(ref, L)
     cols = st.columns(3)
@@ -92,24 +105,24 @@ def reference_numbers(ref: int) -> None:
         neighbour = similarity.neighbour_of(ref, L)
         cols[1].metric(labels["neighbour"], f"{curves.dot[neighbour]:.10g}")
         cols[2].metric(labels["sse"], f"{curves.sse[neighbour]:.10g}")
-    st.dataframe(
+    blocks.table(
         pd.DataFrame(
             {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
              "SSE": curves.sse[near], "cosine": curves.cosine[near]}
-        ).style.format({"dot product": "{:.12g}", "SSE": "{:.12g}", "cosine": "{:.12g}"}),
+        ),
+        formats=dict.fromkeys(("dot product", "SSE", "cosine"), "%.12g"),
         hide_index=True,
     )
 
 
 def closed_form(ref: int) -> None:
-    curves, _ = reference_curves(settings, ref)
-    first, measured, where = measured_against(ref, curves)
-    closed = similarity.closed_form_at(np.arange(first, first + measured.size) - ref, cached.frequencies(settings))
-    difference = float(np.abs(measured - closed).max())
+    curves, measured, _ = reference_curves(settings, ref)
+    where = measured_where(curves, measured)
+    difference = float(np.abs(measured.values - measured.closed).max())
     st.header("The closed form")
     blocks.chart(
         similarity.closed_form_figure(
-            by_offset, measured=measured, measured_first_offset=first - ref,
+            by_offset, measured=measured.values, measured_first_offset=measured.first - ref,
             title=f"Σ cos(ω_i δ), and the dot products measured against position {ref} (points)",
         ),
         key="similarity_closed_form",
@@ -133,8 +146,8 @@ def closed_form(ref: int) -> None:
 
 
 def closed_form_table(ref: int) -> pd.DataFrame:
-    first, measured, _ = measured_against(ref, reference_curves(settings, ref)[0])
-    return similarity.closed_form_table(by_offset, measured=measured, measured_first_offset=first - ref)
+    measured = reference_curves(settings, ref)[1]
+    return similarity.closed_form_table(by_offset, measured=measured.values, measured_first_offset=measured.first - ref)
 
 
 def reference_sections() -> None:

@@ -3,12 +3,23 @@ topic tests (so that a mistake shared with the code under test cannot hide)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import plotly.graph_objects as go
 
 
 def payload(fig) -> int:
     """Bytes of a figure's JSON: what a chart sends to the browser."""
     return len(fig.to_json())
+
+
+def assert_same_as_validated(fig: go.Figure) -> None:
+    """A figure built without Plotly's validation (explorer.figures.plain_figure) is the one
+    validation builds: go.Figure raises on a property Plotly does not know, and the JSON
+    (parsed: key order aside) is the same, so no value is left as validation would not leave it."""
+    checked = go.Figure(fig.to_dict())
+    assert json.loads(checked.to_json()) == json.loads(fig.to_json())
 
 
 def encoding(L: int, d: int, n: float = 10000.0, layout: str = "interleaved", convention: str = "paper",

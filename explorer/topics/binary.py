@@ -13,7 +13,6 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 import pe_core
 from explorer import reproduce
@@ -22,11 +21,12 @@ from explorer.figures import (
     SEQUENTIAL,
     SUBPLOT_TITLES_PX,
     count_text,
-    frame_figure,
+    frame_layout,
     heatmap_figure,
     heatmap_table,
     line_mode,
     line_xy,
+    plain_figure,
     range_label,
     round_ticks,
     tick_subset,
@@ -79,71 +79,87 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
 
     Both are geometric progressions, so on a log axis each is a row of evenly spaced marks:
     the bits step by a factor 2, the pairs by n^(2/d); the dotted line is the length L.
+    Built from plain dicts without Plotly's validation (``figures.plain_figure``).
     """
-    fig = go.Figure()
-    for name, index, values in (
-        ("bit j: period 2^(j+1)", "bit j", np.asarray(bit_periods, dtype=np.float64)),
-        ("pair i: wavelength 2π/ω_i", "pair i", np.asarray(wavelengths, dtype=np.float64)),
-    ):
-        fig.add_trace(
-            go.Scatter(
-                x=values, y=[name] * values.size, customdata=np.arange(values.size), name=name,
-                mode="markers",
-                marker={"symbol": "line-ns-open", "size": 18, "line": {"width": 2}},
-                hovertemplate=f"{index} = %{{customdata}}<br>{name} = %{{x:.7g}} positions<extra></extra>",
-            )
+    rows = ("bit j: period 2^(j+1)", "pair i: wavelength 2π/ω_i")
+    traces = [
+        {
+            "type": "scatter", "x": values, "y": [name] * values.size, "customdata": np.arange(values.size),
+            "name": name, "mode": "markers",
+            "marker": {"symbol": "line-ns-open", "size": 18, "line": {"width": 2}},
+            "hovertemplate": f"{index} = %{{customdata}}<br>{name} = %{{x:.7g}} positions<extra></extra>",
+        }
+        for name, index, values in (
+            (rows[0], "bit j", np.asarray(bit_periods, dtype=np.float64)),
+            (rows[1], "pair i", np.asarray(wavelengths, dtype=np.float64)),
         )
+    ]
     # A trace, not add_vline: shapes' annotations on a log axis take log10 of the position.
-    rows = [fig.data[0].y[0], fig.data[1].y[0]]
-    fig.add_trace(
-        go.Scatter(
-            x=[length, length], y=rows, mode="lines", line={"dash": "dot", "color": "gray"}, name="length L",
-            hovertemplate=f"L = {count_text(length, 'position')}<extra></extra>",
-        )
-    )
-    # Its label halfway between the two rows, right of the line: clear of both rows' marks and of
-    # the axis's ticks (an annotation on a log axis is placed at log10 of its x).
-    fig.add_annotation(x=math.log10(length), y=0.5, yref="y", text=f"L = {length:,}", showarrow=False,
-                       xanchor="left", xshift=4, font={"color": "gray"})
-    # On two lines: centred under the plot, which the row names push right, one line ran off a phone.
-    fig.update_xaxes(title_text="period, wavelength<br>(positions, log scale)", type="log")
-    fig.update_yaxes(title_text="", type="category")
-    fig.update_layout(showlegend=False)
-    fig = frame_figure(fig, "Bit period against sinusoid wavelength", 300)
-    fig.update_layout(margin={"l": 190})  # room for the two row names
-    return fig
+    traces.append({
+        "type": "scatter", "x": [length, length], "y": list(rows), "mode": "lines",
+        "line": {"dash": "dot", "color": "gray"}, "name": "length L",
+        "hovertemplate": f"L = {count_text(length, 'position')}<extra></extra>",
+    })
+    layout = frame_layout("Bit period against sinusoid wavelength", 300)
+    layout["margin"]["l"] = 190  # room for the two row names
+    return plain_figure(traces, layout | {
+        # Its label halfway between the two rows, right of the line: clear of both rows' marks and
+        # of the axis's ticks (an annotation on a log axis is placed at log10 of its x).
+        "annotations": [{"x": math.log10(length), "y": 0.5, "yref": "y", "text": f"L = {length:,}",
+                         "showarrow": False, "xanchor": "left", "xshift": 4, "font": {"color": "gray"}}],
+        # On two lines: centred under the plot, which the row names push right, one line ran off a phone.
+        "xaxis": {"title": {"text": "period, wavelength<br>(positions, log scale)"}, "type": "log"},
+        "yaxis": {"title": {"text": ""}, "type": "category"},
+        "showlegend": False,
+    })
+
+
+#: The distance chart's two panels, as make_subplots(rows=2, cols=1, shared_xaxes=True,
+#: vertical_spacing=0.12) lays them out: the top one's position axis follows the bottom one's.
+DISTANCE_PANELS = {
+    "xaxis": {"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
+    "yaxis": {"anchor": "x", "domain": [0.56, 1.0]},
+    "xaxis2": {"anchor": "y2", "domain": [0.0, 1.0]},
+    "yaxis2": {"anchor": "x2", "domain": [0.0, 0.44]},
+}
 
 
 def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int, bits: int) -> go.Figure:
     """Hamming distance (bits) and SSE of every position k = 0 .. L-1 to ``ref``, over k - ref
-    (each as its min/max envelope when longer than ``figures.LINE_MAX_POINTS``)."""
+    (each as its min/max envelope when longer than ``figures.LINE_MAX_POINTS``).
+
+    Built from plain dicts (``DISTANCE_PANELS``, and make_subplots' titles) without Plotly's
+    validation (``figures.plain_figure``): make_subplots and its updates cost ~40 ms a new setting.
+    """
     hamming, sse = np.asarray(hamming), np.asarray(sse)
     if hamming.shape != sse.shape or hamming.ndim != 1:
         raise ValueError(f"hamming {hamming.shape} and sse {sse.shape} must be two equal 1-D arrays.")
-    fig = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-        # Short: centred over a phone's narrow plot, longer titles ran off the chart (the
-        # reference position is in the x axis's title).
-        subplot_titles=(f"Binary ({count_text(bits, 'bit')}): Hamming distance", "Sinusoid: SSE"),
-    )
     mode = line_mode(hamming.size)
-    for row, (name, values, unit) in enumerate(
-        (("Hamming distance", hamming, "bits"), ("SSE", sse, "")), start=1
-    ):
+    traces = []
+    for row, (name, values, unit) in enumerate((("Hamming distance", hamming, "bits"), ("SSE", sse, "")), start=1):
         line = line_xy(values, x0=-ref, dtype=np.float32)
-        fig.add_trace(
-            go.Scatter(
-                **line, name=name, mode=mode,
-                hovertemplate=f"offset k − {ref} = %{{x}}<br>{name} = %{{y:.7g}} {unit}"
-                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
-            ),
-            row=row, col=1,
-        )
-    fig.update_yaxes(title_text="Hamming distance (bits)", row=1, col=1)
-    fig.update_yaxes(title_text="SSE ‖P[k] − P[ref]‖²", row=2, col=1)
-    fig.update_xaxes(title_text=f"offset k − ref (positions; ref = {ref})", row=2, col=1)
-    fig.update_layout(showlegend=False)
-    return frame_figure(fig, "Distance to the reference position, by offset", 560, above_plot=SUBPLOT_TITLES_PX)
+        suffix = "" if row == 1 else str(row)
+        traces.append({
+            "type": "scatter", **line, "name": name, "mode": mode, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+            "hovertemplate": f"offset k − {ref} = %{{x}}<br>{name} = %{{y:.7g}} {unit}"
+            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+        })
+    layout = {axis: dict(settings) for axis, settings in DISTANCE_PANELS.items()}
+    layout["yaxis"]["title"] = {"text": "Hamming distance (bits)"}
+    layout["yaxis2"]["title"] = {"text": "SSE ‖P[k] − P[ref]‖²"}
+    layout["xaxis2"]["title"] = {"text": f"offset k − ref (positions; ref = {ref})"}
+    # The panels' titles, as make_subplots writes them. Short: centred over a phone's narrow plot,
+    # longer titles ran off the chart (the reference position is in the x axis's title).
+    titles = (f"Binary ({count_text(bits, 'bit')}): Hamming distance", "Sinusoid: SSE")
+    layout["annotations"] = [
+        {"font": {"size": 16}, "showarrow": False, "text": text, "x": 0.5, "xanchor": "center", "xref": "paper",
+         "y": top, "yanchor": "bottom", "yref": "paper"}
+        for text, top in zip(titles, (DISTANCE_PANELS["yaxis"]["domain"][1], DISTANCE_PANELS["yaxis2"]["domain"][1]),
+                             strict=True)
+    ]
+    layout["showlegend"] = False
+    title = "Distance to the reference position, by offset"
+    return plain_figure(traces, layout | frame_layout(title, 560, above_plot=SUBPLOT_TITLES_PX))
 
 
 def binary_table(
@@ -157,7 +173,7 @@ def binary_table(
 
 def periods_table(bit_periods: np.ndarray, wavelengths: np.ndarray) -> pd.DataFrame:
     """``periods_figure``'s data: bit period of bit j and wavelength of pair i, row j = i
-    (NaN past the end of the shorter list: shown as "—" by ``periods_display``)."""
+    (NaN past the end of the shorter list: the page shows ``NO_ENTRY`` there)."""
     periods, lengths = np.asarray(bit_periods, dtype=np.float64), np.asarray(wavelengths, dtype=np.float64)
     count = max(periods.size, lengths.size)
     return pd.DataFrame({
@@ -180,12 +196,10 @@ def distance_table(hamming: np.ndarray, sse: np.ndarray, *, ref: int) -> pd.Data
 
 #: What the periods table shows where a row has no bit or no pair (st.dataframe's placeholder).
 NO_ENTRY = "—"
-
-
-def periods_display(table: pd.DataFrame):
-    """``periods_table`` for st.dataframe: numbers to 6 significant digits, and "—" where a
-    row has no bit or no pair (the table itself keeps NaN, so its download stays numeric)."""
-    return table.style.format("{:,.6g}", subset=list(table.columns[1:]), na_rep=NO_ENTRY)
+#: How the periods table writes its periods and wavelengths: 6 significant digits, thousands
+#: separated (Streamlit's printf-style column format; the table itself keeps NaN and every digit,
+#: so its download stays numeric).
+PERIODS_FORMAT = "%,.6g"
 
 
 def periods_note(bits: int, pairs: int) -> str:

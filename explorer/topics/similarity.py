@@ -27,6 +27,7 @@ from explorer.figures import (
     heatmap_figure,
     heatmap_table,
     line_xy,
+    plain_figure,
     range_label,
     round_ticks,
 )
@@ -57,14 +58,51 @@ class SimilarityCurves:
 
 
 def similarity_from_matrix(P: np.ndarray, ref: int) -> SimilarityCurves:
-    """The three curves measured on the encoding matrix itself (seed 001's computation)."""
+    """The three curves measured on the encoding matrix itself (seed 001's computation).
+
+    Bit for bit ``pe_core.dot_similarity``, ``pe_core.sse`` and ``pe_core.cosine_similarity``
+    (tests/topics/test_similarity.py), sharing one P @ P[ref] and one P − P[ref] between them:
+    each of those validates P again and the SSE forms P − P[ref] twice (at L x d = 2M cells,
+    12 ms of a new setting's run instead of 3). The rows of an encoding are never zero.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    ref = int(ref)
+    row = P[ref]
+    dot = P @ row
+    diff = P - row
+    norms = np.linalg.norm(P, axis=1) * np.linalg.norm(row)
     return SimilarityCurves(
-        dot=pe_core.dot_similarity(P, ref),
-        sse=pe_core.sse(P, ref),
-        cosine=pe_core.cosine_similarity(P, ref),
-        ref=int(ref),
+        dot=dot,
+        sse=np.einsum("kj,kj->k", diff, diff),
+        cosine=np.divide(dot, norms, out=np.zeros_like(dot), where=norms > 0),
+        ref=ref,
         from_matrix=True,
     )
+
+
+@dataclass(frozen=True)
+class MeasuredDots:
+    """Dot products P[k]·P[ref] measured on the encoding, for the positions k = first ..
+    first + len(values) - 1, and the closed form f(k − ref) at the same positions computed as
+    the snippet computes it (``closed_form_at``): the closed-form chart's points, and its check."""
+
+    first: int
+    values: np.ndarray
+    closed: np.ndarray
+
+
+def closed_form_from_encoding(P: np.ndarray, layout: str, offsets: np.ndarray) -> np.ndarray:
+    r"""``closed_form_at(offsets, w)`` read off the encoding P of positions 0, 1, 2 ... (even d),
+    which holds every cosine it sums: row t's cosine columns are :math:`\cos(t\,\omega_i)`
+    computed with the same arithmetic (``pe_core.sin_cos_of_products``), so each row's sum is
+    bit for bit closed_form_at's f(t), for none of its sines and cosines again."""
+    distances = np.abs(np.asarray(offsets, dtype=np.int64))
+    if distances.size == 0:
+        return np.zeros(0)
+    cosine_columns = pe_core.sine_cosine_columns(P.shape[1], layout)[1]
+    # Contiguous, as closed_form_at's rows are: the same sums in the same order.
+    cosines = np.ascontiguousarray(P[: int(distances.max()) + 1, cosine_columns])
+    return cosines.sum(axis=1)[distances]
 
 
 def similarity_from_offsets(values_by_offset: np.ndarray, ref: int, d: int) -> SimilarityCurves:
@@ -149,8 +187,9 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     stacked over the same range of positions, with a dotted line at the reference position.
     Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
 
-    Built as one Figure from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True)
-    gives): make_subplots and add_vline cost ~25 ms of validation per slider step.
+    Built from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True) gives) without
+    Plotly's validation (``figures.plain_figure``): make_subplots and add_vline cost ~25 ms of
+    validation per slider step, and validating the plain dicts another 5.
     """
     rows = (
         ("dot product", curves.dot, f"P[k]·P[{curves.ref}]"),
@@ -166,17 +205,16 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     for row, ((name, values, y_title), domain) in enumerate(zip(rows, domains, strict=True), start=1):
         suffix = "" if row == 1 else str(row)
         line = line_xy(values)
-        traces.append(
-            go.Scatter(
-                **line,
-                name=name,
-                mode="lines" if values.size > 1 else "markers",  # one position: its point
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                hovertemplate=f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
-                + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
-            )
-        )
+        traces.append({
+            "type": "scatter",
+            **line,
+            "name": name,
+            "mode": "lines" if values.size > 1 else "markers",  # one position: its point
+            "xaxis": f"x{suffix}",
+            "yaxis": f"y{suffix}",
+            "hovertemplate": f"position k = %{{x}}<br>{y_title} = %{{y:.10g}}"
+            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+        })
         bottom = row == len(rows)
         layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0]} | (
             {"title": {"text": "position k"}} if bottom else {"showticklabels": False}
@@ -194,7 +232,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
         "hoverlabel": {"namelength": -1},
         "shapes": shapes,
     }
-    return go.Figure(data=traces, layout=layout)
+    return plain_figure(traces, layout)
 
 
 def reference_play_positions(L: int) -> np.ndarray:
@@ -231,18 +269,18 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
         return [line | {"meta": int(ref)}, {"x": [ref, ref], "y": [low - pad, high + pad]}]
 
     looks = [
-        go.Scatter(mode="lines", name="P[k]·P[r]",
-                   hovertemplate="position k = %{x}<br>P[k]·P[r] = %{y:.7g}, r = %{meta}<extra></extra>"),
-        go.Scatter(mode="lines", name="reference r", line={"dash": "dot", "color": "grey"}, hoverinfo="skip"),
+        {"type": "scatter", "mode": "lines", "name": "P[k]·P[r]",
+         "hovertemplate": "position k = %{x}<br>P[k]·P[r] = %{y:.7g}, r = %{meta}<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": "reference r", "line": {"dash": "dot", "color": "grey"},
+         "hoverinfo": "skip"},
     ]
     first = curve(int(refs[0]))
-    fig = go.Figure([look.update(now) for look, now in zip(looks, first, strict=True)])
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"}, height=380, showlegend=False,
-        margin=dict(MARGIN), hoverlabel={"namelength": -1},
-        xaxis={"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
-        yaxis={"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
-    )
+    fig = plain_figure([look | now for look, now in zip(looks, first, strict=True)], {
+        "title": chart_title(title), "height": 380, "showlegend": False,
+        "margin": dict(MARGIN), "hoverlabel": {"namelength": -1},
+        "xaxis": {"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
+        "yaxis": {"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
+    })
     frames = [animation.frame(curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
     return animation.add_play(fig, frames, label="reference position r", redraw=False)
 
@@ -301,32 +339,30 @@ def closed_form_figure(
     f = np.asarray(values_by_offset, dtype=np.float64)
     L = (f.size + 1) // 2
     line = line_xy(f, x0=-(L - 1))
-    traces = [
-        go.Scatter(
-            **line,
-            name="closed form Σ cos(ω_i δ)",
-            mode="lines" if f.size > 1 else "markers",  # one position: the offset 0 alone
-            hovertemplate="offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
-            + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
-        )
-    ]
+    traces = [{
+        "type": "scatter",
+        **line,
+        "name": "closed form Σ cos(ω_i δ)",
+        "mode": "lines" if f.size > 1 else "markers",  # one position: the offset 0 alone
+        "hovertemplate": "offset δ = %{x}<br>Σ cos(ω_i δ) = %{y:.10g}"
+        + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
+    }]
     if measured is not None:
         points = line_xy(measured, x0=measured_first_offset)
         # Thousands of markers (measured on the whole matrix at a small d) cost the browser
         # more than the rest of the page: a dotted line over the closed form says the same.
         as_markers = np.size(measured) <= MAX_MEASURED_MARKERS
-        traces.append(
-            go.Scatter(
-                **points,
-                name="measured P[ref+δ]·P[ref]",
-                mode="markers" if as_markers else "lines",
-                marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
-                line={"color": "#d6604d", "dash": "dot", "width": 2},
-                hovertemplate="offset δ = %{x}<br>measured dot = %{y:.10g}"
-                + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
-            )
-        )
-    return go.Figure(traces, {
+        traces.append({
+            "type": "scatter",
+            **points,
+            "name": "measured P[ref+δ]·P[ref]",
+            "mode": "markers" if as_markers else "lines",
+            "marker": {"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
+            "line": {"color": "#d6604d", "dash": "dot", "width": 2},
+            "hovertemplate": "offset δ = %{x}<br>measured dot = %{y:.10g}"
+            + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
+        })
+    return plain_figure(traces, {
         "title": chart_title(title),
         "height": 420,
         "margin": MARGIN | {"b": 100},  # the legend below the axis

@@ -55,7 +55,14 @@ def pair_frequencies(d: int, n: float, convention: str) -> np.ndarray:
     return pe_core.frequencies(d, n, convention)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+#: Entries of the per-(d, n, convention) tables (128 KB each): a class exploring with its own
+#: settings (benchmarks/load_test.py's own scenario: about 25 sessions on the pages that read
+#: dot_from_zero, each its own d) keeps every session's table from its first run to its L moves.
+#: 16 were evicted by the other sessions' first runs, and every move computed its table again.
+OFFSET_TABLE_ENTRIES = 32
+
+
+@st.cache_data(max_entries=OFFSET_TABLE_ENTRIES, show_spinner=False)
 def dot_from_zero(d: int, n: float, convention: str) -> np.ndarray:
     """f(t) = sum_i cos(w_i t) for t = 0 .. L_MAX-1 (128 KB), once per (d, n, convention):
     every length is a prefix of it (1024 x 16384 cosines, ~0.2 s, at the largest d)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.colors
 import pytest
+from independent import assert_same_as_validated
 
 import pe_core
 from explorer import figures
@@ -99,6 +100,31 @@ def test_encoding_figure_ticks_are_round_at_the_largest_view() -> None:
     )
     assert list(transposed.layout.xaxis.ticktext)[:2] == ["0", "2048"]
     assert transposed.layout.xaxis.title.text == "position k"
+
+
+@pytest.mark.parametrize(("colorscale", "zrange", "transpose"), [
+    (figures.DIVERGING, (-1.0, 1.0), False),
+    (figures.CYCLIC, (0.0, 360.0), True),
+    (figures.SEQUENTIAL, None, False),
+])
+def test_heatmaps_built_without_validation_are_the_validated_ones(colorscale, zrange, transpose) -> None:
+    """heatmap_figure skips Plotly's validation (plain_figure): the same figure validated is the same JSON."""
+    values = np.arange(12.0).reshape(3, 4) / 12
+    fig = figures.heatmap_figure(
+        values, row_labels=["a", "b", "c"], col_labels=["w", "x", "y", "z"], row_ticks=(["a", "c"], ["0", "2"]),
+        title="t", x_title="x", y_title="y", colorscale=colorscale, zrange=zrange, transpose=transpose,
+    )
+    assert_same_as_validated(fig)
+    # Sent as the scale's stops, as validation sends it (Plotly.js's own "RdBu" is another scale).
+    assert not isinstance(fig.to_plotly_json()["data"][0]["colorscale"], str)
+    assert ("zmid" in fig.to_plotly_json()["data"][0]) == (colorscale == figures.DIVERGING)
+
+
+def test_a_plain_figure_with_a_wrong_property_is_refused_when_validated() -> None:
+    """What the checks above rely on: validation still refuses a property Plotly does not know."""
+    fig = figures.plain_figure([{"type": "scatter", "y": [1, 2], "colour": "red"}], {})
+    with pytest.raises(ValueError, match="colour"):
+        assert_same_as_validated(fig)
 
 
 # --------------------------------------------------------------------------- log axes

@@ -7,12 +7,14 @@ independently of explorer; payload sizes are checked at the largest view.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 from app_runs import PAGE_BY_KEY, open_page
-from independent import payload
+from independent import assert_same_as_validated, payload
+from plotly.subplots import make_subplots
 from seed_code import seed003_binary_representation
 
 import pe_core
@@ -107,9 +109,14 @@ def test_page_writes_its_example_codes_as_its_table_does_least_significant_bit_f
 def test_periods_table_shows_a_dash_where_a_row_has_no_bit():
     table = binary.periods_table(pe_core.bit_periods(3), pe_core.wavelengths(10, 100.0))
     assert np.isnan(table.iloc[4, 1]) and table.to_numpy().dtype.kind == "f"  # the download stays numeric
-    html = binary.periods_display(table).to_html()
-    assert "—" in html and "None" not in html and "nan" not in html.lower()
-    assert "16,384" in binary.periods_display(binary.periods_table(pe_core.bit_periods(14), np.ones(2))).to_html()
+    # On the page (4 bits, 64 pairs): the missing bits are shown as the placeholder, the numbers
+    # to 6 significant digits with thousands separators (Streamlit's column format, as "16,384").
+    at = open_page(PAGE_BY_KEY["binary"], {"L": "16", "d": "128"})
+    (shown,) = [t for t in at.dataframe if "bit j / pair i" in t.value.columns]
+    assert shown.proto.placeholder == "—" and "None" not in shown.proto.placeholder
+    assert shown.value.iloc[4:, 1].isna().all() and shown.value.iloc[:4, 1].tolist() == [2.0, 4.0, 8.0, 16.0]
+    formats = json.loads(shown.proto.columns)
+    assert {formats[column]["type_config"]["format"] for column in shown.value.columns[1:]} == {"%,.6g"}
 
 
 def test_distance_figure_hamming_jumps_and_sse_is_the_closed_form():
@@ -164,3 +171,20 @@ def test_code_blocks_are_seed003s_codes_and_their_exact_block_fractions():
     bits = (np.arange(L)[:, None] >> np.arange(13)) & 1  # bit j of k, least significant first
     for row in (0, len(edges) // 2, len(edges) - 2):
         np.testing.assert_allclose(blocks[row], bits[edges[row]:edges[row + 1]].mean(axis=0), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize(("L", "bits", "ref"), [(1, 1, 0), (100, 7, 5), (3000, 12, 2999)])
+def test_figures_built_without_validation_are_the_validated_ones(L: int, bits: int, ref: int) -> None:
+    """The periods and distance charts skip Plotly's validation (figures.plain_figure): validated,
+    each is the same JSON; the distance chart's panels are make_subplots' own."""
+    hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, bits), ref)
+    sse = pe_core.sse_by_offset(np.arange(L) - ref, 16)
+    distance = binary.distance_by_offset_figure(hamming, sse, ref=ref, bits=bits)
+    assert_same_as_validated(distance)
+    assert_same_as_validated(binary.periods_figure(pe_core.bit_periods(bits), pe_core.wavelengths(16, 1e4), L))
+    panels = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12, subplot_titles=("a", "b"))
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        drawn = distance.layout[axis].to_plotly_json()
+        assert {key: drawn[key] for key in panels.layout[axis].to_plotly_json()} == panels.layout[axis].to_plotly_json()
+    for title, made in zip(distance.layout.annotations, panels.layout.annotations, strict=True):
+        assert title.to_plotly_json() | {"text": made.text} == made.to_plotly_json()

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from independent import encoding, rates, y_of
+from independent import assert_same_as_validated, encoding, rates, y_of
 
 import pe_core
 from explorer import figures
@@ -147,3 +147,45 @@ def test_closed_form_at_is_the_sum_of_cosines_at_each_offset_and_even():
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(got, similarity.closed_form_at(-offsets, w))
     assert got[offsets == 0] == 32.0 and similarity.closed_form_at(np.array([], dtype=int), w).size == 0
+
+
+@pytest.mark.parametrize("L", [1, 40, 2500])
+def test_similarity_figures_built_without_validation_are_the_validated_ones(L):
+    """The page's four charts skip Plotly's validation (figures.plain_figure): validated, each is the same JSON."""
+    d, ref = 16, min(20, L - 1)
+    f = pe_core.dot_by_offset(np.arange(-(L - 1), L, dtype=np.float64), d)
+    curves = similarity.similarity_from_matrix(pe_core.positional_encoding(L, d), ref)
+    edges = pe_core.block_edges(L, similarity.SIMILARITY_BLOCKS)
+    charts = [
+        similarity.similarity_figure(curves, title="s"),
+        similarity.closed_form_figure(f, measured=curves.dot, measured_first_offset=-ref, title="f"),
+        similarity.closed_form_figure(f, measured=curves.dot[:5], measured_first_offset=-ref, title="f"),
+        similarity.closed_form_figure(f, title="f"),
+        similarity.offset_matrix_figure(pe_core.offset_matrix_block_average(f, edges), edges, d=d, title="G"),
+    ]
+    if L > 1:
+        charts.append(similarity.reference_play_figure(f, title="t"))
+    for fig in charts:
+        assert_same_as_validated(fig)
+
+
+@pytest.mark.parametrize(("L", "d", "layout", "convention"), [
+    (50, 512, "concatenated", "tensor2tensor"),
+    (3000, 300, "interleaved", "paper"),  # pe_core builds P in several blocks of rows
+    (7, 2, "interleaved", "paper"),
+    (1, 4, "concatenated", "paper"),
+])
+def test_the_measured_curves_and_their_closed_form_are_pe_cores_bit_for_bit(L, d, layout, convention):
+    """The page's numbers are printed by its snippet to the last digit: its curves are pe_core's
+    dot_similarity, sse and cosine_similarity exactly, and the closed form read off P's cosines is
+    closed_form_at's (the snippet's arithmetic) exactly."""
+    P = pe_core.positional_encoding(L, d, 1e4, layout=layout, convention=convention)
+    w = pe_core.frequencies(d, 1e4, convention)
+    for ref in sorted({0, L // 3, L - 1}):
+        curves = similarity.similarity_from_matrix(P, ref)
+        np.testing.assert_array_equal(curves.dot, pe_core.dot_similarity(P, ref))
+        np.testing.assert_array_equal(curves.sse, pe_core.sse(P, ref))
+        np.testing.assert_array_equal(curves.cosine, pe_core.cosine_similarity(P, ref))
+        offsets = np.arange(L) - ref
+        np.testing.assert_array_equal(similarity.closed_form_from_encoding(P, layout, offsets),
+                                      similarity.closed_form_at(offsets, w))
