@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
-from _plotly_utils.utils import convert_to_base64
 
-from explorer.figures import chart_title
+from explorer.figures import Figure, chart_title, encode_arrays, structure_copy
 
 #: Bytes of frame data one animated chart may carry: a fifth of the 1.5 MB chart budget, so
 #: that a page with two animated charts and its heatmaps stays far inside 3 MB per rerun.
@@ -65,8 +64,8 @@ def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> PlayFram
     }
 
 
-class PlayFigure(go.Figure):
-    """A go.Figure whose Play frames stay plain dicts (``frame``) until the figure is serialised.
+class PlayFigure(Figure):
+    """A figures.Figure whose Play frames stay plain dicts (``frame``) until the figure is serialised.
 
     Its data and layout are Plotly's as usual (``update_layout`` and the like work on them);
     ``to_dict`` (what st.plotly_chart and the JSON writers call) adds the frames as they are,
@@ -84,7 +83,7 @@ class PlayFigure(go.Figure):
 
     @property
     def frames(self) -> tuple[go.Frame, ...]:
-        return tuple(go.Frame(_structure_copy(play_frame)) for play_frame in self._play_frames)
+        return tuple(go.Frame(structure_copy(play_frame)) for play_frame in self._play_frames)
 
     @property
     def frame_names(self) -> list[str]:
@@ -93,21 +92,12 @@ class PlayFigure(go.Figure):
 
     def to_dict(self) -> dict:
         result = super().to_dict()
-        # convert_to_base64 replaces arrays in place: the frames' dicts and lists are copied
-        # first (their arrays are not: they are read, never written).
-        frames = _structure_copy(self._play_frames)
-        convert_to_base64(frames)
+        # encode_arrays replaces arrays in place: the frames' dicts and lists are copied first
+        # (their arrays are not: they are read, never written).
+        frames = structure_copy(self._play_frames)
+        encode_arrays(frames)
         result["frames"] = frames
         return result
-
-
-def _structure_copy(value: object) -> object:
-    """``value`` with its dicts and lists copied and everything else (arrays, numbers) shared."""
-    if isinstance(value, dict):
-        return {key: _structure_copy(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_structure_copy(item) for item in value]
-    return value
 
 
 def add_play(

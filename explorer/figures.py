@@ -8,6 +8,8 @@ halves the payload and still shows 7 significant digits.
 
 from __future__ import annotations
 
+import base64
+import functools
 import math
 import textwrap
 from collections.abc import Sequence
@@ -16,6 +18,8 @@ import numpy as np
 import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
+from _plotly_utils.basevalidators import is_homogeneous_array
+from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
 
 import pe_core
 
@@ -65,6 +69,84 @@ _CHART_FRAME = HEATMAP_HEIGHT - PLOT_ROWS
 #: bins, more than the ~850 pixel columns of a full-width chart's plot in a 1400-pixel window
 #: (and the browser draws 3000-point lines ~15% slower than 2000-point ones).
 LINE_MAX_POINTS = 2000
+
+
+# --------------------------------------------------------------------------------------
+# Figures from plain dicts, serialised without copying their arrays
+# --------------------------------------------------------------------------------------
+
+
+class Figure(go.Figure):
+    """A go.Figure whose ``to_dict`` (what st.plotly_chart and the JSON writers call) gives
+    Plotly's dict for less: its dicts and lists are copied and its arrays shared (Plotly
+    deep-copies every array, then copies it again to encode it), and numeric arrays are encoded
+    as Plotly encodes them (``encode_arrays``). Everything else is go.Figure's."""
+
+    def to_dict(self) -> dict:
+        result = {"data": structure_copy(self._data), "layout": structure_copy(self._layout)}
+        if self._frame_objs:
+            result["frames"] = structure_copy([frame._props for frame in self._frame_objs])
+        encode_arrays(result)
+        return result
+
+
+def figure(data: Sequence[dict], layout: dict) -> Figure:
+    """A Figure of plain trace dicts (``"type"``: scatter by default) and a plain layout dict,
+    built without Plotly's validation: go.Scatter, go.Figure and update_layout validate every
+    property, a few milliseconds a chart on every new setting. What validation would change is
+    written as it would write it (a named colour scale as its colours: ``colorscale``); the
+    tests build each such figure again validated (go.Figure(fig.to_dict())), where a misspelt
+    property raises, and compare the two JSONs."""
+    return Figure(data=list(data), layout=layout, _validate=False)
+
+
+@functools.cache
+def colorscale(name: str) -> tuple[tuple[float, str], ...]:
+    """A named Plotly colour scale as a figure's JSON holds it (validation expands the name)."""
+    return go.Heatmap(colorscale=name).colorscale
+
+
+def structure_copy(value: object) -> object:
+    """``value`` with its dicts and lists (and tuples, as lists) copied and everything else
+    (arrays, numbers, strings) shared."""
+    if isinstance(value, dict):
+        return {key: structure_copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [structure_copy(item) for item in value]
+    return value
+
+
+def encode_arrays(value: object) -> None:
+    """Plotly's ``convert_to_base64`` (in place: every array of a figure's dict becomes Plotly.js's
+    typed-array spec, base64 bytes), the same output, with NumPy's numeric arrays encoded here:
+    Plotly's path passes each through narwhals and copies it, about 0.1 ms an array (a Play chart
+    holds hundreds)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if is_skipped_key(key):
+                continue
+            if isinstance(item, np.ndarray):
+                value[key] = _typed_array(item)
+            elif is_homogeneous_array(item):
+                value[key] = to_typed_array_spec(item)
+            else:
+                encode_arrays(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            encode_arrays(item)
+
+
+def _typed_array(array: np.ndarray) -> object:
+    """Plotly's ``to_typed_array_spec`` of a NumPy array: the spec of a non-empty array of a type
+    Plotly.js reads as it is; anything else (64-bit integers, which Plotly narrows; strings;
+    objects) by Plotly itself."""
+    short = plotlyjsShortTypes.get(str(array.dtype))
+    if short is None or array.size == 0:
+        return to_typed_array_spec(array)
+    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
+    if array.ndim > 1:
+        spec["shape"] = str(array.shape)[1:-1]
+    return spec
 
 
 def heatmap_grid(

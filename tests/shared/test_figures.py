@@ -6,9 +6,15 @@ points of the line, the positions a block stands for), not from the implementati
 
 from __future__ import annotations
 
+import copy
+import json
+
 import numpy as np
 import plotly.colors
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
+from _plotly_utils.utils import convert_to_base64
 
 import pe_core
 from explorer import figures
@@ -243,3 +249,46 @@ def test_trail_colours_are_seen_on_both_themes() -> None:
     # Phase is cyclic: taken whole, the last position would have the first one's colour.
     colours = samples(figures.ON_BOTH_THEMES)
     assert max(abs(a - b) for a, b in zip(colours[0], colours[-1], strict=True)) > 60
+
+
+# --- figures.Figure: Plotly's dict for less ------------------------------------------------------
+
+ARRAYS = [
+    np.linspace(-1, 1, 7), np.linspace(-1, 1, 7).astype(np.float32), np.arange(5, dtype=np.int8),
+    np.arange(300, dtype=np.uint16), np.arange(-3, 4, dtype=np.int32), np.arange(5), np.array([0, 2**40]),
+    np.array([1, 2**63], dtype=np.uint64), np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4).T,
+    np.arange(10.0)[::3], np.array([True, False]), np.array(["a", "b"]),
+    np.zeros(0), np.float64(2.5) * np.ones(()),
+]
+
+
+@pytest.mark.parametrize("array", ARRAYS, ids=range(len(ARRAYS)))
+def test_encode_arrays_writes_what_plotly_writes(array: np.ndarray) -> None:
+    """Every kind of array (types Plotly.js reads, 64-bit integers Plotly narrows, 2-D, strided,
+    non-numeric, empty, 0-d), in a dict, a list and a tuple."""
+    ours = {"x": array, "list": [{"y": array}], "tuple": ({"z": array},), "range": array}
+    theirs = copy.deepcopy(ours)
+    figures.encode_arrays(ours)
+    convert_to_base64(theirs)
+    assert pio.to_json(ours, validate=False) == pio.to_json(theirs, validate=False)
+
+
+def test_a_figure_dict_is_plotly_s_and_leaves_the_figure_as_it_was() -> None:
+    traces = [go.Heatmap(z=np.arange(6.0).reshape(2, 3).astype(np.float32), x=["a", "b", "c"], y=["p", "q"]),
+              go.Scatter(x=np.arange(4), y=np.linspace(0, 1, 4), marker={"size": [0, 10, 0, 10]})]
+    layout = {"title": {"text": "t"}, "xaxis": {"range": [0, 3]}}
+    frames = [go.Frame(data=[go.Scatter(y=np.ones(4))], traces=[1], name="1")]
+    plain, ours = go.Figure(traces, layout, frames), figures.Figure(traces, layout, frames)
+    assert json.loads(ours.to_json()) == json.loads(plain.to_json())
+    # The arrays are shared, not encoded in place: the figure still holds them.
+    ours.to_dict()
+    np.testing.assert_array_equal(ours.data[1].y, np.linspace(0, 1, 4))
+
+
+def test_an_unvalidated_figure_writes_named_colour_scales_as_validation_does() -> None:
+    data = [{"type": "heatmap", "z": np.eye(2), "colorscale": figures.colorscale(name)}
+            for name in (figures.DIVERGING, figures.CYCLIC)]
+    fig = figures.figure(data, {"title": {"text": "t"}})
+    checked = go.Figure(data=[{"type": "heatmap", "z": np.eye(2), "colorscale": name}
+                              for name in (figures.DIVERGING, figures.CYCLIC)], layout={"title": {"text": "t"}})
+    assert json.loads(fig.to_json()) == json.loads(checked.to_json())
