@@ -94,14 +94,14 @@ def figure(data: Sequence[dict], layout: dict) -> Figure:
     """A Figure of plain trace dicts (``"type"``: scatter by default) and a plain layout dict,
     built without Plotly's validation: go.Scatter, go.Figure and update_layout validate every
     property, a few milliseconds a chart on every new setting. What validation would change is
-    written as it would write it (a named colour scale as its colours: ``colorscale``); the
+    written as it would write it (a named colour scale as its colours: ``named_colorscale``); the
     tests build each such figure again validated (go.Figure(fig.to_dict())), where a misspelt
     property raises, and compare the two JSONs."""
     return Figure(data=list(data), layout=layout, _validate=False)
 
 
 @functools.cache
-def colorscale(name: str) -> tuple[tuple[float, str], ...]:
+def named_colorscale(name: str) -> tuple[tuple[float, str], ...]:
     """A named Plotly colour scale as a figure's JSON holds it (validation expands the name)."""
     return go.Heatmap(colorscale=name).colorscale
 
@@ -332,18 +332,16 @@ def heatmap_figure(
         z, x, y = z.T, y, x
         x_title, y_title = y_title, x_title
         x_ticks, y_ticks = y_ticks, x_ticks
-    heatmap = go.Heatmap(
-        z=z,
-        x=x,
-        y=y,
-        colorscale=colorscale,
-        zmid=0.0 if colorscale == DIVERGING else None,
-        zmin=None if zrange is None else zrange[0],
-        zmax=None if zrange is None else zrange[1],
-        colorbar={"title": {"text": value_name, "side": "right"}},
-        hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name} = %{{z:.7g}}<extra></extra>",
-        hoverongaps=False,
-    )
+    heatmap = {
+        "type": "heatmap", "z": z, "x": x, "y": y, "colorscale": named_colorscale(colorscale),
+        "colorbar": {"title": {"text": value_name, "side": "right"}},
+        "hovertemplate": f"%{{y}}<br>%{{x}}<br>{value_name} = %{{z:.7g}}<extra></extra>",
+        "hoverongaps": False,
+    }
+    if colorscale == DIVERGING:
+        heatmap["zmid"] = 0.0
+    if zrange is not None:
+        heatmap["zmin"], heatmap["zmax"] = zrange
     if height is None:
         height = heatmap_height(z.shape[0], transpose=transpose)
     layout = _layout(title, x_title, y_title, height) | {"margin": dict(HEATMAP_MARGIN)}
@@ -352,7 +350,7 @@ def heatmap_figure(
         if ticks is not None:
             layout[axis] |= {"tickmode": "array", "tickvals": list(ticks[0]), "ticktext": list(ticks[1])}
     layout["yaxis"]["autorange"] = "reversed" if reversed_rows else True
-    return go.Figure(heatmap, layout)
+    return figure([heatmap], layout)
 
 
 def tick_subset(labels: Sequence[str], texts: Sequence[str], count: int = 8) -> tuple[list[str], list[str]]:
