@@ -637,16 +637,21 @@ SUBPLOT_TITLES_PX = 22
 COLORBAR_MARGIN_R = HEATMAP_MARGIN["r"]
 
 
+def frame_layout(title: str, height: int, *, above_plot: int = 0) -> dict:
+    """The title, height, margins and hover labels every line chart of the pages shares, as a
+    plain layout dict (for ``figure``); ``above_plot`` pixels more between the title and the plot
+    (``SUBPLOT_TITLES_PX`` for subplot titles), added to the height."""
+    return {
+        "title": chart_title(title),
+        "height": height + above_plot,
+        "margin": MARGIN | {"t": 70 + above_plot},
+        "hoverlabel": {"namelength": -1},
+    }
+
+
 def frame_figure(fig: go.Figure, title: str, height: int, *, above_plot: int = 0) -> go.Figure:
-    """The title, height, margins and hover labels every line chart of the pages shares;
-    ``above_plot`` pixels more between the title and the plot (``SUBPLOT_TITLES_PX`` for
-    subplot titles), added to the height."""
-    fig.update_layout(
-        title=chart_title(title),
-        height=height + above_plot,
-        margin=MARGIN | {"t": 70 + above_plot},
-        hoverlabel={"namelength": -1},
-    )
+    """``fig`` with ``frame_layout``."""
+    fig.update_layout(frame_layout(title, height, above_plot=above_plot))
     return fig
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from app_runs import open_url
 from streamlit.testing.v1 import AppTest
 
-from explorer.topics import relative
+from explorer.topics import relative, waves
 from explorer.ui import blocks
 
 #: page -> (its charts drawn by sections that do not depend on L, the builders of those charts)
@@ -22,14 +23,28 @@ LENGTH_FREE = {
         {"relative_transition", "relative_rotation", "relative_shift_play"},
         [(relative, "transition_figure"), (relative, "rotation_figure"), (relative, "shift_play_figure")],
     ),
+    "waves": (
+        {"waves_profiles", "waves_profile_play", "waves_columns", "waves_circle", "waves_circle_play"},
+        [(waves, "position_profile_figure"), (waves, "profile_play_figure"), (waves, "columns_over_positions_figure"),
+         (waves, "unit_circle_figure"), (waves, "unit_circle_play_figure")],
+    ),
 }
 
 
-def chart_specs(at: AppTest, keys: set[str]) -> dict[str, dict]:
-    """The parsed JSON of the charts of ``keys`` (an element id ends with its key)."""
-    specs = {chart.proto.id.rpartition("-")[2]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
-    assert keys <= set(specs), f"not drawn: {keys - set(specs)}"
-    return {key: specs[key] for key in keys}
+def chart_specs(at: AppTest) -> dict[str, dict]:
+    """The parsed JSON of every chart, by key (an element id ends with its key)."""
+    return {chart.proto.id.rpartition("-")[2]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+def shown(at: AppTest) -> dict[str, object]:
+    """What a visitor reads: every chart, text, number and table of the page."""
+    return {
+        "charts": chart_specs(at),
+        "text": [element.value for kind in ("title", "header", "markdown", "caption", "latex", "warning", "info",
+                                            "success", "error") for element in at.get(kind)],
+        "metrics": [(metric.label, metric.value) for metric in at.metric],
+        "tables": [table.value.to_dict("split") for table in at.dataframe],
+    }
 
 
 def opened(page: str, d: int, L: int) -> AppTest:
@@ -42,20 +57,25 @@ def opened(page: str, d: int, L: int) -> AppTest:
 def test_an_L_move_replays_the_sections_that_do_not_depend_on_L(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
     charts, builders = LENGTH_FREE[page]
     built: Counter[str] = Counter()
+
+    def counting(name: str, build: Callable[..., object]) -> Callable[..., object]:
+        def counted(*args: object, **kwargs: object) -> object:
+            built[name] += 1
+            return build(*args, **kwargs)
+        return counted
+
     for module, name in builders:
-        def counted(*args: object, _build=getattr(module, name), _name=name, **kwargs: object) -> object:
-            built[_name] += 1
-            return _build(*args, **kwargs)
-        monkeypatch.setattr(module, name, counted)
+        monkeypatch.setattr(module, name, counting(name, getattr(module, name)))
     blocks._drawn_once.clear()
     opened(page, 130, 500)
     assert set(built) == {name for _, name in builders}
     first = built.copy()
     moved = opened(page, 130, 700)
     assert built == first, "an L move built again what does not depend on L"
+    assert charts <= set(chart_specs(moved)), "the page did not draw them"
     blocks._drawn_once.clear()
     fresh = opened(page, 130, 700)
-    assert chart_specs(moved, charts) == chart_specs(fresh, charts)
+    assert shown(moved) == shown(fresh)
     again = built.copy()
     opened(page, 132, 700)
     assert all(built[name] > again[name] for _, name in builders), "another d was served the sections of the first"

@@ -18,7 +18,7 @@ from _plotly_utils.utils import convert_to_base64
 
 import pe_core
 from explorer import figures
-from explorer.topics import relative
+from explorer.topics import relative, waves
 
 
 def starts_of_blocks(size: int, blocks: int) -> np.ndarray:
@@ -316,6 +316,11 @@ def _unvalidated_figures() -> dict[str, object]:
         "shift play": lambda: relative.shift_play_figure(100, 64, 1e4, layout="interleaved", convention="paper",
                                                          delta=-7),
         "rotation": lambda: relative.rotation_figure(0.5, -2.0, pair=1, k=3, delta=-4, axis_names=("s", "c")),
+        "profiles": lambda: waves.position_profile_figure([0, 4, 8, 12, 16], w[:100], title="t"),
+        "profile play": lambda: waves.profile_play_figure(w[:100], title="t"),
+        "columns": lambda: waves.columns_over_positions_figure(np.ones((300, 2)), ["a", "b"], title="t", first=7),
+        "circle": lambda: waves.unit_circle_figure(float(w[2]), 3000, pair=2),
+        "circle play": lambda: waves.unit_circle_play_figure(float(w[2]), np.arange(10, 70), pair=2, shown=30),
     }
 
 
