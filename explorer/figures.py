@@ -96,8 +96,28 @@ def figure(data: Sequence[dict], layout: dict) -> Figure:
     property, a few milliseconds a chart on every new setting. What validation would change is
     written as it would write it (a named colour scale as its colours: ``named_colorscale``); the
     tests build each such figure again validated (go.Figure(fig.to_dict())), where a misspelt
-    property raises, and compare the two JSONs."""
-    return Figure(data=list(data), layout=layout, _validate=False)
+    property raises, and compare the two JSONs. Its title is wrapped as ``fit_title`` wraps it
+    (which then has nothing left to do): set property by property, that validated them."""
+    return Figure(data=list(data), layout=fitted_title(layout), _validate=False)
+
+
+def fitted_title(layout: dict) -> dict:
+    """``layout`` with its title wrapped and room made for the lines added, as ``fit_title`` does to a figure."""
+    title = layout.get("title")
+    text = title.get("text") if isinstance(title, dict) else None
+    if not text:
+        return layout
+    lines = wrapped(text)
+    added = lines.count("<br>") - text.count("<br>")
+    if not added:
+        return layout
+    pad = title.get("pad") or {}
+    margin = layout.get("margin") or {}
+    return layout | {
+        "title": title | {"text": lines, "pad": pad | {"t": (pad.get("t") or 0) + added * TITLE_LINE_PX / 2}},
+        "margin": margin | {"t": (margin.get("t") or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX},
+        "height": (layout.get("height") or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX,
+    }
 
 
 @functools.cache

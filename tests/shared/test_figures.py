@@ -18,7 +18,7 @@ from _plotly_utils.utils import convert_to_base64
 
 import pe_core
 from explorer import figures
-from explorer.topics import relative, waves
+from explorer.topics import attention, contexts, relative, waves
 
 
 def starts_of_blocks(size: int, blocks: int) -> np.ndarray:
@@ -321,6 +321,37 @@ def _unvalidated_figures() -> dict[str, object]:
         "columns": lambda: waves.columns_over_positions_figure(np.ones((300, 2)), ["a", "b"], title="t", first=7),
         "circle": lambda: waves.unit_circle_figure(float(w[2]), 3000, pair=2),
         "circle play": lambda: waves.unit_circle_play_figure(float(w[2]), np.arange(10, 70), pair=2, shown=30),
+        **{f"attention {name}": build for name, build in _attention_figures().items()},
+        **{f"contexts {name}": build for name, build in _contexts_figures().items()},
+    }
+
+
+def _attention_figures() -> dict[str, object]:
+    L, d, query = 3000, 64, 40
+    view = attention.View(causal=False, heads=4, head=2)
+    offsets = np.arange(L, dtype=np.float64)
+    scores = attention.offset_scores(L, d, view, sinusoid_from_zero=pe_core.dot_by_offset(offsets, d),
+                                     rope_from_zero=pe_core.rope_dot_by_offset(offsets, d, 1e4))
+    bits = attention.learned_bits(L, d)
+    by_key = attention.query_scores(scores, bits, query, d, view)
+    weights = attention.query_weights(by_key, query, view.causal)
+    queries = attention.play_queries(L, len(view.schemes))
+    return {
+        "scores": lambda: attention.scores_figure(scores, view, d, title="t"),
+        "weights": lambda: attention.weights_figure(weights, query, view.causal, title="t"),
+        "learned": lambda: attention.learned_figure(by_key["learned"], query, view, d, title="t"),
+        "play": lambda: attention.play_figure(attention.play_weights(scores, bits, d, view, queries), queries, L,
+                                              title="t"),
+    }
+
+
+def _contexts_figures() -> dict[str, object]:
+    view = contexts.ContextView(d=64, method="llama3", trained=4096, target=2048)  # L0 beyond the curves: no marks
+    return {
+        "coverage": lambda: contexts.coverage_figure(view, title="t"),
+        "methods": lambda: contexts.methods_figure(view, title="t"),
+        "dot": lambda: contexts.dot_figure(view, *contexts.dot_curves(view), title="t"),
+        "ramp": lambda: contexts.ramp_figure(view, title="t"),
     }
 
 
@@ -329,5 +360,6 @@ def test_every_unvalidated_figure_is_what_validation_makes_of_it(name: str) -> N
     """figures.figure skips Plotly's validation: built again validated, a figure must raise nothing
     (a misspelt property would) and give the same JSON (a value validation rewrites would not)."""
     fig = _unvalidated_figures()[name]()
+    assert isinstance(fig, figures.Figure)
     checked = go.Figure(fig.to_dict())
     assert json.loads(checked.to_json()) == json.loads(fig.to_json())
