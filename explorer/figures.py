@@ -19,7 +19,7 @@ import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
 from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
+from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 import pe_core
 
@@ -78,15 +78,13 @@ LINE_MAX_POINTS = 2000
 
 class Figure(go.Figure):
     """A go.Figure whose ``to_dict`` (what st.plotly_chart and the JSON writers call) gives
-    Plotly's dict for less: its dicts and lists are copied and its arrays shared (Plotly
-    deep-copies every array, then copies it again to encode it), and numeric arrays are encoded
-    as Plotly encodes them (``encode_arrays``). Everything else is go.Figure's."""
+    Plotly's dict for less (``encoded_copy``: Plotly deep-copies every array, then copies it
+    again to encode it, and walks the dict twice). Everything else is go.Figure's."""
 
     def to_dict(self) -> dict:
-        result = {"data": structure_copy(self._data), "layout": structure_copy(self._layout)}
+        result = {"data": encoded_copy(self._data), "layout": encoded_copy(self._layout)}
         if self._frame_objs:
-            result["frames"] = structure_copy([frame._props for frame in self._frame_objs])
-        encode_arrays(result)
+            result["frames"] = encoded_copy([frame._props for frame in self._frame_objs])
         return result
 
 
@@ -136,24 +134,36 @@ def structure_copy(value: object) -> object:
     return value
 
 
-def encode_arrays(value: object) -> None:
-    """Plotly's ``convert_to_base64`` (in place: every array of a figure's dict becomes Plotly.js's
-    typed-array spec, base64 bytes), the same output, with NumPy's numeric arrays encoded here:
-    Plotly's path passes each through narwhals and copies it, about 0.1 ms an array (a Play chart
+#: Values Plotly's convert_to_base64 leaves as they are (and their keys, whose values it does not enter).
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_NOT_ENCODED = frozenset(("geojson", "layer", "layers", "range"))
+
+
+def encoded_copy(value: object) -> object:
+    """``value`` as Plotly's ``to_dict`` makes it, ``convert_to_base64(deepcopy(value))``, in one pass:
+    its dicts and lists copied, each array that is a dict's value as Plotly.js's typed-array spec
+    (base64 bytes) and any other array shared (Plotly copied it), numeric NumPy arrays encoded
+    here (Plotly passes each through narwhals and copies it, about 0.1 ms an array; a Play chart
     holds hundreds)."""
     if isinstance(value, dict):
+        copy = {}
         for key, item in value.items():
-            if is_skipped_key(key):
-                continue
-            if isinstance(item, np.ndarray):
-                value[key] = _typed_array(item)
+            if type(item) in _SCALARS:
+                copy[key] = item
+            elif key in _NOT_ENCODED:
+                copy[key] = structure_copy(item)
+            elif isinstance(item, np.ndarray):
+                copy[key] = _typed_array(item)
+            elif isinstance(item, (dict, list, tuple)):
+                copy[key] = encoded_copy(item)
             elif is_homogeneous_array(item):
-                value[key] = to_typed_array_spec(item)
+                copy[key] = to_typed_array_spec(item)
             else:
-                encode_arrays(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            encode_arrays(item)
+                copy[key] = item
+        return copy
+    if isinstance(value, (list, tuple)):
+        return [encoded_copy(item) if isinstance(item, (dict, list, tuple)) else item for item in value]
+    return value
 
 
 def _typed_array(array: np.ndarray) -> object:

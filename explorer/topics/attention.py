@@ -620,10 +620,9 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
         # Ticks on whole decades only (short ranges would label 2 and 5 of each too, crowding a panel).
         layout[f"yaxis{suffix}"] |= {"type": "log", "range": [math.log10(low), math.log10(high)],
                                      "dtick": max(1, math.ceil(decades / 4)), "exponentformat": "power"}
-    fig = figure(traces, layout)
     moving = list(range(2 * len(keys)))
     play = [animation.frame(frame_data(i), traces=moving, name=str(int(q))) for i, q in enumerate(queries)]
-    return animation.add_play(fig, play, label="query position m", redraw=False)
+    return animation.play_figure(traces, layout, play, label="query position m", redraw=False)
 
 
 def play_table(frames: dict[str, np.ndarray], queries: np.ndarray, L: int) -> pd.DataFrame:

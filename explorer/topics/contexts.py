@@ -375,7 +375,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     y_axis = log_axis(every) | {"title": {"text": "turns (angle / 2π)"}}
     if y_axis.get("tickmode") is None:  # several decades: one label a decade (2 and 5 crowd them)
         y_axis |= {"dtick": 1}
-    fig = figure(traces, {
+    layout = {
         "title": chart_title(title), "height": 480, "margin": MARGIN | {"b": 130},
         "xaxis": {"title": {"text": "pair i (fast → slow)"}, "range": [-0.5, view.pairs - 0.5]},
         "yaxis": y_axis, "legend": {"orientation": "h", "y": -0.22}, "hoverlabel": {"namelength": -1},
@@ -384,10 +384,10 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         # At the left, where every line is far above one turn (a log axis places y at log10 1 = 0).
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
-    })
+    }
     frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
-    return animation.add_play(fig, frames, label="target length T", redraw=False, active=active,
-                              labels=[f"{int(T):,}" for T in targets])
+    return animation.play_figure(traces, layout, frames, label="target length T", redraw=False, active=active,
+                                 labels=[f"{int(T):,}" for T in targets])
 
 
 def methods_figure(view: ContextView, *, title: str) -> go.Figure:

@@ -20,7 +20,6 @@ from explorer import animation, reproduce
 from explorer.figures import (
     MARGIN,
     chart_title,
-    figure,
     group_columns,
     heatmap_figure,
     heatmap_table,
@@ -417,14 +416,15 @@ def rotation_figure(
         ]
 
     angles = rotation_play_angles(phi)
-    fig = figure([
+    data = [
         {"type": "scatter", "x": np.sin(circle), "y": np.cos(circle), "mode": "lines", "name": "unit circle",
          "line": {"color": "lightgrey"}, "hoverinfo": "skip"},
         {"type": "scatter", "x": 0.35 * np.sin(arc(phi)), "y": 0.35 * np.cos(arc(phi)), "mode": "lines",
          "name": f"φ = δ·ω_{pair}", "line": {"color": "grey", "dash": "dot"}, "hoverinfo": "skip"},
         arrow(f"P[{k}], pair {pair}", v, "#2166ac"),
         arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
-    ], {
+    ]
+    layout = {
         "title": chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
         "height": 520,
         "margin": MARGIN | {"b": 115},  # the legend below the axis
@@ -433,12 +433,12 @@ def rotation_figure(
                   "scaleanchor": "x", "scaleratio": 1},
         "legend": {"orientation": "h", "y": -0.2},
         "hoverlabel": {"namelength": -1},
-    })
+    }
     frames = [
         animation.frame(turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
         for index, alpha in enumerate(angles)
     ]
-    return animation.add_play(fig, frames, label="turned by α", redraw=True, active=angles.size - 1,
+    return animation.play_figure(data, layout, frames, label="turned by α", redraw=True, active=angles.size - 1,
                               labels=[f"{np.degrees(np.angle(np.exp(1j * alpha))) + 0.0:.1f}°" for alpha in angles])
 
 

@@ -110,14 +110,14 @@ def profile_play_figure(w: np.ndarray, *, title: str) -> go.Figure:
         """Frame k: only the values (``meta``: k); Plotly merges a frame into the trace's looks."""
         return {"y": np.sin(k * w).astype(np.float32), "meta": int(k)}
 
-    fig = figure(
+    frames = [animation.frame([profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
+    return animation.play_figure(
         [{"type": "scatter", **profile(int(positions[0])), "x0": 0, "dx": 1, "mode": line_mode(w.size),
           "name": "sin(k·ω_x)", "hovertemplate": hover, "showlegend": False}],
         {"xaxis": {"title": {"text": "pair index x"}, "range": [-0.5, float(max(pairs[-1], 1)) + 0.5]},
          "yaxis": {"title": {"text": "sin(k·ω_x)"}, "range": [-1.1, 1.1]}} | frame_layout(title, 380),
+        frames, label="position k", redraw=False,
     )
-    frames = [animation.frame([profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
-    return animation.add_play(fig, frames, label="position k", redraw=False)
 
 
 def encoding_columns(
@@ -278,10 +278,12 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
     ]
     now = moving(shown)
     trail_marker = looks[0]["marker"] | now[0]["marker"]  # the trail's colours, with its looks
-    fig = figure([circle, looks[0] | now[0] | {"marker": trail_marker}, looks[1] | now[1], looks[2] | now[2]],
-                 _circle_layout(pair, f"Play: pair {pair} turning, k = {first}..{last}"))
     frames = [animation.frame(moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
-    return animation.add_play(fig, frames, label="position k", redraw=True, active=shown - first)
+    return animation.play_figure(
+        [circle, looks[0] | now[0] | {"marker": trail_marker}, looks[1] | now[1], looks[2] | now[2]],
+        _circle_layout(pair, f"Play: pair {pair} turning, k = {first}..{last}"),
+        frames, label="position k", redraw=True, active=shown - first,
+    )
 
 
 def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:

@@ -264,14 +264,17 @@ ARRAYS = [
 
 
 @pytest.mark.parametrize("array", ARRAYS, ids=range(len(ARRAYS)))
-def test_encode_arrays_writes_what_plotly_writes(array: np.ndarray) -> None:
+def test_an_encoded_copy_is_what_plotly_writes(array: np.ndarray) -> None:
     """Every kind of array (types Plotly.js reads, 64-bit integers Plotly narrows, 2-D, strided,
-    non-numeric, empty, 0-d), in a dict, a list and a tuple."""
-    ours = {"x": array, "list": [{"y": array}], "tuple": ({"z": array},), "range": array}
-    theirs = copy.deepcopy(ours)
-    figures.encode_arrays(ours)
+    non-numeric, empty, 0-d) as a dict's value, in lists and tuples, directly in a list (left an
+    array), under a key Plotly does not encode, and the value left as it was."""
+    value = {"x": array, "list": [{"y": array}, array], "tuple": ({"z": array},), "range": array, "n": 1,
+             "s": "a", "none": None, "scalar": np.float64(0.5)}
+    ours = figures.encoded_copy(value)
+    theirs = copy.deepcopy(value)
     convert_to_base64(theirs)
     assert pio.to_json(ours, validate=False) == pio.to_json(theirs, validate=False)
+    assert value["x"] is array and value["list"][0]["y"] is array
 
 
 def test_a_figure_dict_is_plotly_s_and_leaves_the_figure_as_it_was() -> None:
