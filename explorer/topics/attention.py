@@ -24,6 +24,7 @@ bits whose dot products are counts of differing bits.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -189,9 +190,11 @@ class BucketRange:
         return f"δ = {span(self.first, self.last)}"
 
 
-def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
+@functools.cache
+def t5_bucket_ranges(causal: bool) -> tuple[BucketRange, ...]:
     """The offsets of each of T5's buckets (T5's own boundaries: 8 exact distances each side,
-    then logarithmic steps up to 128; every farther key shares the last bucket)."""
+    then logarithmic steps up to 128; every farther key shares the last bucket). Fixed for each
+    mask: worked out once (a page run asks for them three times)."""
     reach = 4 * T5_MAX_DISTANCE  # every bucket is reached well inside it, the last ones stay open
     offsets = np.arange(-reach, reach + 1)
     buckets = t5_buckets(offsets, causal)
@@ -202,7 +205,7 @@ def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
             continue
         first, last = int(held.min()), int(held.max())
         ranges.append(BucketRange(bucket, None if first == -reach else first, None if last == reach else last))
-    return ranges
+    return tuple(ranges)
 
 
 def t5_shared_from(causal: bool) -> int:

@@ -22,7 +22,7 @@ from independent import encoding, rates
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import LINE_MAX_POINTS
-from explorer.settings import Settings
+from explorer.settings import L_MAX, Settings
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, View
 
@@ -157,9 +157,10 @@ def test_rope_score_of_all_ones_turned_vectors(d: int, n: float) -> None:
 
 
 def test_rope_score_is_exactly_twice_the_paper_sinusoid() -> None:
-    t = np.arange(-3000, 3001, dtype=np.float64)
-    for d, n in ((128, 10000.0), (2048, 2.0), (6, 1e8)):
-        np.testing.assert_array_equal(pe_core.rope_dot_by_offset(t, d, n), 2 * pe_core.dot_by_offset(t, d, n))
+    """The page takes RoPE's curve as twice the paper sinusoid's (computed once for both): the same to the bit."""
+    for t in (np.arange(-3000, 3001, dtype=np.float64), np.arange(L_MAX, dtype=np.float64)):
+        for d, n in ((128, 10000.0), (2048, 2.0), (6, 1e8), (302, 12345.0)):
+            np.testing.assert_array_equal(pe_core.rope_dot_by_offset(t, d, n), 2 * pe_core.dot_by_offset(t, d, n))
 
 
 def test_rope_with_a_scaling_is_the_scaled_rotation() -> None:
