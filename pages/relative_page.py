@@ -262,5 +262,6 @@ blocks.downloads("the Play frames", lambda: relative.shift_play_table(
     L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta), key="relative_shift_play")
 blocks.fragment(pair_section)
 blocks.reproduce(
-    relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")
+    lambda: relative.relative_code(settings, **snippet),
+    lambda: relative.relative_code(settings, **snippet, library="torch"),
 )

@@ -223,4 +223,4 @@ snippet: dict[str, object] = {}
 blocks.fragment(profile_section)
 blocks.fragment(columns_section)
 blocks.fragment(circle_section)
-blocks.reproduce(waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))
+blocks.reproduce(lambda: waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))
