@@ -231,11 +231,6 @@ def compare_shift(
     first = checked_first(L, d, full_cells)
     P, direct = _encoding_and_direct(first, L, delta, d, n, **kw)
     shifted = pe_core.shift(P, delta, n, **kw)
-    gap = np.abs(shifted - direct)
-    # Seed 001: errors = (P @ M)[10:] - P[:-10], over the rows k whose k + delta is a position of P:
-    # there PE(k + delta) computed directly is the row P[k + delta] itself (the same angle, the same sin).
-    lo, hi = max(first, -delta), min(L, L - delta)
-    seed = gap[lo - first : hi - first].max() if hi > lo else None
     if first == 0:
         per_column = np.arange(d + 1)
         shown_shifted = pe_core.block_average(shifted, edges, per_column)
@@ -244,7 +239,13 @@ def compare_shift(
         means = pe_core.encoding_block_average(L, d, n, max_rows=max_rows, max_cols=d, **kw).values
         shown_shifted = pe_core.shift(means, delta, n, **kw)
         shown_direct = pe_core.encoding_block_average(L, d, n, start=delta, max_rows=max_rows, max_cols=d, **kw).values
+    # |P M - PE(k + delta)| where P M was (drawn above): up to 2M cells, no second array of them.
+    gap = np.abs(np.subtract(shifted, direct, out=shifted), out=shifted)
     error = float(gap.max())
+    # Seed 001: errors = (P @ M)[10:] - P[:-10], over the rows k whose k + delta is a position of P:
+    # there PE(k + delta) computed directly is the row P[k + delta] itself (the same angle, the same sin).
+    lo, hi = max(first, -delta), min(L, L - delta)
+    seed = gap[lo - first : hi - first].max() if hi > lo else None
     shifted_cols, is_sine, pair_first, pair_last = group_columns(shown_shifted, layout, max_cols)
     direct_cols = group_columns(shown_direct, layout, max_cols)[0]
     return ShiftComparison(
