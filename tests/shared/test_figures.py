@@ -290,6 +290,11 @@ def test_a_figure_dict_is_plotly_s_and_leaves_the_figure_as_it_was() -> None:
 
 
 def test_an_unvalidated_figure_writes_named_colour_scales_as_validation_does() -> None:
+    """named_colorscale is worked out once per name (a hit the second time; another name its own)."""
+    figures.named_colorscale.cache_clear()
+    assert figures.named_colorscale(figures.CYCLIC) is figures.named_colorscale(figures.CYCLIC)
+    assert figures.named_colorscale.cache_info().hits == 1
+    assert figures.named_colorscale(figures.DIVERGING) != figures.named_colorscale(figures.CYCLIC)
     data = [{"type": "heatmap", "z": np.eye(2), "colorscale": figures.named_colorscale(name)}
             for name in (figures.DIVERGING, figures.CYCLIC)]
     fig = figures.figure(data, {"title": {"text": "t"}})

@@ -574,3 +574,13 @@ def test_the_weights_chart_draws_the_keys_the_query_sees() -> None:
     np.testing.assert_allclose(np.asarray(causal.data[2].y, dtype=float), numbers["weights"]["alibi"][:31])
     both = attention.weights_figure(numbers["weights"], 30, False, title="w")
     assert list(both.layout.xaxis.range) == [-0.5, 499.5] and len(both.data[0].y) == 500
+
+
+def test_t5_bucket_ranges_are_worked_out_once_per_mask() -> None:
+    """Cached by the mask alone: asked again, the same ranges (a hit); the other mask's are its own."""
+    attention.t5_bucket_ranges.cache_clear()
+    causal = attention.t5_bucket_ranges(True)
+    assert attention.t5_bucket_ranges(True) is causal and attention.t5_bucket_ranges.cache_info().hits == 1
+    bidirectional = attention.t5_bucket_ranges(False)
+    assert bidirectional != causal and attention.t5_bucket_ranges.cache_info().misses == 2
+    assert {r.bucket for r in bidirectional} == set(range(32)) - {16}  # bucket 16 holds no offset
