@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
-from _plotly_utils.utils import convert_to_base64
 
-from explorer.figures import chart_title
+from explorer.figures import Figure, chart_title, encoded_copy, fitted_title, structure_copy
 
 #: Bytes of frame data one animated chart may carry: a fifth of the 1.5 MB chart budget, so
 #: that a page with two animated charts and its heatmaps stays far inside 3 MB per rerun.
@@ -65,8 +64,8 @@ def frame(data: Sequence[dict], *, traces: Sequence[int], name: str) -> PlayFram
     }
 
 
-class PlayFigure(go.Figure):
-    """A go.Figure whose Play frames stay plain dicts (``frame``) until the figure is serialised.
+class PlayFigure(Figure):
+    """A figures.Figure whose Play frames stay plain dicts (``frame``) until the figure is serialised.
 
     Its data and layout are Plotly's as usual (``update_layout`` and the like work on them);
     ``to_dict`` (what st.plotly_chart and the JSON writers call) adds the frames as they are,
@@ -84,7 +83,7 @@ class PlayFigure(go.Figure):
 
     @property
     def frames(self) -> tuple[go.Frame, ...]:
-        return tuple(go.Frame(_structure_copy(play_frame)) for play_frame in self._play_frames)
+        return tuple(go.Frame(structure_copy(play_frame)) for play_frame in self._play_frames)
 
     @property
     def frame_names(self) -> list[str]:
@@ -92,22 +91,7 @@ class PlayFigure(go.Figure):
         return [play_frame["name"] for play_frame in self._play_frames]
 
     def to_dict(self) -> dict:
-        result = super().to_dict()
-        # convert_to_base64 replaces arrays in place: the frames' dicts and lists are copied
-        # first (their arrays are not: they are read, never written).
-        frames = _structure_copy(self._play_frames)
-        convert_to_base64(frames)
-        result["frames"] = frames
-        return result
-
-
-def _structure_copy(value: object) -> object:
-    """``value`` with its dicts and lists copied and everything else (arrays, numbers) shared."""
-    if isinstance(value, dict):
-        return {key: _structure_copy(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_structure_copy(item) for item in value]
-    return value
+        return super().to_dict() | {"frames": encoded_copy(self._play_frames)}
 
 
 def add_play(
@@ -128,6 +112,43 @@ def add_play(
     data); ``active`` is the frame the figure's own data shows, where the slider starts.
     Buttons and slider are SVG drawn by Plotly; explorer/ui/keyboard.py puts them in the tab order.
     """
+    layout = _play_layout(fig.layout.to_plotly_json(), frames, label=label, redraw=redraw, frame_ms=frame_ms,
+                          active=active, labels=labels)
+    # Built without Plotly's validation of the slider's steps, which update_layout did again, and
+    # with the frames as plain dicts (PlayFigure).
+    return PlayFigure(data=fig.data, layout=layout, frames=frames, _validate=False)
+
+
+def play_figure(
+    data: Sequence[dict],
+    layout: dict,
+    frames: Sequence[PlayFrame],
+    *,
+    label: str,
+    redraw: bool,
+    frame_ms: int = PLAY_FRAME_MS,
+    active: int = 0,
+    labels: Sequence[str] | None = None,
+) -> PlayFigure:
+    """``add_play`` of ``figures.figure(data, layout)``, built once: from plain trace dicts and a
+    plain layout dict, without Plotly's validation (the tests build each such figure again
+    validated), its title fitted as ``figures.figure`` fits it."""
+    layout = _play_layout(layout, frames, label=label, redraw=redraw, frame_ms=frame_ms, active=active,
+                          labels=labels)
+    return PlayFigure(data=list(data), layout=fitted_title(layout), frames=frames, _validate=False)
+
+
+def _play_layout(
+    layout: dict,
+    frames: Sequence[PlayFrame],
+    *,
+    label: str,
+    redraw: bool,
+    frame_ms: int,
+    active: int,
+    labels: Sequence[str] | None,
+) -> dict:
+    """``layout`` (a figure's, as a plain dict) with the Play controls of ``add_play`` and room for them."""
     if not frames:
         raise ValueError("an animated figure needs at least one frame.")
     names = [play_frame["name"] for play_frame in frames]
@@ -145,13 +166,14 @@ def add_play(
     # Between the title and the plot: the buttons, then the slider on a row of its own, full
     # width (beside the buttons it would run into them on a phone). Below the plot, legends
     # keep their place.
-    above_plot = fig.layout.margin.t or 60
-    if fig.layout.title.yref is None:  # a title centred in the taller margin would sit on the buttons
-        fig.update_layout(title=chart_title(fig.layout.title.text or ""))
-    layout = fig.layout.to_plotly_json()
-    layout |= {
-        "height": (fig.layout.height or 450) + CONTROLS_HEIGHT,
-        "margin": layout.get("margin", {}) | {"t": above_plot + CONTROLS_HEIGHT},
+    margin = layout.get("margin") or {}
+    above_plot = margin.get("t") or 60
+    title = layout.get("title") or {}
+    if title.get("yref") is None:  # a title centred in the taller margin would sit on the buttons
+        layout = layout | {"title": title | chart_title(title.get("text") or "")}
+    return layout | {
+        "height": (layout.get("height") or 450) + CONTROLS_HEIGHT,
+        "margin": margin | {"t": above_plot + CONTROLS_HEIGHT},
         "updatemenus": [{
             "type": "buttons", "direction": "left", "showactive": False,
             "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"b": SLIDER_HEIGHT, "r": 10},
@@ -171,6 +193,3 @@ def add_play(
             ],
         }],
     }
-    # Built without Plotly's validation of the slider's steps, which update_layout did again, and
-    # with the frames as plain dicts (PlayFigure).
-    return PlayFigure(data=fig.data, layout=layout, frames=frames, _validate=False)

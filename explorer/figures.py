@@ -8,6 +8,7 @@ halves the payload and still shows 7 significant digits.
 
 from __future__ import annotations
 
+import base64
 import functools
 import math
 import textwrap
@@ -17,6 +18,8 @@ import numpy as np
 import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
+from _plotly_utils.basevalidators import is_homogeneous_array
+from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
 import pe_core
 
@@ -66,6 +69,114 @@ _CHART_FRAME = HEATMAP_HEIGHT - PLOT_ROWS
 #: bins, more than the ~850 pixel columns of a full-width chart's plot in a 1400-pixel window
 #: (and the browser draws 3000-point lines ~15% slower than 2000-point ones).
 LINE_MAX_POINTS = 2000
+
+
+# --------------------------------------------------------------------------------------
+# Figures from plain dicts, serialised without copying their arrays
+# --------------------------------------------------------------------------------------
+
+
+class Figure(go.Figure):
+    """A go.Figure whose ``to_dict`` (what st.plotly_chart and the JSON writers call) gives
+    Plotly's dict for less (``encoded_copy``: Plotly deep-copies every array, then copies it
+    again to encode it, and walks the dict twice). Everything else is go.Figure's."""
+
+    def to_dict(self) -> dict:
+        result = {"data": encoded_copy(self._data), "layout": encoded_copy(self._layout)}
+        if self._frame_objs:
+            result["frames"] = encoded_copy([frame._props for frame in self._frame_objs])
+        return result
+
+
+def figure(data: Sequence[dict], layout: dict) -> Figure:
+    """A Figure of plain trace dicts (``"type"``: scatter by default) and a plain layout dict,
+    built without Plotly's validation: go.Scatter, go.Figure and update_layout validate every
+    property, a few milliseconds a chart on every new setting. What validation would change is
+    written as it would write it (a named colour scale as its colours: ``named_colorscale``); the
+    tests build each such figure again validated (go.Figure(fig.to_dict())), where a misspelt
+    property raises, and compare the two JSONs. Its title is wrapped as ``fit_title`` wraps it
+    (which then has nothing left to do): set property by property, that validated them."""
+    return Figure(data=list(data), layout=fitted_title(layout), _validate=False)
+
+
+def fitted_title(layout: dict) -> dict:
+    """``layout`` with its title wrapped and room made for the lines added, as ``fit_title`` does to a figure."""
+    title = layout.get("title")
+    text = title.get("text") if isinstance(title, dict) else None
+    if not text:
+        return layout
+    lines = wrapped(text)
+    added = lines.count("<br>") - text.count("<br>")
+    if not added:
+        return layout
+    pad = title.get("pad") or {}
+    margin = layout.get("margin") or {}
+    return layout | {
+        "title": title | {"text": lines, "pad": pad | {"t": (pad.get("t") or 0) + added * TITLE_LINE_PX / 2}},
+        "margin": margin | {"t": (margin.get("t") or PLOTLY_DEFAULT_MARGIN_T) + added * TITLE_LINE_PX},
+        "height": (layout.get("height") or PLOTLY_DEFAULT_HEIGHT) + added * TITLE_LINE_PX,
+    }
+
+
+@functools.cache
+def named_colorscale(name: str) -> tuple[tuple[float, str], ...]:
+    """A named Plotly colour scale as a figure's JSON holds it (validation expands the name)."""
+    return go.Heatmap(colorscale=name).colorscale
+
+
+def structure_copy(value: object) -> object:
+    """``value`` with its dicts and lists (and tuples, as lists) copied and everything else
+    (arrays, numbers, strings) shared."""
+    if isinstance(value, dict):
+        return {key: structure_copy(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [structure_copy(item) for item in value]
+    return value
+
+
+#: Values Plotly's convert_to_base64 leaves as they are (and their keys, whose values it does not enter).
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_NOT_ENCODED = frozenset(("geojson", "layer", "layers", "range"))
+
+
+def encoded_copy(value: object) -> object:
+    """``value`` as Plotly's ``to_dict`` makes it, ``convert_to_base64(deepcopy(value))``, in one pass:
+    its dicts and lists copied, each array that is a dict's value as Plotly.js's typed-array spec
+    (base64 bytes) and any other array shared (Plotly copied it), numeric NumPy arrays encoded
+    here (Plotly passes each through narwhals and copies it, about 0.1 ms an array; a Play chart
+    holds hundreds)."""
+    if isinstance(value, dict):
+        copy = {}
+        for key, item in value.items():
+            if type(item) in _SCALARS:
+                copy[key] = item
+            elif key in _NOT_ENCODED:
+                copy[key] = structure_copy(item)
+            elif isinstance(item, np.ndarray):
+                copy[key] = _typed_array(item)
+            elif isinstance(item, (dict, list, tuple)):
+                copy[key] = encoded_copy(item)
+            elif is_homogeneous_array(item):
+                copy[key] = to_typed_array_spec(item)
+            else:
+                copy[key] = item
+        return copy
+    if isinstance(value, (list, tuple)):
+        return [encoded_copy(item) if isinstance(item, (dict, list, tuple)) else item for item in value]
+    return value
+
+
+def _typed_array(array: np.ndarray) -> object:
+    """Plotly's ``to_typed_array_spec`` of a NumPy array: the spec of a non-empty array of a type
+    Plotly.js reads as it is; anything else (64-bit integers, which Plotly narrows; strings;
+    objects) by Plotly itself."""
+    short = plotlyjsShortTypes.get(str(array.dtype))
+    if short is None or array.size == 0:
+        return to_typed_array_spec(array)
+    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
+    if array.ndim > 1:
+        spec["shape"] = str(array.shape)[1:-1]
+    return spec
 
 
 def heatmap_grid(
@@ -214,24 +325,6 @@ def _layout(title: str, x_title: str, y_title: str, height: int) -> dict:
     }
 
 
-def plain_figure(data: Sequence[dict], layout: dict) -> go.Figure:
-    """A go.Figure of plain trace dicts (each with its ``"type"``) and a plain layout dict,
-    built without Plotly's validation, which walks every key and value of every trace and of
-    the layout: 5-15 ms of each figure of every new setting's run, and again for each
-    update_layout. The figure's JSON is the one validation gives provided the dicts hold what
-    validation would leave (no None values; colour scales as ``colorscale_stops``, not by name);
-    every figure built this way has a test that builds it validated, go.Figure(fig.to_dict()),
-    and compares the JSON, so a misspelt property or a wrong value is still caught."""
-    return go.Figure(data=list(data), layout=layout, _validate=False)
-
-
-@functools.cache
-def colorscale_stops(name: str) -> tuple[tuple[float, str], ...]:
-    """Plotly's named colour scale as validation writes it into a figure: its
-    (fraction, colour) stops (``plain_figure`` does not turn a name into them)."""
-    return go.Heatmap(colorscale=name).colorscale
-
-
 def heatmap_figure(
     values: np.ndarray,
     *,
@@ -270,11 +363,7 @@ def heatmap_figure(
         x_title, y_title = y_title, x_title
         x_ticks, y_ticks = y_ticks, x_ticks
     heatmap = {
-        "type": "heatmap",
-        "z": z,
-        "x": x,
-        "y": y,
-        "colorscale": colorscale_stops(colorscale),
+        "type": "heatmap", "z": z, "x": x, "y": y, "colorscale": named_colorscale(colorscale),
         "colorbar": {"title": {"text": value_name, "side": "right"}},
         "hovertemplate": f"%{{y}}<br>%{{x}}<br>{value_name} = %{{z:.7g}}<extra></extra>",
         "hoverongaps": False,
@@ -291,7 +380,7 @@ def heatmap_figure(
         if ticks is not None:
             layout[axis] |= {"tickmode": "array", "tickvals": list(ticks[0]), "ticktext": list(ticks[1])}
     layout["yaxis"]["autorange"] = "reversed" if reversed_rows else True
-    return plain_figure([heatmap], layout)
+    return figure([heatmap], layout)
 
 
 def tick_subset(labels: Sequence[str], texts: Sequence[str], count: int = 8) -> tuple[list[str], list[str]]:
@@ -580,8 +669,8 @@ COLORBAR_MARGIN_R = HEATMAP_MARGIN["r"]
 
 def frame_layout(title: str, height: int, *, above_plot: int = 0) -> dict:
     """The title, height, margins and hover labels every line chart of the pages shares, as a
-    plain layout dict (for ``plain_figure``); ``above_plot`` pixels more between the title and
-    the plot (``SUBPLOT_TITLES_PX`` for subplot titles), added to the height."""
+    plain layout dict (for ``figure``); ``above_plot`` pixels more between the title and the plot
+    (``SUBPLOT_TITLES_PX`` for subplot titles), added to the height."""
     return {
         "title": chart_title(title),
         "height": height + above_plot,
@@ -591,7 +680,7 @@ def frame_layout(title: str, height: int, *, above_plot: int = 0) -> dict:
 
 
 def frame_figure(fig: go.Figure, title: str, height: int, *, above_plot: int = 0) -> go.Figure:
-    """``fig`` with ``frame_layout``'s title, height, margins and hover labels."""
+    """``fig`` with ``frame_layout``."""
     fig.update_layout(frame_layout(title, height, above_plot=above_plot))
     return fig
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import L_MAX, Settings, format_n
+from explorer.settings import Settings, format_n
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, SCHEMES, View
 from explorer.ui import blocks, cached, controls
@@ -17,11 +17,11 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def rope_from_zero(d: int, n: float) -> np.ndarray:
-    """RoPE's all-ones score Σ 2 cos(θ_i t) for t = 0 .. L_MAX-1 (128 KB), once per (d, n): every
-    length is a prefix of it, as with cached.dot_from_zero for the sinusoid."""
-    return pe_core.rope_dot_by_offset(np.arange(L_MAX, dtype=np.float64), d, n)
+    """RoPE's all-ones score Σ 2 cos(θ_i t) for t = 0 .. L_MAX-1: θ_i = n^(-2i/d) are the sinusoid's
+    paper frequencies, so it is exactly twice cached.dot_from_zero with them (pe_core.rope_dot_by_offset
+    computes it so), which the sinusoid already asked for when the sidebar's frequencies are the paper's."""
+    return 2.0 * cached.dot_from_zero(d, n, "paper")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -162,4 +162,5 @@ blocks.cached_section("matrix_rates", rates, settings.d, settings.n, settings.co
 blocks.downloads("ω_i and λ_i", lambda: matrix.frequency_table(w), key="matrix_rates")
 if settings.L * settings.d <= 64:
     blocks.cached_section("matrix_numbers", numbers, settings)
-blocks.reproduce(matrix.matrix_code(settings, **snippet), matrix.matrix_code(settings, **snippet, library="torch"))
+blocks.reproduce(lambda: matrix.matrix_code(settings, **snippet),
+                 lambda: matrix.matrix_code(settings, **snippet, library="torch"))

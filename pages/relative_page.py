@@ -48,6 +48,9 @@ delta = controls.int_control(
 )
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 w = cached.frequencies(settings)
+#: The settings but L: what the transition matrix, the Play window and one pair's rotation depend on
+#: (an L move replays them; only the shifted maps are computed again).
+without_length = (d, settings.n, settings.layout, settings.convention)
 
 
 def transition_section() -> None:
@@ -60,7 +63,7 @@ def transition_section() -> None:
             default=0, low=0, high=relative.transition_window_limit(d, settings.layout, WINDOW),
             help="M is d x d; a window of it is drawn so that each cell stays visible.",
         )
-    blocks.cached_section("relative_transition", lambda: transition(window_start), settings, delta, window_start)
+    blocks.cached_section("relative_transition", lambda: transition(window_start), without_length, delta, window_start)
     blocks.downloads("the drawn M", lambda: transition_table(window_start), key="relative_transition")
     snippet["window_start"] = window_start
 
@@ -191,7 +194,7 @@ def pair_section() -> None:
     pair_col, k_col = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
-    blocks.cached_section("relative_rotation", lambda: rotation(pair, k), settings, delta, pair, k)
+    blocks.cached_section("relative_rotation", lambda: rotation(pair, k), without_length, delta, pair, k)
     blocks.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
                      key="relative_rotation")
     blocks.downloads("the Play frames' points", lambda: relative.rotation_play_table(k * w[pair], delta * w[pair]),
@@ -252,10 +255,13 @@ blocks.fragment(transition_section)
 blocks.cached_section("relative_shifted", shifted_maps, settings, delta)
 blocks.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
 blocks.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
-blocks.cached_section("relative_shift_play", shift_play, settings, delta)
+# Play's window is the first positions: L changes it only below SHIFT_PLAY_ROWS positions.
+play_rows = relative.shift_play_window(L, d, settings.layout)[0]
+blocks.cached_section("relative_shift_play", shift_play, without_length, delta, play_rows)
 blocks.downloads("the Play frames", lambda: relative.shift_play_table(
     L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta), key="relative_shift_play")
 blocks.fragment(pair_section)
 blocks.reproduce(
-    relative.relative_code(settings, **snippet), relative.relative_code(settings, **snippet, library="torch")
+    lambda: relative.relative_code(settings, **snippet),
+    lambda: relative.relative_code(settings, **snippet, library="torch"),
 )

@@ -21,6 +21,8 @@ d, L = settings.d, settings.L
 w = cached.frequencies(settings)
 pairs = len(w)
 shape = f"d={d:,}, n={format_n(settings.n)}, {settings.convention}"
+#: What the profiles and the unit circle are drawn from: the frequencies (an L move replays them).
+rates = (d, settings.n, settings.convention)
 
 st.title("Waves")
 st.markdown(
@@ -46,10 +48,10 @@ def profile_section() -> None:
         "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
     )
     positions = [int(k) for k in positions_text.split(",")]
-    blocks.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), settings, positions, wave_dims)
+    blocks.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), rates, positions, wave_dims)
     blocks.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
                      key="waves_profiles")
-    blocks.cached_section("waves_profile_play", lambda: profile_play(wave_dims), settings, wave_dims)
+    blocks.cached_section("waves_profile_play", lambda: profile_play(wave_dims), rates, wave_dims)
     blocks.downloads("the Play frames' values",
                      lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(), w[:wave_dims]),
                      key="waves_profile_play")
@@ -102,31 +104,39 @@ def columns_section() -> None:
             "wave_start", f"First position of the window ({window_size} positions)", default=0, low=0,
             high=L - window_size, help=f"The chart shows positions from here to here + {window_size - 1}.",
         )
-    blocks.cached_section("waves_columns", lambda: column_lines(chosen, window_first, window_size), settings, chosen,
-                          window_first)
-    blocks.downloads("these lines' values", lambda: column_values(chosen)[2], key="waves_columns")
+    # The chart and the table show the window alone: keyed by it, not by L (an L move replays them).
+    window = (d, settings.n, settings.layout, settings.convention, tuple(chosen), window_first, window_size)
+    blocks.cached_section("waves_columns", lambda: column_lines(chosen, window_first, window_size), window)
+    column_caption(chosen, window_first, window_size)
+    blocks.cached_section("waves_columns_table", lambda: column_table(chosen, window_first, window_size), window)
+    blocks.downloads("these lines' values", lambda: column_values(chosen, 0, L)[2], key="waves_columns")
     snippet["columns"] = chosen
 
 
-def column_values(chosen: list[int]) -> tuple[np.ndarray, list[str], pd.DataFrame]:
-    """The chosen columns over all L positions, their names, and their table."""
-    values = waves.encoding_columns(L, d, settings.n, chosen, layout=settings.layout,
-                                           convention=settings.convention)
+def column_values(chosen: list[int], first: int, size: int) -> tuple[np.ndarray, list[str], pd.DataFrame]:
+    """The chosen columns over positions first .. first + size - 1, their names, and their table."""
+    values = waves.encoding_columns(size, d, settings.n, chosen, layout=settings.layout,
+                                    convention=settings.convention, start=first)
     names = waves.column_names(chosen, d, w, settings.layout)
-    return values, names, waves.columns_table(values, names)
+    return values, names, waves.columns_table(values, names, first)
 
 
 def column_lines(chosen: list[int], window_first: int, window_size: int) -> None:
     window_last = window_first + window_size - 1
-    values, names, lines = column_values(chosen)
+    values, names, _ = column_values(chosen, window_first, window_size)
     listed = ",".join(str(c) for c in chosen)
     blocks.chart(
         waves.columns_over_positions_figure(
-            values[window_first : window_last + 1], names, first=window_first,
+            values, names, first=window_first,
             title=f"Columns {listed} over {positions_text(window_first, window_last)} ({shape}, {settings.layout})",
         ),
         key="waves_columns",
     )
+
+
+def column_caption(chosen: list[int], window_first: int, window_size: int) -> None:
+    window_last = window_first + window_size - 1
+    names = waves.column_names(chosen, d, w, settings.layout)
     if window_size < L:
         st.caption(
             f"Positions {window_first:,}..{window_last:,} of 0..{L - 1:,}, one point each: move the window with the "
@@ -136,8 +146,11 @@ def column_lines(chosen: list[int], window_first: int, window_size: int) -> None
     else:
         drawn = "The one position is drawn" if L == 1 else f"All {L:,} positions are drawn, one point each"
         st.caption(f"{drawn} ({settings.layout} layout): {'; '.join(names)}.")
+
+
+def column_table(chosen: list[int], window_first: int, window_size: int) -> None:
     with st.expander("Values of these lines"):
-        st.dataframe(lines.iloc[window_first : window_last + 1], hide_index=True)
+        st.dataframe(column_values(chosen, window_first, window_size)[2], hide_index=True)
     if settings.n == SEED002_BUG_BASE and pairs > 1:
         paper_w1 = pe_core.frequencies(d, SEED002_BUG_BASE**0.5, settings.convention)[1]
         st.caption(
@@ -155,15 +168,17 @@ def circle_section() -> None:
     left, right = st.columns(2)
     pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
     k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
-    blocks.cached_section("waves_circle", lambda: circle(pair, k), settings, pair, k)
+    blocks.cached_section("waves_circle", lambda: circle(pair, k), rates, pair, k)
     blocks.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
     snippet.update(pair=pair, position=k)
     if L == 1:
         st.caption("With one position the pair stays at its angle for k = 0: there is no turn for Play to show. "
                    "Raise L in the sidebar to see it turn.")
         return
-    blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), settings, pair, k)
     swept = waves.circle_play_positions(k, L)
+    # L decides only where the sweep starts and ends (it stops at the last position).
+    blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), rates, pair, k, int(swept[0]),
+                          int(swept[-1]))
     blocks.downloads("the Play frames' points",
                      lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
                      key="waves_circle_play")
@@ -208,4 +223,4 @@ snippet: dict[str, object] = {}
 blocks.fragment(profile_section)
 blocks.fragment(columns_section)
 blocks.fragment(circle_section)
-blocks.reproduce(waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))
+blocks.reproduce(lambda: waves.waves_code(settings, **snippet, max_trail=waves.MAX_TRAIL))

@@ -15,7 +15,7 @@ def payload(fig) -> int:
 
 
 def assert_same_as_validated(fig: go.Figure) -> None:
-    """A figure built without Plotly's validation (explorer.figures.plain_figure) is the one
+    """A figure built without Plotly's validation (explorer.figures.figure) is the one
     validation builds: go.Figure raises on a property Plotly does not know, and the JSON
     (parsed: key order aside) is the same, so no value is left as validation would not leave it."""
     checked = go.Figure(fig.to_dict())

@@ -24,6 +24,7 @@ bits whose dot products are counts of differing bits.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import animation, reproduce
-from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, line_xy
+from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, figure, line_xy
 from explorer.settings import Settings
 
 # ------------------------------------------------------------------------- the schemes
@@ -189,9 +190,11 @@ class BucketRange:
         return f"δ = {span(self.first, self.last)}"
 
 
-def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
+@functools.cache
+def t5_bucket_ranges(causal: bool) -> tuple[BucketRange, ...]:
     """The offsets of each of T5's buckets (T5's own boundaries: 8 exact distances each side,
-    then logarithmic steps up to 128; every farther key shares the last bucket)."""
+    then logarithmic steps up to 128; every farther key shares the last bucket). Fixed for each
+    mask: worked out once (a page run asks for them three times)."""
     reach = 4 * T5_MAX_DISTANCE  # every bucket is reached well inside it, the last ones stay open
     offsets = np.arange(-reach, reach + 1)
     buckets = t5_buckets(offsets, causal)
@@ -202,7 +205,7 @@ def t5_bucket_ranges(causal: bool) -> list[BucketRange]:
             continue
         first, last = int(held.min()), int(held.max())
         ranges.append(BucketRange(bucket, None if first == -reach else first, None if last == reach else last))
-    return ranges
+    return tuple(ranges)
 
 
 def t5_shared_from(causal: bool) -> int:
@@ -264,8 +267,13 @@ def learned_bits(L: int, d: int) -> np.ndarray:
 
 
 def learned_scores(bits: np.ndarray, query: int, d: int) -> np.ndarray:
-    """P[query]·P[n] for every row n of the packed table (d - 2 x the number of differing bits)."""
-    differing = np.bitwise_count(bits ^ bits[query]).sum(axis=1, dtype=np.int64)
+    """P[query]·P[n] for every row n of the packed table (d - 2 x the number of differing bits).
+    The rows' few words are added column by column: a sum along rows of at most 32 words is
+    numpy's slow case (twice the time, at each of Play's queries)."""
+    counts = np.bitwise_count(bits ^ bits[query])
+    differing = counts[:, 0].astype(np.int64)
+    for word in range(1, counts.shape[1]):
+        differing += counts[:, word]
     return (d - 2 * differing).astype(np.float64)
 
 
@@ -464,27 +472,29 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
             ends = np.unique([first, 0, offsets[-1]])
             for head, slope in enumerate(scores.slopes, start=1):
                 chosen = head == view.head
-                traces.append(go.Scatter(
-                    x=ends, y=0.0 - slope * np.abs(ends), mode=_mode(ends.size), name=f"ALiBi head {head}",
-                    line={"width": 3 if chosen else 1, "color": SCHEMES["alibi"].color if chosen else MUTED},
-                    opacity=1.0 if chosen else 0.6,
-                    hovertemplate=f"head {head}, slope m = {slope:.6g}<br>δ = %{{x}}<br>bias = %{{y:.10g}}"
+                traces.append({
+                    "type": "scatter", "x": ends, "y": 0.0 - slope * np.abs(ends), "mode": _mode(ends.size),
+                    "name": f"ALiBi head {head}",
+                    "line": {"width": 3 if chosen else 1, "color": SCHEMES["alibi"].color if chosen else MUTED},
+                    "opacity": 1.0 if chosen else 0.6,
+                    "hovertemplate": f"head {head}, slope m = {slope:.6g}<br>δ = %{{x}}<br>bias = %{{y:.10g}}"
                     "<extra></extra>",
                     **_axes(row),
-                ))
+                })
             continue
         line = line_xy(values, x0=int(first))
-        traces.append(go.Scatter(
-            **line, mode=_mode(offsets.size), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
-            hovertemplate=f"δ = %{{x}}<br>{_score_name(key, view, d)} = %{{y:.10g}}"
+        traces.append({
+            "type": "scatter", **line, "mode": _mode(offsets.size), "name": SCHEMES[key].label,
+            "line": {"color": SCHEMES[key].color},
+            "hovertemplate": f"δ = %{{x}}<br>{_score_name(key, view, d)} = %{{y:.10g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
-        ))
+        })
     layout = _stacked_layout(
         len(keys), title=title, x_title="offset δ = key − query (positions)",
         x_range=[float(first) - 0.5, float(offsets[-1]) + 0.5], y_titles=[SCHEMES[key].short for key in keys],
     )
-    return go.Figure(traces, layout)
+    return figure(traces, layout)
 
 
 def scores_table(scores: OffsetScores, view: View, d: int) -> pd.DataFrame:
@@ -511,14 +521,15 @@ def learned_figure(scores_by_key: np.ndarray, query: int, view: View, d: int, *,
     name = _score_name("learned", view, d)
     own = float(values[query])
     traces = [
-        go.Scatter(**line, mode=_mode(keys.size), name="learned table", line={"color": SCHEMES["learned"].color},
-                   hovertemplate=f"δ = n − m = %{{x}}<br>{name} = %{{y:.10g}}"
-                   + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"),
-        go.Scatter(x=[0], y=[own], mode="markers", name="the query's own key",
-                   marker={"size": 9, "color": SCHEMES["learned"].color},
-                   hovertemplate=f"δ = 0 (n = m = {query})<br>{name} = %{{y:.10g}}<extra></extra>"),
+        {"type": "scatter", **line, "mode": _mode(keys.size), "name": "learned table",
+         "line": {"color": SCHEMES["learned"].color},
+         "hovertemplate": f"δ = n − m = %{{x}}<br>{name} = %{{y:.10g}}"
+         + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"},
+        {"type": "scatter", "x": [0], "y": [own], "mode": "markers", "name": "the query's own key",
+         "marker": {"size": 9, "color": SCHEMES["learned"].color},
+         "hovertemplate": f"δ = 0 (n = m = {query})<br>{name} = %{{y:.10g}}<extra></extra>"},
     ]
-    return go.Figure(traces, {
+    return figure(traces, {
         "title": chart_title(title), "height": 360, "margin": dict(MARGIN), "showlegend": False,
         "hoverlabel": {"namelength": -1},
         "xaxis": {"title": {"text": "offset δ = key − query (positions)"},
@@ -541,12 +552,13 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, 
     traces, shapes = [], []
     for row, key in enumerate(keys):
         line = line_xy(weights[key][:seen])
-        traces.append(go.Scatter(
-            **line, mode=_mode(seen), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
-            hovertemplate=f"key n = %{{x}}<br>{SCHEMES[key].short} weight = %{{y:.7g}}"
+        traces.append({
+            "type": "scatter", **line, "mode": _mode(seen), "name": SCHEMES[key].label,
+            "line": {"color": SCHEMES[key].color},
+            "hovertemplate": f"key n = %{{x}}<br>{SCHEMES[key].short} weight = %{{y:.7g}}"
             + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>",
             **_axes(row),
-        ))
+        })
         axes = _axes(row)
         shapes.append({"type": "line", "x0": query, "x1": query, "xref": axes["xaxis"], "y0": 0, "y1": 1,
                        "yref": f"{axes['yaxis']} domain", "line": {"dash": "dot", "color": MUTED}})
@@ -555,7 +567,7 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, 
     for row, key in enumerate(keys):
         suffix = "" if row == 0 else str(row + 1)
         layout[f"yaxis{suffix}"]["range"] = [0.0, 1.08 * float(weights[key].max())]
-    return go.Figure(traces, layout | {"shapes": shapes})
+    return figure(traces, layout | {"shapes": shapes})
 
 
 def weights_table(weights: dict[str, np.ndarray], query: int) -> pd.DataFrame:
@@ -597,13 +609,14 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
 
     first = frame_data(0)
     traces = [
-        go.Scatter(x=centres, mode=_mode(centres.size), name=SCHEMES[key].label, line={"color": SCHEMES[key].color},
-                   hovertemplate=f"{hover}<br>{SCHEMES[key].short} {what} = %{{y:.7g}}, m = %{{meta}}<extra></extra>",
-                   **_axes(row)).update(first[row])
+        {"type": "scatter", "x": centres, "mode": _mode(centres.size), "name": SCHEMES[key].label,
+         "line": {"color": SCHEMES[key].color},
+         "hovertemplate": f"{hover}<br>{SCHEMES[key].short} {what} = %{{y:.7g}}, m = %{{meta}}<extra></extra>",
+         **_axes(row), **first[row]}
         for row, key in enumerate(keys)
     ] + [
-        go.Scatter(mode="lines", name=f"query m ({SCHEMES[key].short})", line={"dash": "dot", "color": MUTED},
-                   hoverinfo="skip", **_axes(row)).update(first[len(keys) + row])
+        {"type": "scatter", "mode": "lines", "name": f"query m ({SCHEMES[key].short})",
+         "line": {"dash": "dot", "color": MUTED}, "hoverinfo": "skip", **_axes(row), **first[len(keys) + row]}
         for row, key in enumerate(keys)
     ]
     layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, L - 0.5],
@@ -615,10 +628,9 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
         # Ticks on whole decades only (short ranges would label 2 and 5 of each too, crowding a panel).
         layout[f"yaxis{suffix}"] |= {"type": "log", "range": [math.log10(low), math.log10(high)],
                                      "dtick": max(1, math.ceil(decades / 4)), "exponentformat": "power"}
-    fig = go.Figure(traces, layout)
     moving = list(range(2 * len(keys)))
     play = [animation.frame(frame_data(i), traces=moving, name=str(int(q))) for i, q in enumerate(queries)]
-    return animation.add_play(fig, play, label="query position m", redraw=False)
+    return animation.play_figure(traces, layout, play, label="query position m", redraw=False)
 
 
 def play_table(frames: dict[str, np.ndarray], queries: np.ndarray, L: int) -> pd.DataFrame:

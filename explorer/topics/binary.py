@@ -21,12 +21,12 @@ from explorer.figures import (
     SEQUENTIAL,
     SUBPLOT_TITLES_PX,
     count_text,
+    figure,
     frame_layout,
     heatmap_figure,
     heatmap_table,
     line_mode,
     line_xy,
-    plain_figure,
     range_label,
     round_ticks,
     tick_subset,
@@ -79,7 +79,7 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
 
     Both are geometric progressions, so on a log axis each is a row of evenly spaced marks:
     the bits step by a factor 2, the pairs by n^(2/d); the dotted line is the length L.
-    Built from plain dicts without Plotly's validation (``figures.plain_figure``).
+    Built from plain dicts without Plotly's validation (``figures.figure``).
     """
     rows = ("bit j: period 2^(j+1)", "pair i: wavelength 2π/ω_i")
     traces = [
@@ -102,7 +102,7 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
     })
     layout = frame_layout("Bit period against sinusoid wavelength", 300)
     layout["margin"]["l"] = 190  # room for the two row names
-    return plain_figure(traces, layout | {
+    return figure(traces, layout | {
         # Its label halfway between the two rows, right of the line: clear of both rows' marks and
         # of the axis's ticks (an annotation on a log axis is placed at log10 of its x).
         "annotations": [{"x": math.log10(length), "y": 0.5, "yref": "y", "text": f"L = {length:,}",
@@ -129,7 +129,7 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
     (each as its min/max envelope when longer than ``figures.LINE_MAX_POINTS``).
 
     Built from plain dicts (``DISTANCE_PANELS``, and make_subplots' titles) without Plotly's
-    validation (``figures.plain_figure``): make_subplots and its updates cost ~40 ms a new setting.
+    validation (``figures.figure``): make_subplots and its updates cost ~40 ms a new setting.
     """
     hamming, sse = np.asarray(hamming), np.asarray(sse)
     if hamming.shape != sse.shape or hamming.ndim != 1:
@@ -159,7 +159,7 @@ def distance_by_offset_figure(hamming: np.ndarray, sse: np.ndarray, *, ref: int,
     ]
     layout["showlegend"] = False
     title = "Distance to the reference position, by offset"
-    return plain_figure(traces, layout | frame_layout(title, 560, above_plot=SUBPLOT_TITLES_PX))
+    return figure(traces, layout | frame_layout(title, 560, above_plot=SUBPLOT_TITLES_PX))
 
 
 def binary_table(

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import animation, reproduce
-from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, line_xy, log_axis
+from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
 from explorer.settings import D_MAX, N_OPTIONS, format_number, nearest_n, parse_float
 
@@ -361,21 +361,21 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         ]
 
     hover = "pair i = %{x}<br>%{fullData.name}: %{y:.4g} turns<extra></extra>"
-    looks = [
-        go.Scatter(x0=0, dx=1, y=seen.astype(np.float32), name=f"in training: L0/λ_i (L0 = {view.trained:,})",
-                   mode="lines", line={"color": "#555555", "width": 3}, hovertemplate=hover),
-        go.Scatter(x0=0, dx=1, name="at T, plain RoPE: T/λ_i", mode="lines", line={"color": "#d6604d", "dash": "dot"},
-                   hovertemplate=hover),
-        go.Scatter(x0=0, dx=1, name=f"at T, {label}: T θ'_i/2π (✕: meets angles unseen in training)",
-                   mode="lines+markers", line={"color": "#2166ac"},
-                   marker={"symbol": "x", "color": "#b2182b", "line": {"width": 0}}, hovertemplate=hover),
-    ]
     first = frame_data(active)
-    traces = [looks[0], *(look.update(now) for look, now in zip(looks[1:], first, strict=True))]
+    traces = [
+        {"type": "scatter", "x0": 0, "dx": 1, "y": seen.astype(np.float32),
+         "name": f"in training: L0/λ_i (L0 = {view.trained:,})", "mode": "lines",
+         "line": {"color": "#555555", "width": 3}, "hovertemplate": hover},
+        {"type": "scatter", "x0": 0, "dx": 1, "name": "at T, plain RoPE: T/λ_i", "mode": "lines",
+         "line": {"color": "#d6604d", "dash": "dot"}, "hovertemplate": hover, **first[0]},
+        {"type": "scatter", "x0": 0, "dx": 1, "name": f"at T, {label}: T θ'_i/2π (✕: meets angles unseen in training)",
+         "mode": "lines+markers", "line": {"color": "#2166ac"}, "hovertemplate": hover, **first[1],
+         "marker": {"symbol": "x", "color": "#b2182b", "line": {"width": 0}} | first[1]["marker"]},
+    ]
     y_axis = log_axis(every) | {"title": {"text": "turns (angle / 2π)"}}
     if y_axis.get("tickmode") is None:  # several decades: one label a decade (2 and 5 crowd them)
         y_axis |= {"dtick": 1}
-    fig = go.Figure(traces, {
+    layout = {
         "title": chart_title(title), "height": 480, "margin": MARGIN | {"b": 130},
         "xaxis": {"title": {"text": "pair i (fast → slow)"}, "range": [-0.5, view.pairs - 0.5]},
         "yaxis": y_axis, "legend": {"orientation": "h", "y": -0.22}, "hoverlabel": {"namelength": -1},
@@ -384,10 +384,10 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
         # At the left, where every line is far above one turn (a log axis places y at log10 1 = 0).
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
-    })
+    }
     frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
-    return animation.add_play(fig, frames, label="target length T", redraw=False, active=active,
-                              labels=[f"{int(T):,}" for T in targets])
+    return animation.play_figure(traces, layout, frames, label="target length T", redraw=False, active=active,
+                                 labels=[f"{int(T):,}" for T in targets])
 
 
 def methods_figure(view: ContextView, *, title: str) -> go.Figure:
@@ -397,16 +397,16 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
     wavelength = coverage(view, "none").wavelength
     ratios = {method: coverage(view, method).ratio for method in available_methods(view)}
     traces = [
-        go.Scatter(x=wavelength.astype(np.float32), y=ratio.astype(np.float32), name=METHOD_NAMES[method],
-                   mode="lines+markers" if view.pairs <= 64 else "lines", marker={"size": 4},
-                   line={"width": 3 if method == view.method else 1.5},
-                   hovertemplate="λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + METHOD_NAMES[method]
-                   + "<extra></extra>")
+        {"type": "scatter", "x": wavelength.astype(np.float32), "y": ratio.astype(np.float32),
+         "name": METHOD_NAMES[method], "mode": "lines+markers" if view.pairs <= 64 else "lines", "marker": {"size": 4},
+         "line": {"width": 3 if method == view.method else 1.5},
+         "hovertemplate": "λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + METHOD_NAMES[method]
+         + "<extra></extra>"}
         for method, ratio in ratios.items()
     ]
     every = np.concatenate(list(ratios.values()))
     y_axis = log_axis(every) if every.max() / every.min() > 1.01 else {}
-    return go.Figure(traces, {
+    return figure(traces, {
         "title": chart_title(title), "height": 460, "margin": MARGIN | {"b": 150},
         "xaxis": log_axis(wavelength) | {"title": {"text": "wavelength λ_i = 2π/θ_i (positions)"}},
         "yaxis": y_axis | {"title": {"text": "θ'_i / θ_i"}},
@@ -429,22 +429,21 @@ def dot_figure(view: ContextView, before: np.ndarray, after: np.ndarray, *, titl
         (after, f"{label}: a² Σ 2cos(δθ'_i)", {"color": "#2166ac", "width": 1.5}),
     ):
         line = line_xy(values)
-        traces.append(go.Scatter(**line, name=name, mode="lines", line=style,
-                                 hovertemplate="offset δ = %{x}<br>score = %{y:.7g}"
-                                 + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"))
+        traces.append({"type": "scatter", **line, "name": name, "mode": "lines", "line": style,
+                       "hovertemplate": "offset δ = %{x}<br>score = %{y:.7g}"
+                       + (ENVELOPE_HOVER if "x" in line else "") + "<extra></extra>"})
     shapes, notes = [], []
     if view.trained < before.size:
         shapes.append({"type": "line", "x0": view.trained, "x1": view.trained, "yref": "y domain", "y0": 0, "y1": 1,
                        "line": {"color": "grey", "dash": "dot"}})
         notes.append({"text": f" L0 = {view.trained:,}", "x": view.trained, "xanchor": "left", "yref": "y domain",
                       "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": 11}})
-    return go.Figure(traces, {
+    return figure(traces, {
         "title": chart_title(title), "height": 440, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "offset δ = m − n (positions)"}},
         "yaxis": {"title": {"text": "q_m · k_n for q = k = (1, …, 1)"}},
         "legend": {"orientation": "h", "y": -0.25}, "hoverlabel": {"namelength": -1},
-        "shapes": shapes, "annotations": notes,
-    })
+    } | _marks(shapes, notes))
 
 
 def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
@@ -453,12 +452,12 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
     code, paper = yarn_ramps(view)
     fast, slow = yarn_bounds(view)
     traces = [
-        go.Scatter(x0=0, dx=1, y=code, name="code (transformers, YaRN's repository): linear in i", mode="lines",
-                   line={"color": "#2166ac", "width": 2.5, "shape": "linear"},
-                   hovertemplate="pair i = %{x}<br>w_i (code) = %{y:.6g}<extra></extra>"),
-        go.Scatter(x0=0, dx=1, y=paper, name="paper, eq. 18-19: linear in r_i = L0/λ_i", mode="lines",
-                   line={"color": "#d6604d", "dash": "dash", "width": 2},
-                   hovertemplate="pair i = %{x}<br>w_i (paper) = %{y:.6g}<extra></extra>"),
+        {"type": "scatter", "x0": 0, "dx": 1, "y": code, "name": "code (transformers, YaRN's repository): linear in i",
+         "mode": "lines", "line": {"color": "#2166ac", "width": 2.5, "shape": "linear"},
+         "hovertemplate": "pair i = %{x}<br>w_i (code) = %{y:.6g}<extra></extra>"},
+        {"type": "scatter", "x0": 0, "dx": 1, "y": paper, "name": "paper, eq. 18-19: linear in r_i = L0/λ_i",
+         "mode": "lines", "line": {"color": "#d6604d", "dash": "dash", "width": 2},
+         "hovertemplate": "pair i = %{x}<br>w_i (paper) = %{y:.6g}<extra></extra>"},
     ]
     shapes, notes = [], []
     # Each bound's label on the side of its line where no ramp is drawn: the fast one to the left,
@@ -470,16 +469,20 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
                            "line": {"color": "grey", "dash": "dot"}})
             notes.append({"text": text, "x": where, "xanchor": side, "yref": "y domain", "y": height,
                           "yanchor": "middle", "showarrow": False, "font": {"size": 11}})
-    return go.Figure(traces, {
+    return figure(traces, {
         "title": chart_title(title), "height": 420, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "pair i"}, "range": [-0.5, view.pairs - 0.5]},
         "yaxis": {"title": {"text": "w_i: θ'_i = (1 − w_i) θ_i + w_i θ_i / s"}, "range": [-0.05, 1.05]},
         "legend": {"orientation": "h", "y": -0.25}, "hoverlabel": {"namelength": -1},
-        "shapes": shapes, "annotations": notes,
-    })
+    } | _marks(shapes, notes))
 
 
 # ------------------------------------------------------------------------------- tables
+
+
+def _marks(shapes: list[dict], notes: list[dict]) -> dict:
+    """A layout's shapes and annotations, left out when there are none (as validation leaves out an empty list)."""
+    return ({"shapes": shapes} if shapes else {}) | ({"annotations": notes} if notes else {})
 
 
 def pairs_table(view: ContextView) -> pd.DataFrame:

@@ -223,34 +223,29 @@ def compare_shift(
     ``full_cells // d`` positions (where the angles, and so the rounding, are largest), and
     the drawn block means come from the closed form: averaging rows commutes with a linear
     map acting on each row, so the shifted block means are ``shift(block means of P)``.
+    P and PE(k + delta) are rows of one encoding where their positions overlap
+    (``_encoding_and_direct``).
     """
     kw = {"layout": layout, "convention": convention}
     edges = pe_core.block_edges(L, max_rows)
-    if L * d <= full_cells:
-        first = 0
-        P = pe_core.positional_encoding(L, d, n, **kw)
-        shifted = pe_core.shift(P, delta, n, **kw)
-        direct = pe_core.positional_encoding(L, d, n, start=delta, **kw)
-        # Seed 001: errors = (P @ M)[10:] - P[:-10]: the rows k whose k + delta is in P.
-        lo, hi = max(0, -delta), min(L, L - delta)
-        seed = np.abs(shifted[lo:hi] - P[lo + delta : hi + delta]).max() if hi > lo else None
+    first = checked_first(L, d, full_cells)
+    P, direct = _encoding_and_direct(first, L, delta, d, n, **kw)
+    shifted = pe_core.shift(P, delta, n, **kw)
+    if first == 0:
         per_column = np.arange(d + 1)
         shown_shifted = pe_core.block_average(shifted, edges, per_column)
         shown_direct = pe_core.block_average(direct, edges, per_column)
     else:
-        first = checked_first(L, d, full_cells)
-        count = L - first
-        P = pe_core.positional_encoding(count, d, n, start=first, **kw)
-        shifted = pe_core.shift(P, delta, n, **kw)
-        direct = pe_core.positional_encoding(count, d, n, start=first + delta, **kw)
-        # Rows of the window whose k + delta is a position of P: PE(k + delta) computed
-        # directly is bit for bit the row P[k + delta] (same angle, same sin).
-        lo, hi = max(first, -delta), min(L, L - delta)
-        seed = np.abs(shifted[lo - first : hi - first] - direct[lo - first : hi - first]).max() if hi > lo else None
         means = pe_core.encoding_block_average(L, d, n, max_rows=max_rows, max_cols=d, **kw).values
         shown_shifted = pe_core.shift(means, delta, n, **kw)
         shown_direct = pe_core.encoding_block_average(L, d, n, start=delta, max_rows=max_rows, max_cols=d, **kw).values
-    error = float(np.abs(shifted - direct).max())
+    # |P M - PE(k + delta)|, written over P M once its block means are taken: no other array of up to 2M cells.
+    gap = np.abs(np.subtract(shifted, direct, out=shifted), out=shifted)
+    error = float(gap.max())
+    # Seed 001: errors = (P @ M)[10:] - P[:-10], over the rows k whose k + delta is a position of P:
+    # there PE(k + delta) computed directly is the row P[k + delta] itself (the same angle, the same sin).
+    lo, hi = max(first, -delta), min(L, L - delta)
+    seed = gap[lo - first : hi - first].max() if hi > lo else None
     shifted_cols, is_sine, pair_first, pair_last = group_columns(shown_shifted, layout, max_cols)
     direct_cols = group_columns(shown_direct, layout, max_cols)[0]
     return ShiftComparison(
@@ -269,6 +264,23 @@ def compare_shift(
         whole_matrix=first == 0,
         tolerance=precision_tolerance(L - 1 + abs(delta)),
     )
+
+
+def _encoding_and_direct(
+    first: int, L: int, delta: int, d: int, n: float, *, layout: str, convention: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """PE(k) and PE(k + delta) for k = first .. L-1, as ``positional_encoding(..., start=first)`` and
+    ``(..., start=first + delta)`` give them: rows of one encoding of the positions either needs when
+    they overlap (|delta| < L - first: the positions k + delta of a small offset are nearly all
+    positions k too), so that no position is encoded twice. The same values to the bit: each entry
+    is sin or cos of its own exact angle k·ω_i, whatever rows are computed with it."""
+    count, kw = L - first, {"layout": layout, "convention": convention}
+    if abs(delta) >= count:
+        return (pe_core.positional_encoding(count, d, n, start=first, **kw),
+                pe_core.positional_encoding(count, d, n, start=first + delta, **kw))
+    start = first + min(delta, 0)
+    both = pe_core.positional_encoding(count + abs(delta), d, n, start=start, **kw)
+    return both[first - start : first - start + count], both[first + delta - start : first + delta - start + count]
 
 
 def shift_play_deltas(delta: int, max_frames: int) -> np.ndarray:
@@ -381,13 +393,13 @@ def rotation_figure(
     circle = np.linspace(0.0, 2 * np.pi, 181)
     coordinates = f"({axis_names[0]}, {axis_names[1]}) = (%{{x:.10g}}, %{{y:.10g}})"
 
-    def arrow(name: str, point: np.ndarray, colour: str, angle: float = 0.0) -> go.Scatter:
+    def arrow(name: str, point: np.ndarray, colour: str, angle: float = 0.0) -> dict:
         """An arrow from 0 to ``point`` (``meta``: the angle it is turned by, for the browser test)."""
-        return go.Scatter(
-            x=[0.0, point[0]], y=[0.0, point[1]], mode="lines+markers", name=name, meta=angle,
-            line={"color": colour, "width": 3}, marker={"size": [0, 10], "color": colour},
-            hovertemplate=f"{name}<br>{coordinates}<extra></extra>",
-        )
+        return {
+            "type": "scatter", "x": [0.0, float(point[0])], "y": [0.0, float(point[1])], "mode": "lines+markers",
+            "name": name, "meta": angle, "line": {"color": colour, "width": 3},
+            "marker": {"size": [0, 10], "color": colour}, "hovertemplate": f"{name}<br>{coordinates}<extra></extra>",
+        }
 
     def arc(alpha: float) -> np.ndarray:
         """The arc from θ to θ + α (α wrapped to (-π, π]), at radius 0.35."""
@@ -406,30 +418,29 @@ def rotation_figure(
         ]
 
     angles = rotation_play_angles(phi)
-    fig = go.Figure([
-        go.Scatter(x=np.sin(circle), y=np.cos(circle), mode="lines", name="unit circle",
-                   line={"color": "lightgrey"}, hoverinfo="skip"),
-        go.Scatter(x=0.35 * np.sin(arc(phi)), y=0.35 * np.cos(arc(phi)), mode="lines", name=f"φ = δ·ω_{pair}",
-                   line={"color": "grey", "dash": "dot"}, hoverinfo="skip"),
+    data = [
+        {"type": "scatter", "x": np.sin(circle), "y": np.cos(circle), "mode": "lines", "name": "unit circle",
+         "line": {"color": "lightgrey"}, "hoverinfo": "skip"},
+        {"type": "scatter", "x": 0.35 * np.sin(arc(phi)), "y": 0.35 * np.cos(arc(phi)), "mode": "lines",
+         "name": f"φ = δ·ω_{pair}", "line": {"color": "grey", "dash": "dot"}, "hoverinfo": "skip"},
         arrow(f"P[{k}], pair {pair}", v, "#2166ac"),
         arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
-    ])
-    fig.update_layout(
-        title=chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
-        height=520,
-        margin=MARGIN | {"b": 115},  # the legend below the axis
-        xaxis_title=f"first component: {axis_names[0]}",
-        yaxis_title=f"second component: {axis_names[1]}",
-        legend={"orientation": "h", "y": -0.2},
-        hoverlabel={"namelength": -1},
-    )
-    fig.update_xaxes(range=[-1.25, 1.25], zeroline=True)
-    fig.update_yaxes(range=[-1.25, 1.25], zeroline=True, scaleanchor="x", scaleratio=1)
+    ]
+    layout = {
+        "title": chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
+        "height": 520,
+        "margin": MARGIN | {"b": 115},  # the legend below the axis
+        "xaxis": {"title": {"text": f"first component: {axis_names[0]}"}, "range": [-1.25, 1.25], "zeroline": True},
+        "yaxis": {"title": {"text": f"second component: {axis_names[1]}"}, "range": [-1.25, 1.25], "zeroline": True,
+                  "scaleanchor": "x", "scaleratio": 1},
+        "legend": {"orientation": "h", "y": -0.2},
+        "hoverlabel": {"namelength": -1},
+    }
     frames = [
         animation.frame(turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
         for index, alpha in enumerate(angles)
     ]
-    return animation.add_play(fig, frames, label="turned by α", redraw=True, active=angles.size - 1,
+    return animation.play_figure(data, layout, frames, label="turned by α", redraw=True, active=angles.size - 1,
                               labels=[f"{np.degrees(np.angle(np.exp(1j * alpha))) + 0.0:.1f}°" for alpha in angles])
 
 

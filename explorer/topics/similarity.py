@@ -24,10 +24,10 @@ from explorer.figures import (
     LINE_MAX_POINTS,
     MARGIN,
     chart_title,
+    figure,
     heatmap_figure,
     heatmap_table,
     line_xy,
-    plain_figure,
     range_label,
     round_ticks,
 )
@@ -188,7 +188,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
     Lines longer than ``figures.LINE_MAX_POINTS`` are drawn as their min/max envelope.
 
     Built from plain dicts (the layout make_subplots(3, 1, shared_xaxes=True) gives) without
-    Plotly's validation (``figures.plain_figure``): make_subplots and add_vline cost ~25 ms of
+    Plotly's validation (``figures.figure``): make_subplots and add_vline cost ~25 ms of
     validation per slider step, and validating the plain dicts another 5.
     """
     rows = (
@@ -232,7 +232,7 @@ def similarity_figure(curves: SimilarityCurves, *, title: str) -> go.Figure:
         "hoverlabel": {"namelength": -1},
         "shapes": shapes,
     }
-    return plain_figure(traces, layout)
+    return figure(traces, layout)
 
 
 def reference_play_positions(L: int) -> np.ndarray:
@@ -275,7 +275,7 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
          "hoverinfo": "skip"},
     ]
     first = curve(int(refs[0]))
-    fig = plain_figure([look | now for look, now in zip(looks, first, strict=True)], {
+    fig = figure([look | now for look, now in zip(looks, first, strict=True)], {
         "title": chart_title(title), "height": 380, "showlegend": False,
         "margin": dict(MARGIN), "hoverlabel": {"namelength": -1},
         "xaxis": {"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
@@ -362,7 +362,7 @@ def closed_form_figure(
             "hovertemplate": "offset δ = %{x}<br>measured dot = %{y:.10g}"
             + (ENVELOPE_HOVER if "x" in points else "") + "<extra></extra>",
         })
-    return plain_figure(traces, {
+    return figure(traces, {
         "title": chart_title(title),
         "height": 420,
         "margin": MARGIN | {"b": 100},  # the legend below the axis

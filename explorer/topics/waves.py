@@ -9,6 +9,7 @@ longer ones show a window of positions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,9 +23,11 @@ from explorer.figures import (
     COLORBAR_MARGIN_R,
     ON_BOTH_THEMES,
     SUBPLOT_TITLES_PX,
-    frame_figure,
+    figure,
+    frame_layout,
     line_mode,
     positions_text,
+    structure_copy,
 )
 from explorer.settings import Settings
 
@@ -53,27 +56,40 @@ def position_profile_figure(positions: Sequence[int], w: np.ndarray, *, title: s
     count = len(positions)
     cols = min(count, PROFILE_PANELS_PER_ROW)
     rows = -(-count // PROFILE_PANELS_PER_ROW)
+    layout = _profile_grid(rows, cols, count)
+    for annotation, k in zip(layout["annotations"], positions, strict=True):
+        annotation["text"] = f"k={k}"
+    pairs = np.arange(w.size)
+    traces = [
+        {
+            "type": "scatter", "x": pairs, "y": np.sin(k * w), "name": f"k={k}", "mode": line_mode(w.size),
+            "hovertemplate": f"k = {k}<br>pair x = %{{x}}<br>sin(k·ω_x) = %{{y:.7g}}<extra></extra>",
+            "showlegend": False, "xaxis": f"x{index + 1 if index else ''}", "yaxis": f"y{index + 1 if index else ''}",
+        }
+        for index, k in enumerate(positions)
+    ]
+    return figure(traces, layout | frame_layout(title, 320 * rows + 60, above_plot=SUBPLOT_TITLES_PX))
+
+
+@functools.cache
+def _profile_grid_of_shape(rows: int, cols: int, panels: int) -> dict:
+    """make_subplots' layout for ``panels`` panels in ``rows`` x ``cols`` (shared y, a title over each
+    panel), with every x axis titled and the first column's y axes too: built once per shape (a
+    make_subplots figure costs milliseconds of validation)."""
     fig = make_subplots(
-        rows=rows, cols=cols, shared_yaxes=True, subplot_titles=[f"k={k}" for k in positions],
+        rows=rows, cols=cols, shared_yaxes=True, subplot_titles=[str(panel) for panel in range(panels)],
         horizontal_spacing=0.04, vertical_spacing=0.18,
     )
-    pairs = np.arange(w.size)
-    for index, k in enumerate(positions):
-        fig.add_trace(
-            go.Scatter(
-                x=pairs,
-                y=np.sin(k * w),
-                name=f"k={k}",
-                mode=line_mode(w.size),
-                hovertemplate=f"k = {k}<br>pair x = %{{x}}<br>sin(k·ω_x) = %{{y:.7g}}<extra></extra>",
-                showlegend=False,
-            ),
-            row=index // PROFILE_PANELS_PER_ROW + 1,
-            col=index % PROFILE_PANELS_PER_ROW + 1,
-        )
     fig.update_xaxes(title_text="pair index x")
     fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1], col=1)
-    return frame_figure(fig, title, 320 * rows + 60, above_plot=SUBPLOT_TITLES_PX)
+    layout = fig.layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _profile_grid(rows: int, cols: int, panels: int) -> dict:
+    """A copy of ``_profile_grid_of_shape``'s layout, to fill in."""
+    return structure_copy(_profile_grid_of_shape(rows, cols, panels))
 
 
 def profile_play_positions(pairs: int) -> np.ndarray:
@@ -94,27 +110,28 @@ def profile_play_figure(w: np.ndarray, *, title: str) -> go.Figure:
         """Frame k: only the values (``meta``: k); Plotly merges a frame into the trace's looks."""
         return {"y": np.sin(k * w).astype(np.float32), "meta": int(k)}
 
-    fig = go.Figure(go.Scatter(profile(int(positions[0])), x0=0, dx=1, mode=line_mode(w.size), name="sin(k·ω_x)",
-                               hovertemplate=hover, showlegend=False))
     frames = [animation.frame([profile(int(k))], traces=[0], name=str(int(k))) for k in positions]
-    fig.update_xaxes(title_text="pair index x", range=[-0.5, max(pairs[-1], 1) + 0.5])
-    fig.update_yaxes(title_text="sin(k·ω_x)", range=[-1.1, 1.1])
-    frame_figure(fig, title, 380)
-    return animation.add_play(fig, frames, label="position k", redraw=False)
+    return animation.play_figure(
+        [{"type": "scatter", **profile(int(positions[0])), "x0": 0, "dx": 1, "mode": line_mode(w.size),
+          "name": "sin(k·ω_x)", "hovertemplate": hover, "showlegend": False}],
+        {"xaxis": {"title": {"text": "pair index x"}, "range": [-0.5, float(max(pairs[-1], 1)) + 0.5]},
+         "yaxis": {"title": {"text": "sin(k·ω_x)"}, "range": [-1.1, 1.1]}} | frame_layout(title, 380),
+        frames, label="position k", redraw=False,
+    )
 
 
 def encoding_columns(
     length: int, d: int, n: float, columns: Sequence[int], *, layout: str = "interleaved",
-    convention: str = "paper",
+    convention: str = "paper", start: int = 0,
 ) -> np.ndarray:
-    """Columns ``columns`` of ``positional_encoding(length, d, ...)``, shape (length, len(columns)).
+    """Columns ``columns`` of ``positional_encoding(length, d, ..., start=start)``, shape (length, len(columns)).
 
     Computed column by column from the pair each column belongs to, so a few columns of a
     16384 x 2048 encoding cost 16384 values each, never the whole matrix.
     """
     pair, is_sine = pe_core.column_pairs(d, layout)
     w = pe_core.frequencies(d, n, convention)
-    k = pe_core.positions(length)
+    k = pe_core.positions(length, start)
     columns = np.asarray(columns, dtype=np.int64)
     if columns.size and (columns.min() < 0 or columns.max() >= d):
         raise ValueError(f"columns must lie in 0..{d - 1}, got {columns.tolist()}.")
@@ -141,19 +158,17 @@ def columns_over_positions_figure(
     values = np.asarray(values)
     if values.ndim != 2 or values.shape[1] != len(names):
         raise ValueError(f"values {values.shape} do not match {len(names)} names.")
-    fig = go.Figure()
-    for column, name in enumerate(names):
-        fig.add_trace(
-            go.Scatter(
-                x0=first, dx=1, y=values[:, column].astype(np.float32), name=name,
-                mode=line_mode(values.shape[0]),
-                hovertemplate=f"position k = %{{x}}<br>{name}<br>value = %{{y:.7g}}<extra></extra>",
-            )
-        )
-    fig.update_xaxes(title_text="position k")
-    fig.update_yaxes(title_text="P[k, j]", range=[-1.1, 1.1])
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
-    return frame_figure(fig, title, 440)
+    traces = [
+        {"type": "scatter", "x0": first, "dx": 1, "y": values[:, column].astype(np.float32), "name": name,
+         "mode": line_mode(values.shape[0]),
+         "hovertemplate": f"position k = %{{x}}<br>{name}<br>value = %{{y:.7g}}<extra></extra>"}
+        for column, name in enumerate(names)
+    ]
+    return figure(traces, {
+        "xaxis": {"title": {"text": "position k"}},
+        "yaxis": {"title": {"text": "P[k, j]"}, "range": [-1.1, 1.1]},
+        "legend": {"orientation": "h", "y": -0.25},
+    } | frame_layout(title, 440))
 
 
 def trail_positions(k: int, max_trail: int = MAX_TRAIL) -> np.ndarray:
@@ -174,41 +189,39 @@ def unit_circle_figure(
     theta = trail * w_i
     around = np.linspace(0.0, 2.0 * np.pi, 361)
     angle = k * w_i
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=np.cos(around), y=np.sin(around), mode="lines", name="unit circle",
-            line={"color": "lightgray"}, hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=np.cos(theta).astype(np.float32), y=np.sin(theta).astype(np.float32), mode="markers",
-            name=positions_text(int(trail[0]), k),
-            # A colour bar over the trail's positions (none for a trail of one position: nothing to tell apart).
-            marker={"color": trail, "colorscale": ON_BOTH_THEMES, "size": 6, "cmin": trail[0],
-                    "cmax": max(k, trail[0] + 1), "showscale": trail.size > 1,
-                    "colorbar": {"title": {"text": "position k", "side": "right"}}},
-            hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=[0.0, np.cos(angle)], y=[0.0, np.sin(angle)], mode="lines+markers", name=f"k = {k}",
-            marker={"size": [0, 14], "color": "crimson"}, line={"color": "crimson"},
-            hovertemplate=f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>",
-        )
-    )
     degrees = np.degrees(angle)
-    fig.add_annotation(
-        x=0.0, y=-1.35, showarrow=False,
-        text=f"k·ω_{pair} = {k} × {w_i:.6g} rad = {degrees:,.4f}° ≡ {degrees % 360.0:.4f}° (mod 360)",
-    )
-    fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
-    fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
-    frame_figure(fig, f"Pair i = {pair} on the unit circle at k = {k}", 560)
-    return fig.update_layout(margin_r=COLORBAR_MARGIN_R)
+    traces = [
+        {"type": "scatter", "x": np.cos(around), "y": np.sin(around), "mode": "lines", "name": "unit circle",
+         "line": {"color": "lightgray"}, "hoverinfo": "skip"},
+        {"type": "scatter", "x": np.cos(theta).astype(np.float32), "y": np.sin(theta).astype(np.float32),
+         "mode": "markers", "name": positions_text(int(trail[0]), k),
+         # A colour bar over the trail's positions (none for a trail of one position: nothing to tell apart).
+         "marker": {"color": trail, "colorscale": ON_BOTH_THEMES, "size": 6, "cmin": int(trail[0]),
+                    "cmax": int(max(k, trail[0] + 1)), "showscale": trail.size > 1,
+                    "colorbar": {"title": {"text": "position k", "side": "right"}}},
+         "hovertemplate": "position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>"},
+        {"type": "scatter", "x": [0.0, float(np.cos(angle))], "y": [0.0, float(np.sin(angle))],
+         "mode": "lines+markers", "name": f"k = {k}", "marker": {"size": [0, 14], "color": "crimson"},
+         "line": {"color": "crimson"},
+         "hovertemplate": f"k = {k}<br>cos = %{{x:.7g}}<br>sin = %{{y:.7g}}<extra></extra>"},
+    ]
+    layout = _circle_layout(pair, f"Pair i = {pair} on the unit circle at k = {k}")
+    layout["annotations"] = [{
+        "x": 0.0, "y": -1.35, "showarrow": False,
+        "text": f"k·ω_{pair} = {k} × {w_i:.6g} rad = {degrees:,.4f}° ≡ {degrees % 360.0:.4f}° (mod 360)",
+    }]
+    return figure(traces, layout)
+
+
+def _circle_layout(pair: int, title: str) -> dict:
+    """The unit circle charts' layout: equal axes around the circle, the legend below, room for a colour bar."""
+    layout = {
+        "xaxis": {"title": {"text": f"cos(k·ω_{pair})"}, "range": [-1.5, 1.5], "zeroline": True},
+        "yaxis": {"title": {"text": f"sin(k·ω_{pair})"}, "range": [-1.5, 1.5], "scaleanchor": "x", "scaleratio": 1},
+        "legend": {"orientation": "h", "y": -0.2},
+    } | frame_layout(title, 560)
+    layout["margin"]["r"] = COLORBAR_MARGIN_R
+    return layout
 
 
 def circle_play_positions(k: int, length: int) -> np.ndarray:
@@ -237,8 +250,8 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
         raise ValueError(f"shown must be one of the positions {positions[0]}..{positions[-1]}, got {shown}.")
     first, last = int(positions[0]), int(positions[-1])
     around = np.linspace(0.0, 2.0 * np.pi, 361)
-    circle = go.Scatter(x=np.cos(around), y=np.sin(around), mode="lines", name="unit circle",
-                        line={"color": "lightgray"}, hoverinfo="skip")
+    circle = {"type": "scatter", "x": np.cos(around), "y": np.sin(around), "mode": "lines", "name": "unit circle",
+              "line": {"color": "lightgray"}, "hoverinfo": "skip"}
 
     def moving(k: int) -> list[dict]:
         """What changes from one position to the next: the trail so far, the point, the angle's text."""
@@ -255,22 +268,22 @@ def unit_circle_play_figure(w_i: float, positions: np.ndarray, *, pair: int, sho
 
     # The traces' looks are set once; a frame sends only what moves (Plotly merges it into the trace).
     looks = [
-        go.Scatter(mode="markers", name=f"positions {first}..{last}",
-                   marker={"colorscale": ON_BOTH_THEMES, "cmin": first, "cmax": max(last, first + 1), "size": 6,
-                           "colorbar": {"title": {"text": "position k", "side": "right"}}},
-                   hovertemplate="position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>"),
-        go.Scatter(mode="lines+markers", name="the point at k", marker={"size": [0, 14], "color": "crimson"},
-                   line={"color": "crimson"}),
-        go.Scatter(x=[0.0], y=[-1.35], mode="text", showlegend=False, hoverinfo="skip"),
+        {"type": "scatter", "mode": "markers", "name": f"positions {first}..{last}",
+         "marker": {"colorscale": ON_BOTH_THEMES, "cmin": first, "cmax": max(last, first + 1), "size": 6,
+                    "colorbar": {"title": {"text": "position k", "side": "right"}}},
+         "hovertemplate": "position k = %{marker.color}<br>cos = %{x:.7g}<br>sin = %{y:.7g}<extra></extra>"},
+        {"type": "scatter", "mode": "lines+markers", "name": "the point at k",
+         "marker": {"size": [0, 14], "color": "crimson"}, "line": {"color": "crimson"}},
+        {"type": "scatter", "x": [0.0], "y": [-1.35], "mode": "text", "showlegend": False, "hoverinfo": "skip"},
     ]
-    fig = go.Figure([circle, *(look.update(now) for look, now in zip(looks, moving(shown), strict=True))])
+    now = moving(shown)
+    trail_marker = looks[0]["marker"] | now[0]["marker"]  # the trail's colours, with its looks
     frames = [animation.frame(moving(int(k)), traces=[1, 2, 3], name=str(int(k))) for k in positions]
-    fig.update_xaxes(title_text=f"cos(k·ω_{pair})", range=[-1.5, 1.5], zeroline=True)
-    fig.update_yaxes(title_text=f"sin(k·ω_{pair})", range=[-1.5, 1.5], scaleanchor="x", scaleratio=1)
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
-    frame_figure(fig, f"Play: pair {pair} turning, k = {first}..{last}", 560)
-    fig.update_layout(margin_r=COLORBAR_MARGIN_R)
-    return animation.add_play(fig, frames, label="position k", redraw=True, active=shown - first)
+    return animation.play_figure(
+        [circle, looks[0] | now[0] | {"marker": trail_marker}, looks[1] | now[1], looks[2] | now[2]],
+        _circle_layout(pair, f"Play: pair {pair} turning, k = {first}..{last}"),
+        frames, label="position k", redraw=True, active=shown - first,
+    )
 
 
 def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:
@@ -279,10 +292,13 @@ def profile_table(positions: Sequence[int], w: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"pair x": np.arange(w.size), **{f"k={k}": np.sin(k * w) for k in positions}})
 
 
-def columns_table(values: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
-    """``columns_over_positions_figure``'s data: the position k, then one column per line."""
+def columns_table(values: np.ndarray, names: Sequence[str], first: int = 0) -> pd.DataFrame:
+    """``columns_over_positions_figure``'s data: the position k (from ``first``, the row labels
+    too), then one column per line."""
     values = np.asarray(values, dtype=np.float64)
-    return pd.DataFrame({"position k": np.arange(values.shape[0]), **dict(zip(names, values.T, strict=True))})
+    positions = pd.RangeIndex(first, first + values.shape[0])
+    return pd.DataFrame({"position k": positions.to_numpy(), **dict(zip(names, values.T, strict=True))},
+                        index=positions)
 
 
 def circle_table(w_i: float, k: int, *, max_trail: int = MAX_TRAIL) -> pd.DataFrame:

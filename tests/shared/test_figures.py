@@ -6,13 +6,20 @@ points of the line, the positions a block stands for), not from the implementati
 
 from __future__ import annotations
 
+import copy
+import json
+
 import numpy as np
 import plotly.colors
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
+from _plotly_utils.utils import convert_to_base64
 from independent import assert_same_as_validated
 
 import pe_core
 from explorer import figures
+from explorer.topics import attention, contexts, relative, waves
 
 
 def starts_of_blocks(size: int, blocks: int) -> np.ndarray:
@@ -108,7 +115,7 @@ def test_encoding_figure_ticks_are_round_at_the_largest_view() -> None:
     (figures.SEQUENTIAL, None, False),
 ])
 def test_heatmaps_built_without_validation_are_the_validated_ones(colorscale, zrange, transpose) -> None:
-    """heatmap_figure skips Plotly's validation (plain_figure): the same figure validated is the same JSON."""
+    """heatmap_figure skips Plotly's validation (figures.figure): the same figure validated is the same JSON."""
     values = np.arange(12.0).reshape(3, 4) / 12
     fig = figures.heatmap_figure(
         values, row_labels=["a", "b", "c"], col_labels=["w", "x", "y", "z"], row_ticks=(["a", "c"], ["0", "2"]),
@@ -122,7 +129,7 @@ def test_heatmaps_built_without_validation_are_the_validated_ones(colorscale, zr
 
 def test_a_plain_figure_with_a_wrong_property_is_refused_when_validated() -> None:
     """What the checks above rely on: validation still refuses a property Plotly does not know."""
-    fig = figures.plain_figure([{"type": "scatter", "y": [1, 2], "colour": "red"}], {})
+    fig = figures.figure([{"type": "scatter", "y": [1, 2], "colour": "red"}], {})
     with pytest.raises(ValueError, match="colour"):
         assert_same_as_validated(fig)
 
@@ -269,3 +276,124 @@ def test_trail_colours_are_seen_on_both_themes() -> None:
     # Phase is cyclic: taken whole, the last position would have the first one's colour.
     colours = samples(figures.ON_BOTH_THEMES)
     assert max(abs(a - b) for a, b in zip(colours[0], colours[-1], strict=True)) > 60
+
+
+# --- figures.Figure: Plotly's dict for less ------------------------------------------------------
+
+ARRAYS = [
+    np.linspace(-1, 1, 7), np.linspace(-1, 1, 7).astype(np.float32), np.arange(5, dtype=np.int8),
+    np.arange(300, dtype=np.uint16), np.arange(-3, 4, dtype=np.int32), np.arange(5), np.array([0, 2**40]),
+    np.array([1, 2**63], dtype=np.uint64), np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4).T,
+    np.arange(10.0)[::3], np.array([True, False]), np.array(["a", "b"]),
+    np.zeros(0), np.float64(2.5) * np.ones(()),
+]
+
+
+@pytest.mark.parametrize("array", ARRAYS, ids=range(len(ARRAYS)))
+def test_an_encoded_copy_is_what_plotly_writes(array: np.ndarray) -> None:
+    """Every kind of array (types Plotly.js reads, 64-bit integers Plotly narrows, 2-D, strided,
+    non-numeric, empty, 0-d) as a dict's value, in lists and tuples, directly in a list (left an
+    array), under a key Plotly does not encode, and the value left as it was."""
+    value = {"x": array, "list": [{"y": array}, array], "tuple": ({"z": array},), "range": array, "n": 1,
+             "s": "a", "none": None, "scalar": np.float64(0.5)}
+    ours = figures.encoded_copy(value)
+    theirs = copy.deepcopy(value)
+    convert_to_base64(theirs)
+    assert pio.to_json(ours, validate=False) == pio.to_json(theirs, validate=False)
+    assert value["x"] is array and value["list"][0]["y"] is array
+
+
+def test_a_figure_dict_is_plotly_s_and_leaves_the_figure_as_it_was() -> None:
+    traces = [go.Heatmap(z=np.arange(6.0).reshape(2, 3).astype(np.float32), x=["a", "b", "c"], y=["p", "q"]),
+              go.Scatter(x=np.arange(4), y=np.linspace(0, 1, 4), marker={"size": [0, 10, 0, 10]})]
+    layout = {"title": {"text": "t"}, "xaxis": {"range": [0, 3]}}
+    frames = [go.Frame(data=[go.Scatter(y=np.ones(4))], traces=[1], name="1")]
+    plain, ours = go.Figure(traces, layout, frames), figures.Figure(traces, layout, frames)
+    assert json.loads(ours.to_json()) == json.loads(plain.to_json())
+    # The arrays are shared, not encoded in place: the figure still holds them.
+    ours.to_dict()
+    np.testing.assert_array_equal(ours.data[1].y, np.linspace(0, 1, 4))
+
+
+def test_an_unvalidated_figure_writes_named_colour_scales_as_validation_does() -> None:
+    """named_colorscale is worked out once per name (a hit the second time; another name its own)."""
+    figures.named_colorscale.cache_clear()
+    assert figures.named_colorscale(figures.CYCLIC) is figures.named_colorscale(figures.CYCLIC)
+    assert figures.named_colorscale.cache_info().hits == 1
+    assert figures.named_colorscale(figures.DIVERGING) != figures.named_colorscale(figures.CYCLIC)
+    data = [{"type": "heatmap", "z": np.eye(2), "colorscale": figures.named_colorscale(name)}
+            for name in (figures.DIVERGING, figures.CYCLIC)]
+    fig = figures.figure(data, {"title": {"text": "t"}})
+    checked = go.Figure(data=[{"type": "heatmap", "z": np.eye(2), "colorscale": name}
+                              for name in (figures.DIVERGING, figures.CYCLIC)], layout={"title": {"text": "t"}})
+    assert json.loads(fig.to_json()) == json.loads(checked.to_json())
+
+
+def _unvalidated_figures() -> dict[str, object]:
+    """Every figure built from plain dicts without Plotly's validation (figures.figure), one each."""
+    w = pe_core.frequencies(512)
+    reduced = pe_core.encoding_block_average(3000, 512, max_rows=100, max_cols=128)
+    labels, ticks = figures.encoding_axis_labels(reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w,
+                                                 "interleaved")
+    dims = relative.transition_window_dims(512, "concatenated", 40, 128)
+    return {
+        "heatmap": lambda: figures.heatmap_figure(np.eye(3), row_labels=list("abc"), col_labels=list("xyz"),
+                                                  row_ticks=(["a"], ["0"]), title="t", x_title="x", y_title="y"),
+        "encoding": lambda: figures.encoding_figure(reduced.values, reduced.row_first, reduced.row_last, labels,
+                                                    ticks, title="t", transpose=True),
+        "angles": lambda: figures.encoding_figure(np.zeros((2, 3)), np.arange(2), np.arange(2), list("abc"),
+                                                  ["0", "1", "2"], title="t", colorscale=figures.CYCLIC,
+                                                  zrange=(0.0, 360.0)),
+        "transition": lambda: relative.transition_figure(
+            relative.transition_window(-10, 512, 1e4, layout="concatenated", convention="paper", dims=dims), dims,
+            d=512, layout="concatenated", delta=-10, title="t"),
+        "shift play": lambda: relative.shift_play_figure(100, 64, 1e4, layout="interleaved", convention="paper",
+                                                         delta=-7),
+        "rotation": lambda: relative.rotation_figure(0.5, -2.0, pair=1, k=3, delta=-4, axis_names=("s", "c")),
+        "profiles": lambda: waves.position_profile_figure([0, 4, 8, 12, 16], w[:100], title="t"),
+        "profile play": lambda: waves.profile_play_figure(w[:100], title="t"),
+        "columns": lambda: waves.columns_over_positions_figure(np.ones((300, 2)), ["a", "b"], title="t", first=7),
+        "circle": lambda: waves.unit_circle_figure(float(w[2]), 3000, pair=2),
+        "circle play": lambda: waves.unit_circle_play_figure(float(w[2]), np.arange(10, 70), pair=2, shown=30),
+        **{f"attention {name}": build for name, build in _attention_figures().items()},
+        **{f"contexts {name}": build for name, build in _contexts_figures().items()},
+    }
+
+
+def _attention_figures() -> dict[str, object]:
+    L, d, query = 3000, 64, 40
+    view = attention.View(causal=False, heads=4, head=2)
+    offsets = np.arange(L, dtype=np.float64)
+    scores = attention.offset_scores(L, d, view, sinusoid_from_zero=pe_core.dot_by_offset(offsets, d),
+                                     rope_from_zero=pe_core.rope_dot_by_offset(offsets, d, 1e4))
+    bits = attention.learned_bits(L, d)
+    by_key = attention.query_scores(scores, bits, query, d, view)
+    weights = attention.query_weights(by_key, query, view.causal)
+    queries = attention.play_queries(L, len(view.schemes))
+    return {
+        "scores": lambda: attention.scores_figure(scores, view, d, title="t"),
+        "weights": lambda: attention.weights_figure(weights, query, view.causal, title="t"),
+        "learned": lambda: attention.learned_figure(by_key["learned"], query, view, d, title="t"),
+        "play": lambda: attention.play_figure(attention.play_weights(scores, bits, d, view, queries), queries, L,
+                                              title="t"),
+    }
+
+
+def _contexts_figures() -> dict[str, object]:
+    view = contexts.ContextView(d=64, method="llama3", trained=4096, target=2048)  # L0 beyond the curves: no marks
+    return {
+        "coverage": lambda: contexts.coverage_figure(view, title="t"),
+        "methods": lambda: contexts.methods_figure(view, title="t"),
+        "dot": lambda: contexts.dot_figure(view, *contexts.dot_curves(view), title="t"),
+        "ramp": lambda: contexts.ramp_figure(view, title="t"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_unvalidated_figures()))
+def test_every_unvalidated_figure_is_what_validation_makes_of_it(name: str) -> None:
+    """figures.figure skips Plotly's validation: built again validated, a figure must raise nothing
+    (a misspelt property would) and give the same JSON (a value validation rewrites would not)."""
+    fig = _unvalidated_figures()[name]()
+    assert isinstance(fig, figures.Figure)
+    checked = go.Figure(fig.to_dict())
+    assert json.loads(checked.to_json()) == json.loads(fig.to_json())

@@ -22,7 +22,7 @@ from independent import encoding, rates
 import pe_core
 from explorer import animation, reproduce
 from explorer.figures import LINE_MAX_POINTS
-from explorer.settings import Settings
+from explorer.settings import L_MAX, Settings
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, View
 
@@ -157,9 +157,10 @@ def test_rope_score_of_all_ones_turned_vectors(d: int, n: float) -> None:
 
 
 def test_rope_score_is_exactly_twice_the_paper_sinusoid() -> None:
-    t = np.arange(-3000, 3001, dtype=np.float64)
-    for d, n in ((128, 10000.0), (2048, 2.0), (6, 1e8)):
-        np.testing.assert_array_equal(pe_core.rope_dot_by_offset(t, d, n), 2 * pe_core.dot_by_offset(t, d, n))
+    """The page takes RoPE's curve as twice the paper sinusoid's (computed once for both): the same to the bit."""
+    for t in (np.arange(-3000, 3001, dtype=np.float64), np.arange(L_MAX, dtype=np.float64)):
+        for d, n in ((128, 10000.0), (2048, 2.0), (6, 1e8), (302, 12345.0)):
+            np.testing.assert_array_equal(pe_core.rope_dot_by_offset(t, d, n), 2 * pe_core.dot_by_offset(t, d, n))
 
 
 def test_rope_with_a_scaling_is_the_scaled_rotation() -> None:
@@ -573,3 +574,13 @@ def test_the_weights_chart_draws_the_keys_the_query_sees() -> None:
     np.testing.assert_allclose(np.asarray(causal.data[2].y, dtype=float), numbers["weights"]["alibi"][:31])
     both = attention.weights_figure(numbers["weights"], 30, False, title="w")
     assert list(both.layout.xaxis.range) == [-0.5, 499.5] and len(both.data[0].y) == 500
+
+
+def test_t5_bucket_ranges_are_worked_out_once_per_mask() -> None:
+    """Cached by the mask alone: asked again, the same ranges (a hit); the other mask's are its own."""
+    attention.t5_bucket_ranges.cache_clear()
+    causal = attention.t5_bucket_ranges(True)
+    assert attention.t5_bucket_ranges(True) is causal and attention.t5_bucket_ranges.cache_info().hits == 1
+    bidirectional = attention.t5_bucket_ranges(False)
+    assert bidirectional != causal and attention.t5_bucket_ranges.cache_info().misses == 2
+    assert {r.bucket for r in bidirectional} == set(range(32)) - {16}  # bucket 16 holds no offset

@@ -175,7 +175,7 @@ def test_code_blocks_are_seed003s_codes_and_their_exact_block_fractions():
 
 @pytest.mark.parametrize(("L", "bits", "ref"), [(1, 1, 0), (100, 7, 5), (3000, 12, 2999)])
 def test_figures_built_without_validation_are_the_validated_ones(L: int, bits: int, ref: int) -> None:
-    """The periods and distance charts skip Plotly's validation (figures.plain_figure): validated,
+    """The periods and distance charts skip Plotly's validation (figures.figure): validated,
     each is the same JSON; the distance chart's panels are make_subplots' own."""
     hamming = pe_core.hamming_distance(pe_core.binary_encoding(L, bits), ref)
     sse = pe_core.sse_by_offset(np.arange(L) - ref, 16)

@@ -181,3 +181,14 @@ def test_seed003_form_is_the_same_map_transposed():
     row = np.array([np.sin(t), np.cos(t)]) @ pe_core.rotation(phi)
     np.testing.assert_allclose(column, row, atol=1e-15)
     np.testing.assert_allclose(pe_core.rotation(phi), W_seed.T, atol=1e-15)
+
+
+@pytest.mark.parametrize(("first", "L", "delta"), [(0, 300, 1), (0, 300, -10), (250, 300, 7), (250, 300, -49),
+                                                    (0, 30, 30), (0, 30, -45), (10, 30, 25)])
+def test_the_encoding_and_its_shift_come_from_one_encoding_to_the_bit(first: int, L: int, delta: int) -> None:
+    """compare_shift encodes the positions k and k + delta once where they overlap: the very
+    values of two separate encodings (its errors are the snippet's to the bit)."""
+    kw = {"layout": "concatenated", "convention": "tensor2tensor"}
+    P, direct = relative._encoding_and_direct(first, L, delta, 64, 1e4, **kw)
+    np.testing.assert_array_equal(P, pe_core.positional_encoding(L - first, 64, 1e4, start=first, **kw))
+    np.testing.assert_array_equal(direct, pe_core.positional_encoding(L - first, 64, 1e4, start=first + delta, **kw))

@@ -151,7 +151,7 @@ def test_closed_form_at_is_the_sum_of_cosines_at_each_offset_and_even():
 
 @pytest.mark.parametrize("L", [1, 40, 2500])
 def test_similarity_figures_built_without_validation_are_the_validated_ones(L):
-    """The page's four charts skip Plotly's validation (figures.plain_figure): validated, each is the same JSON."""
+    """The page's four charts skip Plotly's validation (figures.figure): validated, each is the same JSON."""
     d, ref = 16, min(20, L - 1)
     f = pe_core.dot_by_offset(np.arange(-(L - 1), L, dtype=np.float64), d)
     curves = similarity.similarity_from_matrix(pe_core.positional_encoding(L, d), ref)

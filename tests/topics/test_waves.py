@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from independent import payload
+from independent import payload, rates
 from seed_code import seed002_positional_encoding
 
 import pe_core
@@ -167,3 +167,17 @@ def test_unit_circle_trail_is_capped_at_the_last_positions():
     assert "572" not in fig.layout.annotations[0].text  # 16383 rad, not 10 rad
     assert f"{math.degrees(16383) % 360:.4f}°" in fig.layout.annotations[0].text
     assert payload(fig) < 100_000
+
+
+def test_the_profile_grid_is_made_once_per_shape_and_filled_in_on_a_copy() -> None:
+    """make_subplots' grid is cached by its shape (a second figure of that shape is a hit, another
+    shape is not served it), and each figure fills in its own copy of it."""
+    waves._profile_grid_of_shape.cache_clear()
+    first = waves.position_profile_figure([1, 2, 3, 4, 5], rates(64)[:10], title="t")
+    second = waves.position_profile_figure([6, 7, 8, 9, 10], rates(64)[:10], title="t")
+    assert waves._profile_grid_of_shape.cache_info().hits == 1
+    assert [a.text for a in first.layout.annotations] == [f"k={k}" for k in (1, 2, 3, 4, 5)]
+    assert [a.text for a in second.layout.annotations] == [f"k={k}" for k in (6, 7, 8, 9, 10)]
+    other = waves.position_profile_figure([1, 2], rates(64)[:10], title="t")
+    assert waves._profile_grid_of_shape.cache_info().misses == 2
+    assert [a.text for a in other.layout.annotations] == ["k=1", "k=2"] and "xaxis3" not in other.to_dict()["layout"]
