@@ -764,7 +764,7 @@ def precision_figure(
 ) -> go.Figure:
     """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis. Tall
     enough for the legend below it: on a phone its 15 entries are a column of 15 rows."""
-    fig = line_figure(
+    return line_figure(
         np.asarray(positions),
         {names[key]: y for key, y in lines.items()},
         title=title,
@@ -774,12 +774,13 @@ def precision_figure(
         log_y=log_y,
         height=height,
         hover_format=hover_format,
+        line_styles={
+            names[dtype, method]: {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"),
+                                   "width": 2}
+            for dtype, method in lines
+        },
+        # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
+        # -0.25 put the legend's first row on the axis title.
+        legend={"orientation": "h", "y": -0.35},
+        y_axis={"exponentformat": "power"} if log_y else None,
     )
-    for trace, (dtype, method) in zip(fig.data, lines, strict=True):
-        trace.line = {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"), "width": 2}
-    if log_y:
-        fig.update_yaxes(exponentformat="power")
-    # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
-    # -0.25 put the legend's first row on the axis title.
-    fig.update_layout(legend={"orientation": "h", "y": -0.35})
-    return fig

@@ -607,12 +607,9 @@ def scheme_distance_figure(
 ) -> go.Figure:
     """The scorecard's distance by offset, one line per scheme, log-log; ``dashes`` tells
     apart lines that coincide (integer and scaled positions grow alike within one length)."""
-    fig = line_figure(
+    return line_figure(
         np.asarray(offsets), series, title=title, x_title="offset δ (positions)",
         y_title="distance ÷ distance at δ = 1", log_x=True, log_y=True, hover_format=".4g",
+        line_styles={name: {"dash": dash, "width": 3} for name, dash in (dashes or {}).items()},
+        legend={"orientation": "h", "y": -0.25},
     )
-    for trace in fig.data:
-        if dashes and trace.name in dashes:
-            trace.line = {"dash": dashes[trace.name], "width": 3}
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
-    return fig

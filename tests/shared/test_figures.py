@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.colors
+import plotly.graph_objects as go
 import pytest
 
 import pe_core
@@ -120,6 +121,24 @@ def test_log_axes_on_short_ranges_label_only_1_2_5(values: np.ndarray, ticks: li
     assert fig.layout.xaxis.type != "log"
     np.testing.assert_array_equal(fig.data[0].y, values)
     assert fig.layout.legend.orientation == "h" and fig.layout.title.text == "t"
+
+
+def test_line_figure_is_the_figure_plotly_validates() -> None:
+    """line_figure builds its figure without Plotly's validation: built again with it, the figure
+    is the same, and a wrong key is caught there."""
+    x = np.array([1, 10, 100, 1000])
+    series = {"a": np.array([1.0, 2.0, np.nan, 4.0]), "b": np.array([0.5, 0.25, 0.125, 0.0625])}
+    fig = figures.line_figure(x, series, title="t", x_title="k", y_title="error", log_x=True, log_y=True,
+                              hover_format=".3g", line_styles={"a": {"color": "#1f77b4", "dash": "dot", "width": 2}},
+                              legend={"orientation": "h", "y": -0.35}, y_axis={"exponentformat": "power"})
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()
+    assert fig.data[0].line.dash == "dot" and fig.data[1].line.dash is None
+    assert fig.layout.legend.y == -0.35 and fig.layout.yaxis.exponentformat == "power"
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.type == "log"
+    wrong = figures.line_figure(x, series, title="t", x_title="k", y_title="error",
+                                line_styles={"a": {"dashes": "dot"}})
+    with pytest.raises(ValueError, match="dashes"):
+        go.Figure(wrong.to_dict())
 
 
 # --------------------------------------------------------------------------- long lines

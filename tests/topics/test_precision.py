@@ -11,6 +11,7 @@ from unittest import mock
 
 import ml_dtypes
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from angle_rounding import HALF_ULP, angle_rounding_tolerance
 from app_runs import open_url
@@ -498,6 +499,18 @@ def test_reference_rows_are_pe_core_rows() -> None:
             for position in k
         ]
         np.testing.assert_array_equal(pr.reference(k, settings), np.array(rows))
+
+
+@pytest.mark.parametrize("log_y", [True, False])
+def test_precision_figure_is_the_figure_plotly_validates(log_y: bool) -> None:
+    # Built without Plotly's validation (explorer.figures.line_figure): built again with it, the same figure.
+    result = pr.errors(SMALL)
+    lines = {key: (result.max_error if log_y else result.telling)[pr.NAMES[key]] for key in pr.SERIES}
+    fig = pr.precision_figure(result.positions, lines, pr.NAMES, title="t", y_title="y", log_y=log_y)
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()
+    assert [(trace.line.color, trace.line.dash) for trace in fig.data] == [
+        (pr.DTYPE_COLOURS[dtype], pr.METHOD_DASHES[method]) for dtype, method in pr.SERIES]
+    assert fig.layout.legend.y == -0.35 and fig.layout.yaxis.exponentformat == ("power" if log_y else None)
 
 
 # --- the page, through streamlit.testing ---------------------------------------------------

@@ -8,6 +8,7 @@ import io
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
 from hypothesis import assume, given, settings
@@ -185,6 +186,9 @@ def test_distance_by_offset_matches_independent_formulas() -> None:
     sse = pe_core.sse_by_offset(offsets.astype(float), 64)
     np.testing.assert_allclose(series[sc.SCHEMES["sinusoid"]], np.sqrt(sse / sse[0]), rtol=1e-9)
     assert set(sc.chart_dashes(series)) == {sc.SCHEMES["scaled"], next(n for n in series if "2L" in n)}
+    fig = sc.scheme_distance_figure(offsets, series, title="t", dashes=sc.chart_dashes(series))
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()  # built without validation: what Plotly validates
+    assert [trace.line.dash for trace in fig.data] == [None, None, "dash", "dot", None, None]
 
 
 # --- reproduce this ----------------------------------------------------------------------
