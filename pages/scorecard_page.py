@@ -124,4 +124,4 @@ def distances_table() -> pd.DataFrame:
 
 
 blocks.downloads("the distances", distances_table, key="scorecard_distances")
-blocks.reproduce(sc.snippet(settings, measured_scorecard(settings, offset).offset))
+blocks.reproduce(lambda: sc.snippet(settings, sc.clamp_offset(offset, L)))
