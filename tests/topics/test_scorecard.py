@@ -232,6 +232,20 @@ def test_shift_in_the_shortest_sentence_is_the_shift_at_L(settings: Settings, of
             assert repr(shortest) == repr(at_l), key
 
 
+def test_distances_that_do_not_depend_on_L_are_computed_once() -> None:
+    sc._distances_free_of_length.cache_clear()
+    cards = {(d, L): sc.distance_by_offset(Settings(d=d, L=L)) for d, L in ((64, 3000), (64, 3100), (66, 3100))}
+    info = sc._distances_free_of_length.cache_info()
+    assert (info.hits, info.misses) == (1, 2)  # the L step was a hit, the other d a miss
+    for (d, L), (offsets, series) in cards.items():  # not stale: each series as computed at its own L
+        settings = Settings(d=d, L=L)
+        for key, rows in sc.scheme_rows(settings).items():
+            P = rows(0, offsets.size + 1, L)
+            distance = np.linalg.norm(P[1:] - P[0], axis=1)
+            np.testing.assert_array_equal(series[sc.SCHEMES[key]], distance / distance[0])
+    assert not np.array_equal(cards[64, 3100][1][sc.SCHEMES["learned"]], cards[66, 3100][1][sc.SCHEMES["learned"]])
+
+
 # --- the chart --------------------------------------------------------------------------
 
 
