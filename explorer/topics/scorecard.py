@@ -367,6 +367,22 @@ def display_table(card: Scorecard) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(CRITERIA.values())).rename_axis("scheme")
 
 
+def reasons_markdown(measurements: Sequence[Measurement]) -> str:
+    """One scheme's criteria as one Markdown text: each criterion in bold with its verdict, and the
+    reason below it in small grey type (as a caption). One element instead of two per criterion:
+    a rerun of the page replays 60 fewer."""
+    return "\n\n".join(
+        f"**{criterion}** {':green[✓ pass]' if m.passed else ':red[✗ fail]'}  \n:small[:gray[{_label(m.reason)}]]"
+        for criterion, m in zip(CRITERIA.values(), measurements, strict=True)
+    )
+
+
+def _label(text: str) -> str:
+    """``text`` as the [label] of a Markdown directive (``:small[...]``): its brackets escaped, so
+    that none ends the label early."""
+    return text.replace("[", r"\[").replace("]", r"\]")
+
+
 def numbers_table(card: Scorecard) -> pd.DataFrame:
     """The same numbers for download: each criterion's value, then whether it passes (1/0)."""
     values = {f"{c}: {m.label}": [] for c, m in zip(CRITERIA, card.results[0][1], strict=True)}

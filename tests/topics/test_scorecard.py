@@ -142,6 +142,22 @@ def test_tables_for_display_and_download(default_card: sc.Scorecard) -> None:
     np.save(io.BytesIO(), numbers.to_numpy(), allow_pickle=False)  # the NPY download works
 
 
+def test_reasons_are_one_markdown_text_per_scheme(default_card: sc.Scorecard) -> None:
+    measurements = dict(default_card.results)["learned"]
+    text = sc.reasons_markdown(measurements)
+    blocks = text.split("\n\n")
+    assert len(blocks) == len(sc.CRITERIA)
+    for block, criterion, m in zip(blocks, sc.CRITERIA.values(), measurements, strict=True):
+        verdict, reason = block.split("  \n")
+        assert verdict == f"**{criterion}** " + (":green[✓ pass]" if m.passed else ":red[✗ fail]")
+        # The reason in small grey type, its brackets escaped: none can close the directive's label.
+        assert reason.startswith(":small[:gray[") and reason.endswith("]]")
+        label = reason.removeprefix(":small[:gray[").removesuffix("]]")
+        assert label.replace("\\[", "").replace("\\]", "").count("[") == 0
+        assert label.replace("\\[", "[").replace("\\]", "]") == m.reason
+    assert "\\[" in sc.reasons_markdown(dict(default_card.results)["sinusoid"])  # ||P[k+1] - P[k]||
+
+
 # --- bounded work ------------------------------------------------------------------------
 
 
