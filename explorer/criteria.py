@@ -186,15 +186,25 @@ def unique(L: int, d: int, n: float, layout: str = "interleaved", convention: st
     return _unique_measurement(distance, offset, L, how)
 
 
-def unique_of(rows: Rows, L: int, *, sample: int | None = None) -> Measurement:
+def closest_pair_of(rows: Rows, count: int, length: int) -> tuple[float, int]:
+    """The smallest distance between two of positions 0..count-1 of a sentence of ``length``
+    positions (every pair compared), and their offset."""
+    return _closest_pair_direct(rows(0, count, length))
+
+
+def unique_of(
+    rows: Rows, L: int, *, sample: int | None = None, closest_pair: Callable[[int], tuple[float, int]] | None = None
+) -> Measurement:
     """Unique per position, for any scheme: every pair among positions 0..sample-1 compared.
 
     With ``sample`` < L the smallest distance over all L positions can only be smaller.
+    ``closest_pair(count)``, if given, is ``closest_pair_of`` for positions 0..count-1,
+    measured instead of reading ``rows`` (a scheme whose pairs do not depend on L caches it).
     """
     if L < 2:
         return _single_position()
     count = L if sample is None else max(2, min(L, sample))
-    distance, offset = _closest_pair_direct(rows(0, count, L))
+    distance, offset = closest_pair_of(rows, count, L) if closest_pair is None else closest_pair(count)
     if count == L:
         how = "every pair of rows compared"
     else:

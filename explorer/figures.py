@@ -489,24 +489,37 @@ def line_figure(
     height: int = 420,
     mode: str = "lines",
     hover_format: str = ".7g",
+    line_styles: dict[str, dict] | None = None,
+    legend: dict | None = None,
+    y_axis: dict | None = None,
 ) -> go.Figure:
-    """Lines (one per named series) over a shared x, hover with exact values."""
+    """Lines (one per named series) over a shared x, hover with exact values; ``line_styles``
+    (series name -> the trace's ``line``), ``legend`` and ``y_axis`` (more y-axis settings)
+    replace or add to the defaults.
+
+    Built as plain dicts (``figure``: a Scatter and a Figure of them validated every value
+    twice, 6 ms for 15 lines, 0.3 ms now).
+    """
+    x = np.asarray(x)
     traces = [
-        go.Scatter(
-            x=np.asarray(x),
-            y=np.asarray(y, dtype=np.float64),
-            name=name,
-            mode=mode,
-            hovertemplate=f"{x_title} = %{{x}}<br>{name} = %{{y:{hover_format}}}<extra></extra>",
-        )
+        {
+            "type": "scatter",
+            "x": x,
+            "y": np.asarray(y, dtype=np.float64),
+            "name": name,
+            "mode": mode,
+            "hovertemplate": f"{x_title} = %{{x}}<br>{name} = %{{y:{hover_format}}}<extra></extra>",
+        }
+        | ({"line": line_styles[name]} if line_styles and name in line_styles else {})
         for name, y in series.items()
     ]
-    layout = _layout(title, x_title, y_title, height) | {"legend": {"orientation": "h", "y": -0.2}}
+    layout = _layout(title, x_title, y_title, height) | {"legend": legend or {"orientation": "h", "y": -0.2}}
     if log_x:
         layout["xaxis"] |= log_axis(x)
     if log_y:
         layout["yaxis"] |= log_axis(np.concatenate([np.ravel(y) for y in series.values()] or [np.ones(1)]))
-    return go.Figure(traces, layout)
+    layout["yaxis"] |= y_axis or {}
+    return figure(traces, layout)
 
 
 

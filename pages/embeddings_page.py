@@ -1,6 +1,8 @@
 """Embeddings + position: a sentence's token embeddings, its PE, their sum, and why the sum
 is needed to tell "the cat chased the mouse" from "the mouse chased the cat"."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from explorer.settings import Settings, format_n
@@ -36,6 +38,9 @@ scale = controls.bool_control("scale", "Multiply embeddings by √d (the paper's
 tokens_a, tokens_b = emb.tokenize(sentence), emb.tokenize(other)
 N = len(tokens_a)
 e_name = "√d·X" if scale else "X"
+# The sentence's length replaces the sidebar's L on this page: with L = N in the settings that
+# key its sections, moving the sidebar's L replays them instead of drawing them again.
+settings = replace(settings, L=N)
 
 
 def sentence_one() -> None:
@@ -72,13 +77,12 @@ def sentence_one() -> None:
 blocks.cached_section("embeddings_sentence", sentence_one, settings, tokens_a, scale)
 blocks.downloads(f"{e_name} + P", lambda: emb.summed_table(emb.sentence_matrices(tokens_a, settings, scale=scale)),
                  key="embeddings_sum")
-blocks.reproduce(emb.reproduce_code(tokens_a, settings, scale=scale, other=tokens_b))
-
-b = emb.sentence_matrices(tokens_b, settings, scale=scale)
+blocks.reproduce(lambda: emb.reproduce_code(tokens_a, settings, scale=scale, other=tokens_b))
 
 
 def word_order_and_sizes() -> None:
     a = emb.sentence_matrices(tokens_a, settings, scale=scale)
+    b = emb.sentence_matrices(tokens_b, settings, scale=scale)
     # (b) ---------------------------------------------------------------------------------
     st.header("Word order: a bag of embeddings cannot see it")
     st.markdown(
@@ -95,7 +99,7 @@ def word_order_and_sizes() -> None:
     col1.metric(labels[0], f"{without.iloc[2]:.3g}", help="Sum over tokens of the embedding rows.")
     col2.metric(labels[1], f"{with_pe.iloc[2]:.3g}", help="Sum over tokens of the rows e + p.")
     col3.metric(labels[2], f"{with_pe.iloc[3]:.3g}", help="Max over tokens, column by column.")
-    st.dataframe(summary.style.format("{:.6g}"))
+    blocks.table(summary, formats=dict.fromkeys(summary.columns, "%.6g"))
     if same_words:
         st.markdown(
             "The two sentences hold the same tokens, so **without PE** their bags are identical: the sum "

@@ -2,6 +2,7 @@
 float8_e5m2) hold the encoding as the position grows, from which position two neighbours can no
 longer be told apart, and what helps with each."""
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -25,53 +26,35 @@ def precision_scan(
     return pr.scan_fastest_pair(dtype, method, w0, window, start, limit)
 
 
-def precision_errors(settings: Settings) -> pr.Errors:
-    """Errors of every format (``pr.DTYPES``) against float64 on ~200 positions up to 10^7.
-
-    Only the "relative" series depend on L (their window), so the others are cached without it.
-    """
-    fixed = precision_series_errors(replace(settings, L=1), False)
-    moving = precision_series_errors(settings, True)
-    order = pr.NAMES.values()
-    return pr.Errors(
-        fixed.positions,
-        {name: {**fixed.max_error, **moving.max_error}[name] for name in order},
-        {name: {**fixed.telling, **moving.telling}[name] for name in order},
-    )
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
-def precision_series_errors(settings: Settings, relative: bool) -> pr.Errors:
-    """precision_errors for the "relative" series, or for all the others."""
+def precision_series(settings: Settings, relative: bool) -> pr.Results:
+    """Errors against float64 on ~200 positions up to 10^7 and the exact search for the first k with
+    P[k] = P[k+1] after rounding (below ``pr.search_limit``) of the "relative" series, or of all the others.
+
+    Only the "relative" series depend on L (their window): the others are asked for with L=1, so
+    an L step computes five series again, not fifteen.
+    """
     series = [key for key in pr.SERIES if (key[1] == "relative") == relative]
-    return pr.errors(settings, series=series)
+    return pr.results(settings, series, scan=precision_scan)
+
+
+@functools.cache  # the page script runs afresh each run: once a run at most, and only if a section draws
+def precision_results() -> pr.Results:
+    """Every series (``pr.SERIES``) for the settings."""
+    return pr.merged(precision_series(replace(settings, L=1), False), precision_series(settings, True))
+
+
+@functools.cache
+def summary_table() -> pd.DataFrame:
+    """The summary of every series (numbers), once a run."""
+    result = precision_results()
+    return pr.summary_table(result.errors, result.neighbours)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
     """The same errors for one column of P."""
     return pr.column_errors(settings, column)
-
-
-def precision_neighbours(settings: Settings) -> dict[str, pr.Neighbours]:
-    """First k with P[k] = P[k+1] after rounding, per dtype and method (exact, below ``pr.search_limit``).
-
-    Only the "relative" method depends on L (its window of positions), so the others are
-    cached without it: an L step searches again for five series, not fifteen.
-    """
-    return {
-        pr.series_name(dtype, method): precision_neighbour(
-            settings if method == "relative" else replace(settings, L=1), dtype, method
-        )
-        for dtype in pr.DTYPES
-        for method in pr.METHODS
-    }
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def precision_neighbour(settings: Settings, dtype: str, method: str) -> pr.Neighbours:
-    """precision_neighbours for one dtype and method."""
-    return pr.neighbours(settings, dtype, method, scan=precision_scan)
 
 
 settings: Settings = st.session_state["settings"]
@@ -114,7 +97,7 @@ blocks.cached_section("precision_formats", formats)
 
 def errors() -> None:
     st.header("Error against float64, up to position 10⁷")
-    result = precision_errors(settings)
+    result = precision_results().errors
     lines = {key: result.max_error[pr.NAMES[key]] for key in pr.SERIES}
     blocks.chart(
         precision.precision_figure(
@@ -132,9 +115,8 @@ def errors() -> None:
         "is unrelated to the true one."
     )
 
-    found = precision_neighbours(settings)
-    summary = pr.summary_table(result, found)
-    blocks.table(pr.display_summary(summary), titles=pr.TABLE_TITLES, names_px=pr.SUMMARY_NAMES_PX,
+    found = precision_results().neighbours
+    blocks.table(pr.display_summary(summary_table()), titles=pr.TABLE_TITLES, names_px=pr.SUMMARY_NAMES_PX,
                  height="content")  # all fifteen rows, no inner scroll
 
     st.header("From which position are two neighbours the same?")
@@ -191,21 +173,20 @@ def column_section() -> None:
     blocks.cached_section("precision_column", lambda: column_errors(column_index), settings, column_index)
     blocks.downloads(
         f"column {column_index}'s errors",
-        lambda: pd.DataFrame(precision_column(settings, column_index),
-                             index=pd.Index(precision_errors(settings).positions, name="position k")),
+        lambda: pd.DataFrame(precision_column(settings, column_index), index=pd.Index(pr.grid(), name="position k")),
         key="precision_column",
     )
 
 
 def column_errors(column_index: int) -> None:
-    result = precision_errors(settings)
+    positions = pr.grid()  # pr.column_errors' positions
     pair_of, is_sine = pe_core.column_pairs(d, settings.layout)
     w = cached.frequencies(settings)
     pair = int(pair_of[column_index])
     by_column = precision_column(settings, column_index)
     blocks.chart(
         precision.precision_figure(
-            result.positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
+            positions, {key: by_column[pr.NAMES[key]] for key in pr.SERIES}, pr.NAMES,
             title=f"|P̃[k, {column_index}] − P[k, {column_index}]|: {'sin' if is_sine[column_index] else 'cos'} of "
             f"pair {pair}, ω = {w[pair]:.4g} rad/position",
             y_title="absolute error (log scale)",
@@ -215,12 +196,8 @@ def column_errors(column_index: int) -> None:
     st.caption("An error of exactly 0 is not drawn on the log scale.")
 
 
-def summary_table() -> pd.DataFrame:
-    return pr.summary_table(precision_errors(settings), precision_neighbours(settings))
-
-
 blocks.downloads("the summary", summary_table, key="precision_summary")
-blocks.downloads("the errors by position", lambda: pr.errors_table(precision_errors(settings)),
+blocks.downloads("the errors by position", lambda: pr.errors_table(precision_results().errors),
                  key="precision_errors")
 blocks.fragment(column_section)
 

@@ -75,11 +75,7 @@ def scorecard_table() -> None:
     st.header("Why each verdict")
     tabs = st.tabs([sc.SCHEMES[key] for key, _ in card.results])
     for tab, (_, measurements) in zip(tabs, card.results, strict=True):
-        with tab:
-            for criterion, m in zip(sc.CRITERIA.values(), measurements, strict=True):
-                verdict = ":green[✓ pass]" if m.passed else ":red[✗ fail]"
-                st.markdown(f"**{criterion}** {verdict}")
-                st.caption(m.reason)
+        tab.markdown(sc.reasons_markdown(measurements))
 
     with st.expander("What was measured, and on which positions", icon=":material/info:"):
         st.markdown("\n".join(f"- {line}" for line in sc.sampling_notes(settings, card.offset)))
@@ -124,4 +120,4 @@ def distances_table() -> pd.DataFrame:
 
 
 blocks.downloads("the distances", distances_table, key="scorecard_distances")
-blocks.reproduce(sc.snippet(settings, measured_scorecard(settings, offset).offset))
+blocks.reproduce(lambda: sc.snippet(settings, sc.clamp_offset(offset, L)))

@@ -33,6 +33,7 @@ from explorer.figures import (
     MARGIN,
     chart_title,
     encoding_axis_labels,
+    figure,
     group_columns,
     heatmap_figure,
     tick_subset,
@@ -351,46 +352,58 @@ def sentence_heatmap(
 
 
 def norms_figure(norms: pd.DataFrame, *, d: int) -> go.Figure:
-    """Per token: bars of ‖x_k‖, ‖√d·x_k‖ and ‖p_k‖, with the exact √(d/2) marked."""
+    """Per token: bars of ‖x_k‖, ‖√d·x_k‖ and ‖p_k‖, with the exact √(d/2) marked.
+
+    Built as plain dicts (``figures.figure``: add_hline and the update_ calls validated the
+    whole figure again, ~15 ms).
+    """
     labels, ticks = row_labels(list(norms["token"]))
-    fig = go.Figure()
-    for column in ("‖x_k‖", "‖√d·x_k‖", "‖p_k‖"):
-        fig.add_trace(go.Bar(
-            x=labels, y=norms[column].to_numpy(dtype=np.float64), name=column,
-            hovertemplate=f"%{{x}}<br>{column} = %{{y:.10g}}<extra></extra>",
-        ))
-    if d % 2 == 0:
-        fig.add_hline(y=pe_row_norm(d), line_dash="dot", annotation_text=f"√(d/2) = {pe_row_norm(d):.6g}",
-                      annotation_position="top left")
-    fig.update_layout(
-        title=chart_title(f"Sizes per token (d={d})"), barmode="group", height=360,
-        margin=MARGIN | {"b": 105}, yaxis_title="Euclidean norm", xaxis_title="token",  # the legend below
-        legend={"orientation": "h", "y": -0.3}, hoverlabel={"namelength": -1},
-    )
-    fig.update_xaxes(type="category", tickmode="array", tickvals=labels, ticktext=ticks)
-    return fig
+    bars = [
+        {"type": "bar", "x": labels, "y": norms[column].to_numpy(dtype=np.float64), "name": column,
+         "hovertemplate": f"%{{x}}<br>{column} = %{{y:.10g}}<extra></extra>"}
+        for column in ("‖x_k‖", "‖√d·x_k‖", "‖p_k‖")
+    ]
+    layout = {
+        "title": chart_title(f"Sizes per token (d={d})"), "barmode": "group", "height": 360,
+        "margin": MARGIN | {"b": 105},  # the legend below
+        "yaxis": {"title": {"text": "Euclidean norm"}},
+        "xaxis": {"title": {"text": "token"}, "type": "category", "tickmode": "array", "tickvals": labels,
+                  "ticktext": ticks},
+        "legend": {"orientation": "h", "y": -0.3}, "hoverlabel": {"namelength": -1},
+    }
+    if d % 2 == 0:  # a dotted line across the plot at √(d/2), labelled above its left end
+        norm = pe_row_norm(d)
+        layout["shapes"] = [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": norm,
+                             "y1": norm, "line": {"dash": "dot"}}]
+        layout["annotations"] = [{"text": f"√(d/2) = {norm:.6g}", "showarrow": False, "xref": "x domain", "x": 0,
+                                  "xanchor": "left", "yref": "y", "y": norm, "yanchor": "bottom"}]
+    return figure(bars, layout)
 
 
 def moves_figure(moves: pd.DataFrame) -> go.Figure:
-    """How far each token copy's vector moved between the sentences, with PE (0 without)."""
+    """How far each token copy's vector moved between the sentences, with PE (0 without).
+
+    Built as plain dicts, as ``norms_figure``.
+    """
     both = moves.dropna(subset=["distance with PE"])
     copies = list(zip(both["token"], both["copy"], both["position in 1"], both["position in 2"], strict=True))
     labels = [f"{plotly_text(str(t))} #{c} (k {a}→{b})" for t, c, a, b in copies]
     # Tick labels with the token cut as on the other charts: a long token's label pushed the
     # axis title off the chart ("token cop"); hover shows it whole.
     ticks = [f"{short_token(str(t))} #{c} (k {a}→{b})" for t, c, a, b in copies]
-    fig = go.Figure(go.Bar(
-        x=both["distance with PE"].to_numpy(dtype=np.float64), y=labels, orientation="h", name="with PE",
-        hovertemplate="%{y}<br>‖row in 2 − row in 1‖ = %{x:.10g}<extra></extra>",
-    ))
-    fig.update_layout(
-        title=chart_title("How far each token's vector moved (with PE; exactly 0 without)"),
-        height=max(240, 100 + 22 * len(labels)), margin=dict(MARGIN),
-        xaxis_title="‖(e + p_k′) − (e + p_k)‖ = ‖p_k′ − p_k‖", yaxis_title="token copy",
-        hoverlabel={"namelength": -1},
-    )
-    fig.update_yaxes(type="category", autorange="reversed", tickmode="array", tickvals=labels, ticktext=ticks)
-    return fig
+    bar = {
+        "type": "bar", "x": both["distance with PE"].to_numpy(dtype=np.float64), "y": labels, "orientation": "h",
+        "name": "with PE", "hovertemplate": "%{y}<br>‖row in 2 − row in 1‖ = %{x:.10g}<extra></extra>",
+    }
+    layout = {
+        "title": chart_title("How far each token's vector moved (with PE; exactly 0 without)"),
+        "height": max(240, 100 + 22 * len(labels)), "margin": dict(MARGIN),
+        "xaxis": {"title": {"text": "‖(e + p_k′) − (e + p_k)‖ = ‖p_k′ − p_k‖"}},
+        "yaxis": {"title": {"text": "token copy"}, "type": "category", "autorange": "reversed", "tickmode": "array",
+                  "tickvals": labels, "ticktext": ticks},
+        "hoverlabel": {"namelength": -1},
+    }
+    return figure([bar], layout)
 
 
 def summed_table(m: SentenceMatrices) -> pd.DataFrame:

@@ -150,7 +150,20 @@ def pair_values(k: object, w: np.ndarray, dtype: str, method: str, window: int =
             window = max(int(window), 1)
             first = (k // window) * window
             theta = relative_angles(relative_phase(first, w, dtype), k - first, w, dtype)
+        return _sin_cos_in(theta, dtype)
+
+
+def _sin_cos_in(theta: np.ndarray, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """sin and cos of the dtype's angles, in float32, rounded to the dtype."""
+    with np.errstate(over="ignore", invalid="ignore"):
         return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
+
+
+def window_phase(first: np.ndarray, w: np.ndarray) -> np.ndarray:
+    r""":math:`\mathrm{first}\cdot\omega_i \bmod 2\pi` in float64, shape ``first.shape + (len(w),)``:
+    ``relative_phase`` before its rounding to a dtype (the same for every dtype)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.mod(np.asarray(first, dtype=np.int64)[..., None].astype(np.float64) * w, 2 * np.pi)
 
 
 def relative_phase(first: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
@@ -158,7 +171,7 @@ def relative_phase(first: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
     :math:`\mathrm{R}(\mathrm{first}\cdot\omega_i \bmod 2\pi)`, in float64 then rounded to the
     dtype. Shape ``first.shape + (len(w),)``."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return round_to(np.mod(np.asarray(first, dtype=np.int64)[..., None].astype(np.float64) * w, 2 * np.pi), dtype)
+        return round_to(window_phase(first, w), dtype)
 
 
 def relative_angles(phase: np.ndarray, offset: np.ndarray, w: np.ndarray, dtype: str) -> np.ndarray:
@@ -222,23 +235,36 @@ def errors(
     """Errors of every dtype and method (or of ``series``) against float64 on the grid (~200 positions x d).
 
     The float64 sines and cosines of k and k+1 are computed once: they are the reference rows,
-    and rounded to each dtype they are the "cast" series (as ``pair_values`` rounds them).
+    and rounded to each dtype they are the "cast" series (as ``pair_values`` rounds them); the
+    "relative" windows' float64 phases too (``window_phase``), rounded to each dtype. The rows
+    themselves are never put together: the layout only orders the columns, so the largest error
+    and the count of differing columns are those of the sines and of the cosines (an odd d's
+    last pair is a lone sine).
     """
     k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
     both = np.concatenate([k, k + 1])
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)
     sin64, cos64 = pe_core.sin_cos_outer(both.astype(np.float64), w)
-    exact = _rows(sin64[: k.size], cos64[: k.size], settings)
+    cosines = settings.d // 2
+    window = max(int(settings.L), 1)
+    first = (both // window) * window  # the "relative" windows
+    phase = window_phase(first, w) if any(method == "relative" for _, method in series) else None
     max_error, telling = {}, {}
     for dtype, method in series:
         if method == "cast":
-            pairs = round_to(sin64, dtype), round_to(cos64, dtype)
+            sin, cos = round_to(sin64, dtype), round_to(cos64, dtype)
+        elif method == "relative":
+            sin, cos = _sin_cos_in(relative_angles(round_to(phase, dtype), both - first, w, dtype), dtype)
         else:
-            pairs = pair_values(both, w, dtype, method, settings.L)
-        rows = _rows(*pairs, settings)
-        here, there = rows[: k.size], rows[k.size :]
-        max_error[NAMES[dtype, method]] = np.abs(here - exact).max(axis=1)  # NaN if any value is not finite
-        telling[NAMES[dtype, method]] = np.count_nonzero(here != there, axis=1).astype(np.float64)
+            sin, cos = pair_values(both, w, dtype, method, window)
+        # NaN if any value is not finite: np.max and np.maximum keep it.
+        error = np.abs(sin[: k.size] - sin64[: k.size]).max(axis=1)
+        differ = np.count_nonzero(sin[: k.size] != sin[k.size :], axis=1)
+        if cosines:
+            error = np.maximum(error, np.abs(cos[: k.size, :cosines] - cos64[: k.size, :cosines]).max(axis=1))
+            differ += np.count_nonzero(cos[: k.size, :cosines] != cos[k.size :, :cosines], axis=1)
+        max_error[NAMES[dtype, method]] = error
+        telling[NAMES[dtype, method]] = differ.astype(np.float64)
     return Errors(k, max_error, telling)
 
 
@@ -443,20 +469,24 @@ class _RelativeRuns:
         return k[(k >= a) & (k < b)]
 
 
-#: Candidates confirmed at a time, in order: the first batch usually holds the answer.
-CONFIRM_BATCH = 256
+#: Candidates confirmed at a time, in order: the first batch usually holds the answer, often as
+#: its first candidate (while the coarse formats' runs of equal neighbours would carry a large
+#: batch through every pair), so batches start small and double.
+FIRST_CONFIRM_BATCH, CONFIRM_BATCH = 16, 256
 
 
 def _confirm(candidates: np.ndarray, settings: Settings, dtype: str, method: str, window: int) -> int | None:
     """The first candidate whose every value equals its neighbour's, pair by pair (fastest first).
 
-    Candidates go in order, a batch at a time, so that a long run of matches after the first
-    one costs nothing.
+    Candidates go in order, a batch at a time (FIRST_CONFIRM_BATCH, doubling to CONFIRM_BATCH),
+    so that a long run of matches after the first one costs nothing.
     """
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)
     cosine_pairs = settings.d // 2  # an odd d's last pair is a lone sine
-    for first in range(0, candidates.size, CONFIRM_BATCH):
-        alive = candidates[first : first + CONFIRM_BATCH]
+    first, batch = 0, FIRST_CONFIRM_BATCH
+    while first < candidates.size:
+        alive = candidates[first : first + batch]
+        first, batch = first + batch, min(2 * batch, CONFIRM_BATCH)
         # Pairs 1, then 2, 4, 8 ... at a time: most candidates fail on the first pairs, and
         # the few left are checked in a handful of vectorised calls instead of one per pair.
         i, size = 1, 1
@@ -507,6 +537,37 @@ def neighbours(
             return Neighbours(match, nonfinite, limit)
         start = found.stop
     return Neighbours(None, nonfinite, limit)
+
+
+@dataclass(frozen=True)
+class Results:
+    """What the page shows of some series: their errors on the grid and their neighbour searches (by name)."""
+
+    errors: Errors
+    neighbours: dict[str, Neighbours]
+
+
+def results(
+    settings: Settings, series: Sequence[tuple[str, str]] = SERIES, *, scan: Callable[..., PairScan] = scan_fastest_pair
+) -> Results:
+    """``errors`` and ``neighbours`` of each of ``series`` for the settings, in one go."""
+    return Results(
+        errors(settings, series=series),
+        {NAMES[dtype, method]: neighbours(settings, dtype, method, scan=scan) for dtype, method in series},
+    )
+
+
+def merged(*parts: Results) -> Results:
+    """The results of several groups of series (on the same grid) as one, in SERIES order."""
+    max_error = {name: part.errors.max_error[name] for part in parts for name in part.errors.max_error}
+    telling = {name: part.errors.telling[name] for part in parts for name in part.errors.telling}
+    found = {name: part.neighbours[name] for part in parts for name in part.neighbours}
+    order = [name for name in NAMES.values() if name in max_error]
+    return Results(
+        Errors(parts[0].errors.positions, {name: max_error[name] for name in order},
+               {name: telling[name] for name in order}),
+        {name: found[name] for name in order},
+    )
 
 
 # ------------------------------------------------------------------------------ formats
@@ -764,7 +825,7 @@ def precision_figure(
 ) -> go.Figure:
     """Lines of ``lines[(dtype, method)]`` against the positions, on a log position axis. Tall
     enough for the legend below it: on a phone its 15 entries are a column of 15 rows."""
-    fig = line_figure(
+    return line_figure(
         np.asarray(positions),
         {names[key]: y for key, y in lines.items()},
         title=title,
@@ -774,12 +835,13 @@ def precision_figure(
         log_y=log_y,
         height=height,
         hover_format=hover_format,
+        line_styles={
+            names[dtype, method]: {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"),
+                                   "width": 2}
+            for dtype, method in lines
+        },
+        # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
+        # -0.25 put the legend's first row on the axis title.
+        legend={"orientation": "h", "y": -0.35},
+        y_axis={"exponentformat": "power"} if log_y else None,
     )
-    for trace, (dtype, method) in zip(fig.data, lines, strict=True):
-        trace.line = {"color": DTYPE_COLOURS.get(dtype), "dash": METHOD_DASHES.get(method, "solid"), "width": 2}
-    if log_y:
-        fig.update_yaxes(exponentformat="power")
-    # The gap above the legend is a fraction of the plot's height: on a phone's shorter plot,
-    # -0.25 put the legend's first row on the axis title.
-    fig.update_layout(legend={"orientation": "h", "y": -0.35})
-    return fig

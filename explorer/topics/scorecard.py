@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,8 @@ MAX_SHIFT_ROWS = 1024
 #: Largest offset delta offered on the page (and rows the offset chart draws).
 MAX_OFFSET = 256
 CHART_OFFSETS = 512
+#: Entries of each cache of measurements that do not depend on the length L (a few hundred bytes each).
+MEASUREMENT_CACHE = 64
 
 #: Seed 004's arguments, said where the measurement shows them.
 _NOTES: dict[tuple[str, str], str] = {
@@ -151,6 +153,21 @@ def learned_largest_abs(ranges: Sequence[tuple[int, int]], d: int, seed: int = L
     last = max(first + count for first, count in ranges)
     table = learned_rows(last, d, seed)(0, last, last)
     return max(float(np.abs(table[first : first + count]).max()) for first, count in ranges)
+
+
+@functools.lru_cache(maxsize=MEASUREMENT_CACHE)
+def learned_closest_pair(d: int, count: int, seed: int = LEARNED_SEED) -> tuple[float, int]:
+    """``criteria.closest_pair_of`` the learned table's first ``count`` rows: the first values
+    of one random stream whatever the table's length L, so an L step reads it from here."""
+    return criteria.closest_pair_of(learned_rows(count, d, seed), count, count)
+
+
+@functools.lru_cache(maxsize=8)
+def binary_closest_pair(count: int) -> tuple[float, int]:
+    """``criteria.closest_pair_of`` the binary codes of 0..count-1, for every d and L: a longer
+    sentence only adds high bits, 0 at these positions, and the squared differences (0 or 1)
+    add up exactly in any order, so its distances are these, to the bit."""
+    return criteria.closest_pair_of(binary_rows, count, count)
 
 
 def scheme_rows(settings: Settings) -> dict[str, Rows]:
@@ -238,11 +255,11 @@ def _with_note(m: Measurement, note: str | None) -> Measurement:
     return m if not note else Measurement(m.key, m.title, m.label, m.value, m.passed, f"{m.reason} {note}")
 
 
-def _learned_seed_note(settings: Settings, p: Plan) -> str:
-    """How much of the table another initialisation (another training run) changes."""
-    count = p.deterministic_count
-    ours = learned_rows(settings.L, settings.d)(0, count, settings.L)
-    other = learned_rows(settings.L, settings.d, LEARNED_SEED + 1)(0, count, settings.L)
+@functools.lru_cache(maxsize=MEASUREMENT_CACHE)
+def _learned_seed_note(d: int, count: int) -> str:
+    """How much of the table's first ``count`` rows another initialisation (another training run) changes."""
+    ours = learned_rows(count, d)(0, count, count)
+    other = learned_rows(count, d, LEARNED_SEED + 1)(0, count, count)
     share = float(np.mean(ours != other))
     return (
         f"Identical because the seed is fixed, as a stored checkpoint is; another initialisation "
@@ -250,8 +267,42 @@ def _learned_seed_note(settings: Settings, p: Plan) -> str:
     )
 
 
+def _linear_shift(key: str, rows: Rows, settings: Settings, offset: int, *, length: int, fit: int, test: int
+                  ) -> Measurement:
+    """``criteria.linear_shift_of`` of one scheme in a sentence of ``length``; the sinusoid's with its known M(δ)."""
+    s = settings
+    known_map: Callable[[np.ndarray], np.ndarray] | None = None
+    if key == "sinusoid" and s.d % 2 == 0:
+        def known_map(X: np.ndarray) -> np.ndarray:
+            return pe_core.shift(X, offset, s.n, layout=s.layout, convention=s.convention)
+    return criteria.linear_shift_of(
+        rows, length, offset=offset, fit=fit, test=test, known_map=known_map,
+        map_name="M(δ) rotating every sine/cosine pair by δ·ω_i (pe_core.shift)",
+    )
+
+
+#: Schemes whose first rows do not depend on the sentence's length (the learned table's
+#: length only ends it): their shift is measured once for every L.
+_LENGTH_FREE_SHIFT = ("sinusoid", "learned")
+
+
+@functools.lru_cache(maxsize=MEASUREMENT_CACHE)
+def _length_free_shift(key: str, settings: Settings, offset: int, fit: int, test: int) -> Measurement:
+    """``_linear_shift`` of a scheme of ``_LENGTH_FREE_SHIFT`` in the shortest sentence that holds its
+    pairs, ``settings.L`` = offset + 2 fit: ``linear_shift_of`` reads positions 0..fit+test+offset-1
+    only, and with the plan's fit <= (L - offset) / 2 and test <= fit it measures those same pairs,
+    and says the same, at every L (the learned table's rows are the first of one random stream).
+    The SVD of the learned table's least-squares fit is then paid once per d and offset, not per L."""
+    rows = scheme_rows(settings)[key]
+    return _linear_shift(key, rows, settings, offset, length=settings.L, fit=fit, test=test)
+
+
 def evaluate(settings: Settings, offset: int = 1) -> Scorecard:
-    """Measure every criterion for every scheme (about 0.2 s at L=16384, d=2048)."""
+    """Measure every criterion for every scheme (about 0.2 s at L=16384, d=2048).
+
+    What does not depend on L (the sinusoid's closest pair, the learned table's closest pair,
+    both schemes' shift, the learned table's seed note) is cached by what it depends on.
+    """
     offset = clamp_offset(offset, settings.L)
     L, s = settings.L, settings
     plans = plan(settings, offset)
@@ -261,31 +312,34 @@ def evaluate(settings: Settings, offset: int = 1) -> Scorecard:
         "sinusoid": lambda ranges: criteria.sinusoid_largest_abs(ranges, s.d, s.n, s.convention),
         "learned": lambda ranges: learned_largest_abs(ranges, s.d),
     }
+    closest_pairs: dict[str, Callable[[int], tuple[float, int]]] = {
+        "binary": binary_closest_pair,
+        "learned": functools.partial(learned_closest_pair, s.d),
+    }
     results = []
     for key, rows in scheme_rows(settings).items():
         p = plans[key]
         if key == "sinusoid":
             unique = criteria.unique(L, s.d, s.n, s.layout, s.convention)
         else:
-            unique = criteria.unique_of(rows, L, sample=p.unique_sample)
-        known_map: Callable[[np.ndarray], np.ndarray] | None = None
-        if key == "sinusoid" and s.d % 2 == 0:
-            def known_map(X: np.ndarray) -> np.ndarray:
-                return pe_core.shift(X, offset, s.n, layout=s.layout, convention=s.convention)
+            unique = criteria.unique_of(rows, L, sample=p.unique_sample, closest_pair=closest_pairs.get(key))
+        if key in _LENGTH_FREE_SHIFT and p.shift_fit >= 1 and p.shift_test >= 1:
+            shortest = replace(settings, L=offset + 2 * p.shift_fit)
+            shift = _length_free_shift(key, shortest, offset, p.shift_fit, p.shift_test)
+        else:
+            shift = _linear_shift(key, rows, settings, offset, length=p.shift_length, fit=p.shift_fit,
+                                  test=p.shift_test)
         measurements = [
             unique,
             criteria.bounded_of(rows, L, p.width, far=far, ranges=p.bounded_ranges, largest_abs=largest_abs.get(key)),
             criteria.consistent_of(rows, L, offset=offset),
             criteria.deterministic_of(rows, L, starts=p.deterministic_starts, count=p.deterministic_count),
             criteria.defined_beyond_of(rows, L, probes=(L, far), width=p.width),
-            criteria.linear_shift_of(
-                rows, p.shift_length, offset=offset, fit=p.shift_fit, test=p.shift_test, known_map=known_map,
-                map_name="M(δ) rotating every sine/cosine pair by δ·ω_i (pe_core.shift)",
-            ),
+            shift,
         ]
         notes = {c: _NOTES.get((key, c)) for c in CRITERIA}
         if key == "learned":
-            notes["deterministic"] = _learned_seed_note(settings, p)
+            notes["deterministic"] = _learned_seed_note(s.d, p.deterministic_count)
         results.append((key, tuple(_with_note(m, notes[c]) for m, c in zip(measurements, CRITERIA, strict=True))))
     return Scorecard(settings=settings, offset=offset, results=tuple(results))
 
@@ -311,6 +365,22 @@ def display_table(card: Scorecard) -> pd.DataFrame:
         for key, ms in card.results
     }
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(CRITERIA.values())).rename_axis("scheme")
+
+
+def reasons_markdown(measurements: Sequence[Measurement]) -> str:
+    """One scheme's criteria as one Markdown text: each criterion in bold with its verdict, and the
+    reason below it in small grey type (as a caption). One element instead of two per criterion:
+    a rerun of the page replays 60 fewer."""
+    return "\n\n".join(
+        f"**{criterion}** {':green[✓ pass]' if m.passed else ':red[✗ fail]'}  \n:small[:gray[{_label(m.reason)}]]"
+        for criterion, m in zip(CRITERIA.values(), measurements, strict=True)
+    )
+
+
+def _label(text: str) -> str:
+    """``text`` as the [label] of a Markdown directive (``:small[...]``): its brackets escaped, so
+    that none ends the label early."""
+    return text.replace("[", r"\[").replace("]", r"\]")
 
 
 def numbers_table(card: Scorecard) -> pd.DataFrame:
@@ -394,17 +464,34 @@ def distance_by_offset(settings: Settings, max_offset: int = CHART_OFFSETS) -> t
     offsets = np.arange(1, count + 1)
     if count < 1:
         return offsets, {}
+    free_of_length = _distances_free_of_length(replace(settings, L=count + 1))
     series: dict[str, np.ndarray] = {}
     for key, rows in scheme_rows(settings).items():
+        if key != "scaled":
+            series[SCHEMES[key]] = free_of_length[key].copy()
+            continue
         P = rows(0, count + 1, L)
         distance = np.linalg.norm(P[1:] - P[0], axis=1)
         series[SCHEMES[key]] = distance / distance[0]
-        if key == "scaled":
-            longer = rows(0, count + 1, 2 * L)
-            series[f"{SCHEMES[key]}, in a sentence of 2L = {2 * L:,}"] = (
-                np.linalg.norm(longer[1:] - longer[0], axis=1) / distance[0]
-            )
+        longer = rows(0, count + 1, 2 * L)
+        series[f"{SCHEMES[key]}, in a sentence of 2L = {2 * L:,}"] = (
+            np.linalg.norm(longer[1:] - longer[0], axis=1) / distance[0]
+        )
     return offsets, series
+
+
+@functools.lru_cache(maxsize=16)
+def _distances_free_of_length(settings: Settings) -> dict[str, np.ndarray]:
+    """``distance_by_offset``'s series of every scheme but scaled positions (k / (L - 1) changes with
+    L), over offsets 1..settings.L - 1: the same in any longer sentence (the binary codes' extra high
+    bits are 0 here, and squares of 0 and ±1 add up exactly), so cached without it."""
+    series = {}
+    for key, rows in scheme_rows(settings).items():
+        if key != "scaled":
+            P = rows(0, settings.L, settings.L)
+            distance = np.linalg.norm(P[1:] - P[0], axis=1)
+            series[key] = distance / distance[0]
+    return series
 
 
 def chart_dashes(series: dict[str, np.ndarray]) -> dict[str, str]:
@@ -607,12 +694,9 @@ def scheme_distance_figure(
 ) -> go.Figure:
     """The scorecard's distance by offset, one line per scheme, log-log; ``dashes`` tells
     apart lines that coincide (integer and scaled positions grow alike within one length)."""
-    fig = line_figure(
+    return line_figure(
         np.asarray(offsets), series, title=title, x_title="offset δ (positions)",
         y_title="distance ÷ distance at δ = 1", log_x=True, log_y=True, hover_format=".4g",
+        line_styles={name: {"dash": dash, "width": 3} for name, dash in (dashes or {}).items()},
+        legend={"orientation": "h", "y": -0.25},
     )
-    for trace in fig.data:
-        if dashes and trace.name in dashes:
-            trace.line = {"dash": dashes[trace.name], "width": 3}
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
-    return fig

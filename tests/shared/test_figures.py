@@ -155,6 +155,24 @@ def test_log_axes_on_short_ranges_label_only_1_2_5(values: np.ndarray, ticks: li
     assert fig.layout.legend.orientation == "h" and fig.layout.title.text == "t"
 
 
+def test_line_figure_is_the_figure_plotly_validates() -> None:
+    """line_figure builds its figure without Plotly's validation: built again with it, the figure
+    is the same, and a wrong key is caught there."""
+    x = np.array([1, 10, 100, 1000])
+    series = {"a": np.array([1.0, 2.0, np.nan, 4.0]), "b": np.array([0.5, 0.25, 0.125, 0.0625])}
+    fig = figures.line_figure(x, series, title="t", x_title="k", y_title="error", log_x=True, log_y=True,
+                              hover_format=".3g", line_styles={"a": {"color": "#1f77b4", "dash": "dot", "width": 2}},
+                              legend={"orientation": "h", "y": -0.35}, y_axis={"exponentformat": "power"})
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()
+    assert fig.data[0].line.dash == "dot" and fig.data[1].line.dash is None
+    assert fig.layout.legend.y == -0.35 and fig.layout.yaxis.exponentformat == "power"
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.type == "log"
+    wrong = figures.line_figure(x, series, title="t", x_title="k", y_title="error",
+                                line_styles={"a": {"dashes": "dot"}})
+    with pytest.raises(ValueError, match="dashes"):
+        go.Figure(wrong.to_dict())
+
+
 # --------------------------------------------------------------------------- long lines
 
 
@@ -235,7 +253,8 @@ def test_long_titles_wrap_between_words_to_lines_a_phone_holds() -> None:
 
 
 def test_fit_title_makes_room_for_the_lines_it_adds_and_keeps_the_plot() -> None:
-    fig = figures.line_figure(np.arange(3), {"a": np.arange(3.0)}, title=LONG_TITLE, x_title="k", y_title="v")
+    # Validated go.Figure, title set and not yet fitted (figures.figure fits it as it builds).
+    fig = go.Figure(layout={"title": figures.chart_title(LONG_TITLE), "height": 420, "margin": {"t": 60}})
     height, top, pad = fig.layout.height, fig.layout.margin.t, fig.layout.title.pad.t
     figures.fit_title(fig)
     assert fig.layout.title.text == figures.wrapped(LONG_TITLE)

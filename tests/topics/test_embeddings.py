@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from angle_rounding import HALF_ULP
 from app_runs import open_url
@@ -266,6 +267,24 @@ def test_figures_at_d_2048_stay_in_budget() -> None:
         assert z.shape == (32, emb.MAX_DRAWN_COLUMNS) and z.size <= HEATMAP_CELLS
 
 
+@pytest.mark.parametrize("d", [8, 7])
+def test_bar_charts_are_the_figures_plotly_validates(d: int) -> None:
+    # Built without Plotly's validation: built again with it, the same figures.
+    settings = Settings(d=d)
+    a, b = matrices("<b>the</b> cat sat", settings), matrices("cat <b>the</b> sat on", settings)
+    norms, moves = emb.norms_figure(emb.norms_table(a), d=d), emb.moves_figure(emb.token_moves(a, b))
+    for fig in (norms, moves):
+        assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()
+    assert [trace.name for trace in norms.data] == ["‖x_k‖", "‖√d·x_k‖", "‖p_k‖"]
+    assert list(norms.layout.xaxis.ticktext) == ["0: &lt;b&gt;the&lt;/b&gt;", "1: cat", "2: sat"]
+    # The exact ‖p_k‖ = √(d/2), marked across the plot, for an even d only.
+    assert [shape.y0 for shape in norms.layout.shapes] == ([math.sqrt(d // 2)] if d % 2 == 0 else [])
+    assert [note.text for note in norms.layout.annotations] == ([f"√(d/2) = {math.sqrt(d // 2):.6g}"] if d % 2 == 0
+                                                                else [])
+    assert list(moves.data[0].y) == ["&lt;b&gt;the&lt;/b&gt; #1 (k 0→1)", "cat #1 (k 1→0)", "sat #1 (k 2→2)"]
+    np.testing.assert_array_equal(moves.data[0].x, emb.token_moves(a, b)["distance with PE"].to_numpy()[:3])
+
+
 def test_reduced_columns_are_block_means_of_one_kind() -> None:
     settings = Settings(d=2048)
     m = matrices("the cat", settings)
@@ -335,6 +354,24 @@ def test_reproduce_snippet_is_standalone() -> None:
 
 
 # --- the page ------------------------------------------------------------------------------
+
+
+def test_an_L_step_replays_the_page_and_another_d_draws_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The sentence's length replaces L: its sections are cached without the sidebar's L.
+    computed = []
+    real = emb.sentence_matrices
+    monkeypatch.setattr(emb, "sentence_matrices", lambda tokens, *args, **kwargs: computed.append(tokens)
+                        or real(tokens, *args, **kwargs))
+    query = {"sentence": "an L step replays", "other": "replays an L step"}
+    first = open_url("embeddings", query | {"L": "100", "d": "24"})
+    assert computed and not first.exception
+    drawn = len(computed)
+    moved = open_url("embeddings", query | {"L": "5000", "d": "24"})
+    assert len(computed) == drawn, "an L step drew the page again"
+    charts = [[chart.proto.spec for chart in at.get("plotly_chart")] for at in (first, moved)]
+    assert charts[0] == charts[1] and len(charts[0]) == 5
+    other = open_url("embeddings", query | {"L": "5000", "d": "26"})
+    assert len(computed) > drawn and [chart.proto.spec for chart in other.get("plotly_chart")] != charts[0]
 
 
 def test_page_shows_hostile_text_only_as_data() -> None:

@@ -11,6 +11,8 @@ from unittest import mock
 
 import ml_dtypes
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from angle_rounding import HALF_ULP, angle_rounding_tolerance
 from app_runs import open_url
@@ -293,6 +295,22 @@ def test_first_equal_neighbours_matches_brute_force(dtype: str, method: str, win
     assert pr.neighbours(settings, dtype, method, limit=limit).first_equal == expected
 
 
+@pytest.mark.parametrize(("dtype", "window"), [("float8_e5m2", 9), ("float8_e4m3fn", 17)])
+def test_candidates_are_confirmed_in_order_in_batches_that_grow(dtype: str, window: int) -> None:
+    # The candidates: every k whose fastest pair equals k+1's (d = 64, relative offsets: 36 and 235 of them
+    # fail on a slower pair first). The first whose whole row does, wherever it falls in the batches
+    # (16, 32, 64 ... candidates), and none when it is not among them.
+    settings, method = Settings(d=64, L=window), "relative"
+    expected = brute_force_first_equal(settings, dtype, method, 3000)
+    s, c = pr.pair_values(np.arange(3001), np.ones(1), dtype, method, window)
+    candidates = np.flatnonzero((s[:-1, 0] == s[1:, 0]) & (c[:-1, 0] == c[1:, 0]))
+    before = int(np.searchsorted(candidates, expected))
+    assert before > pr.FIRST_CONFIRM_BATCH  # it is not in the first batch
+    assert pr._confirm(candidates, settings, dtype, method, window) == expected
+    assert pr._confirm(candidates[before - 20 :], settings, dtype, method, window) == expected
+    assert pr._confirm(candidates[:before], settings, dtype, method, window) is None
+
+
 def test_search_up_to_ten_million() -> None:
     found = {key: pr.neighbours(SMALL, *key) for key in [("float32", "low"), ("float16", "low"), ("float32", "cast")]}
     assert found[("float32", "low")].first_equal is None  # float32 holds every k up to 2^24 > 10^7
@@ -500,7 +518,48 @@ def test_reference_rows_are_pe_core_rows() -> None:
         np.testing.assert_array_equal(pr.reference(k, settings), np.array(rows))
 
 
+@pytest.mark.parametrize("log_y", [True, False])
+def test_precision_figure_is_the_figure_plotly_validates(log_y: bool) -> None:
+    # Built without Plotly's validation (explorer.figures.line_figure): built again with it, the same figure.
+    result = pr.errors(SMALL)
+    lines = {key: (result.max_error if log_y else result.telling)[pr.NAMES[key]] for key in pr.SERIES}
+    fig = pr.precision_figure(result.positions, lines, pr.NAMES, title="t", y_title="y", log_y=log_y)
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()
+    assert [(trace.line.color, trace.line.dash) for trace in fig.data] == [
+        (pr.DTYPE_COLOURS[dtype], pr.METHOD_DASHES[method]) for dtype, method in pr.SERIES]
+    assert fig.layout.legend.y == -0.35 and fig.layout.yaxis.exponentformat == ("power" if log_y else None)
+
+
 # --- the page, through streamlit.testing ---------------------------------------------------
+
+
+def test_an_L_step_computes_only_the_relative_series_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    computed = []
+    real = pr.results
+    monkeypatch.setattr(pr, "results", lambda settings, series, **kwargs: computed.append(
+        (settings.d, settings.L, {method for _, method in series})) or real(settings, series, **kwargs))
+
+    def summary(query: dict[str, str]) -> tuple[pd.DataFrame, Settings]:
+        at = open_url("precision", query | {"n": "12345"})  # settings no other test asks for
+        assert not at.exception
+        shown = next(frame.value for frame in at.dataframe if "dtype · method" in frame.value.index.names)
+        return shown, at.session_state["settings"]
+
+    first = summary({"d": "24", "L": "100"})
+    assert computed == [(24, 1, {"cast", "low"}), (24, 100, {"relative"})]
+    moved = summary({"d": "24", "L": "10"})  # the other series come from the cache (L=1)
+    assert computed[2:] == [(24, 10, {"relative"})]
+    other = summary({"d": "26", "L": "10"})
+    assert computed[3:] == [(26, 1, {"cast", "low"}), (26, 10, {"relative"})]
+    # Not served stale: the relative series are those of each one's L, computed now; the others those of its d.
+    relative = [name for (dtype, method), name in pr.NAMES.items() if method == "relative"]
+    for shown, settings in (first, moved, other):
+        result = real(settings, [key for key in pr.SERIES if key[1] == "relative"])
+        pd.testing.assert_frame_equal(
+            shown.loc[relative], pr.display_summary(pr.summary_table(result.errors, result.neighbours)))
+    assert not first[0].loc[relative].equals(moved[0].loc[relative])
+    fixed = [name for name in pr.NAMES.values() if name not in relative]
+    assert first[0].loc[fixed].equals(moved[0].loc[fixed]) and not moved[0].loc[fixed].equals(other[0].loc[fixed])
 
 
 @pytest.mark.parametrize("query", [{}, {"L": "9"}], ids=["defaults", "L=9"])

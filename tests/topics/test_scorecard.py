@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import replace
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
 from hypothesis import assume, given, settings
@@ -140,6 +142,22 @@ def test_tables_for_display_and_download(default_card: sc.Scorecard) -> None:
     np.save(io.BytesIO(), numbers.to_numpy(), allow_pickle=False)  # the NPY download works
 
 
+def test_reasons_are_one_markdown_text_per_scheme(default_card: sc.Scorecard) -> None:
+    measurements = dict(default_card.results)["learned"]
+    text = sc.reasons_markdown(measurements)
+    blocks = text.split("\n\n")
+    assert len(blocks) == len(sc.CRITERIA)
+    for block, criterion, m in zip(blocks, sc.CRITERIA.values(), measurements, strict=True):
+        verdict, reason = block.split("  \n")
+        assert verdict == f"**{criterion}** " + (":green[✓ pass]" if m.passed else ":red[✗ fail]")
+        # The reason in small grey type, its brackets escaped: none can close the directive's label.
+        assert reason.startswith(":small[:gray[") and reason.endswith("]]")
+        label = reason.removeprefix(":small[:gray[").removesuffix("]]")
+        assert label.replace("\\[", "").replace("\\]", "").count("[") == 0
+        assert label.replace("\\[", "[").replace("\\]", "]") == m.reason
+    assert "\\[" in sc.reasons_markdown(dict(default_card.results)["sinusoid"])  # ||P[k+1] - P[k]||
+
+
 # --- bounded work ------------------------------------------------------------------------
 
 
@@ -169,6 +187,81 @@ def test_one_position_is_handled() -> None:
     assert sc.distance_by_offset(Settings(L=1))[0].size == 0
 
 
+# --- what does not depend on L, measured once ---------------------------------------------
+
+L_FREE_CACHES = (sc.learned_closest_pair, sc.binary_closest_pair, sc._length_free_shift, sc._learned_seed_note)
+
+
+def clear_l_free_caches() -> None:
+    for cache in L_FREE_CACHES:
+        cache.cache_clear()
+
+
+def test_measurements_that_do_not_depend_on_L_are_measured_once() -> None:
+    clear_l_free_caches()
+    first = sc.evaluate(Settings(d=64, L=3000), 1)
+    misses = [cache.cache_info().misses for cache in L_FREE_CACHES]
+    moved = sc.evaluate(Settings(d=64, L=3100), 1)  # an L step (binary codes keep 12 bits)
+    assert [cache.cache_info().misses for cache in L_FREE_CACHES] == misses
+    assert all(cache.cache_info().hits >= 1 for cache in L_FREE_CACHES)
+    other = sc.evaluate(Settings(d=66, L=3100), 1)  # another d: all but the binary codes' pair again
+    assert [cache.cache_info().misses - before for cache, before in zip(L_FREE_CACHES, misses, strict=True)] == [
+        1, 0, 2, 1]
+    assert other.get("learned", "unique").value != moved.get("learned", "unique").value
+    assert other.get("learned", "shift").value != moved.get("learned", "shift").value
+    # Not served stale: each card is the one measured from empty caches.
+    for card in (first, moved, other):
+        clear_l_free_caches()
+        assert repr(sc.evaluate(card.settings, card.offset)) == repr(card)
+
+
+@pytest.mark.parametrize("count", [2, 3, 100, 257, 1024])
+def test_binary_closest_pair_is_the_same_in_any_longer_sentence(count: int) -> None:
+    for length in (count, count + 1, 5000, 2**20):
+        assert sc.binary_closest_pair(count) == criteria.closest_pair_of(sc.binary_rows, count, length)
+
+
+def test_learned_closest_pair_is_the_same_for_any_table_length() -> None:
+    for d, count in ((1, 50), (16, 200), (300, 334)):
+        for trained in (count, count + 7, 4000):
+            assert sc.learned_closest_pair(d, count) == criteria.closest_pair_of(sc.learned_rows(trained, d), count,
+                                                                                 trained)
+
+
+@pytest.mark.parametrize(
+    ("settings", "offset"),
+    [
+        (Settings(), 1), (Settings(d=64, L=3000), 3), (Settings(d=300, L=2100), 1), (Settings(d=31, L=2100), 2),
+        (Settings(d=512, L=9000, n=100.0, layout="concatenated"), 256), (Settings(d=8, L=5), 2),
+        (Settings(d=7, L=30, convention="tensor2tensor"), 5), (Settings(d=128, L=1030), 4),
+    ],
+)
+def test_shift_in_the_shortest_sentence_is_the_shift_at_L(settings: Settings, offset: int) -> None:
+    plans = sc.plan(settings, offset)
+    for key in sc._LENGTH_FREE_SHIFT:
+        p = plans[key]
+        at_l = sc._linear_shift(key, sc.scheme_rows(settings)[key], settings, offset, length=p.shift_length,
+                                fit=p.shift_fit, test=p.shift_test)
+        if p.shift_fit >= 1 and p.shift_test >= 1:
+            shortest = sc._length_free_shift.__wrapped__(key, replace(settings, L=offset + 2 * p.shift_fit), offset,
+                                                         p.shift_fit, p.shift_test)
+            assert repr(shortest) == repr(at_l), key
+
+
+def test_distances_that_do_not_depend_on_L_are_computed_once() -> None:
+    sc._distances_free_of_length.cache_clear()
+    cards = {(d, L): sc.distance_by_offset(Settings(d=d, L=L)) for d, L in ((64, 3000), (64, 3100), (66, 3100))}
+    info = sc._distances_free_of_length.cache_info()
+    assert (info.hits, info.misses) == (1, 2)  # the L step was a hit, the other d a miss
+    for (d, L), (offsets, series) in cards.items():  # not stale: each series as computed at its own L
+        settings = Settings(d=d, L=L)
+        for key, rows in sc.scheme_rows(settings).items():
+            P = rows(0, offsets.size + 1, L)
+            distance = np.linalg.norm(P[1:] - P[0], axis=1)
+            np.testing.assert_array_equal(series[sc.SCHEMES[key]], distance / distance[0])
+    assert not np.array_equal(cards[64, 3100][1][sc.SCHEMES["learned"]], cards[66, 3100][1][sc.SCHEMES["learned"]])
+
+
 # --- the chart --------------------------------------------------------------------------
 
 
@@ -185,6 +278,9 @@ def test_distance_by_offset_matches_independent_formulas() -> None:
     sse = pe_core.sse_by_offset(offsets.astype(float), 64)
     np.testing.assert_allclose(series[sc.SCHEMES["sinusoid"]], np.sqrt(sse / sse[0]), rtol=1e-9)
     assert set(sc.chart_dashes(series)) == {sc.SCHEMES["scaled"], next(n for n in series if "2L" in n)}
+    fig = sc.scheme_distance_figure(offsets, series, title="t", dashes=sc.chart_dashes(series))
+    assert go.Figure(fig.to_dict()).to_dict() == fig.to_dict()  # built without validation: what Plotly validates
+    assert [trace.line.dash for trace in fig.data] == [None, None, "dash", "dot", None, None]
 
 
 # --- reproduce this ----------------------------------------------------------------------
@@ -213,9 +309,11 @@ def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
     monkeypatch.setattr(pe_core.relative, "sin_cos_outer", textbook_sin_cos_outer)
     monkeypatch.setattr(pe_core.similarity, "dot_by_offset", textbook_dot_by_offset)
     criteria._sse_by_offset_up_to_max.cache_clear()
+    sc._length_free_shift.cache_clear()  # the sinusoid's shift, measured with pe_core's angles
     np.testing.assert_array_equal(result, sc.numbers_table(sc.evaluate(settings, offset)).to_numpy())
     monkeypatch.undo()
     criteria._sse_by_offset_up_to_max.cache_clear()
+    sc._length_free_shift.cache_clear()
     # The app's own numbers: only the sinusoid's measured values move, and by no more than the rounding
     # of angles up to FAR = 10 L rad (w_0 = 1) allows: t per value, 2 t sqrt(d) per distance between two
     # rows, twice that for a spread of distances, (1 + sqrt(2)) t for a rotated row minus a row.
