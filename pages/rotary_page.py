@@ -304,14 +304,6 @@ blocks.downloads("the error map", lambda: rotary.square_table(
 # --- check your RoPE -------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
-def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
-    """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
-    the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
-    page's warm rerun. Raises ValueError for a file that cannot be read."""
-    return rotary.check_upload(name, _data)
-
-
 def check_section() -> None:
     """The checker: an upload reruns only this section."""
     st.header("Check your RoPE")
@@ -331,6 +323,16 @@ def check_section() -> None:
                               key="rotary_upload")
     if upload is None:
         return
+
+    # Made a cached function here, once a file is there: making one reads its source (0.1-0.2 ms),
+    # which every run without an upload would pay at the top of the page.
+    @st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
+    def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
+        """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
+        the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
+        page's warm rerun. Raises ValueError for a file that cannot be read."""
+        return rotary.check_upload(name, _data)
+
     try:
         check = rope_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:

@@ -536,11 +536,13 @@ def cos_table(
 
 
 def _column_labels(col_edges: np.ndarray, d: int, layout: str) -> list[str]:
+    """Each drawn column's columns and the pairs they hold (lowest..highest, one reduceat per drawn row)."""
     pairs = np.arange(d) % (d // 2) if layout == "half" else np.arange(d) // 2
+    starts = np.asarray(col_edges[:-1], dtype=np.int64)
+    lowest, highest = np.minimum.reduceat(pairs, starts).tolist(), np.maximum.reduceat(pairs, starts).tolist()
     labels = []
-    for a, b in pairwise(col_edges):
-        held = np.unique(pairs[a:b])
-        which = f"pair {held[0]}" if held.size == 1 else f"pairs {held[0]}..{held[-1]}"
+    for a, b, low, high in zip(starts.tolist(), col_edges[1:].tolist(), lowest, highest, strict=True):
+        which = f"pair {low}" if low == high else f"pairs {low}..{high}"
         labels.append(f"column {a} ({which})" if b - a == 1 else f"columns {a}..{b - 1} ({which}, mean of {b - a})")
     return labels
 
