@@ -224,18 +224,12 @@ def embeddings_page(s: Settings, controls: dict) -> None:
 
 
 def rotary(s: Settings, controls: dict) -> None:
-    """The Rotary page's cached computations: the score matrix, the decay, both cos tables, the mixing error,
-    one pair (and its Play frames) and the transition block. ``s.n`` is the base; the page's own controls
-    choose the layout, the query and key and the scaling (a model preset's, by its key)."""
+    """The Rotary page's cached computations: the score matrix, the decay, both cos tables, the mixing error
+    (rotary.analyse), one pair (and its Play frames) and the transition block. ``s.n`` is the base; the
+    page's own controls choose the layout, the query and key and the scaling (a model preset's, by its key)."""
     scaling = controls.get("scaling")
     view = rotary_topic.RotaryView(s.d, s.n, s.L, controls.get("layout", "half"), scaling, controls.get("qk", "random"))
-    blocks = rotary_topic.score_blocks(s.L)
-    scores = rotary_topic.scores(view, blocks)
-    rotary_topic.decay(s.d, s.n, scaling, s.L)
-    rows, cols = rotary_topic.cache_grid(s.L, s.d)
-    for layout in pe_core.ROPE_LAYOUTS:
-        rotary_topic.cos_table(s.d, s.n, scaling, s.L, layout, rows, cols)
-    rotary_topic.mixing(view, blocks, scores.block_means)
+    rotary_topic.analyse(view)
     pair, m = controls.get("pair", 0), min(5, s.L - 1)
     rotary_topic.pair_view(view, pair, m, min(2, s.L - 1))
     rotary_topic.pair_play_table(view, pair, min(2, s.L - 1))

@@ -20,6 +20,7 @@ saying so too.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import zipfile
@@ -94,6 +95,7 @@ def _limit(text: str) -> str:
     return f"at most {MAX_UPLOAD_BYTES / 10**6:g} MB ({MAX_UPLOAD_BYTES:,} bytes): that is {text}"
 
 
+@functools.cache  # constants: written once, not on every run of the page
 def upload_limits() -> str:
     """The Pitfalls checker's limits as a visitor can meet them, in one sentence (Markdown, no user text)."""
     float32, float64, csv = (largest_upload_rows(kind) for kind in ("float32", "float64", "csv"))
@@ -104,6 +106,7 @@ def upload_limits() -> str:
     )
 
 
+@functools.cache  # constants: written once, not on every run of the page
 def rotary_limits() -> str:
     """The Rotary checker's limits as a visitor can meet them, in one sentence (Markdown, no user text)."""
     cos, complex64, csv = (largest_upload_rows(kind, d) for kind, d in (

@@ -2,6 +2,7 @@
 that says which variant an uploaded matrix is."""
 
 import math
+from dataclasses import astuple
 
 import streamlit as st
 
@@ -10,23 +11,18 @@ from explorer.settings import N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
 from explorer.ui import blocks, cached, controls
 
-# --- this page's cached computations (st.cache_data: shared by every session) ---
+# --- this page's cached computation (shared by every session) ---
 
 
-@st.cache_data(max_entries=16, show_spinner="Comparing the two variants...")
+@st.cache_resource(max_entries=16, show_spinner="Comparing the two variants...")
 def pitfalls_comparison(
     a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
 ) -> pitfalls.Comparison:
     """Two variants as drawn, their difference, and the largest |A - B| over the full matrices
-    (explorer.topics.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest)."""
+    (explorer.topics.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest).
+    st.cache_resource: its drawn arrays (read-only, ~1 MB at most) are not pickled when stored and
+    unpickled at each read (the section that draws them, the download, the code), as st.cache_data did."""
     return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
-
-
-@st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
-def pitfalls_upload(name: str, data: bytes) -> pitfalls.UploadCheck:
-    """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
-    display-sized results, never the upload itself. Raises ValueError for a bad file."""
-    return pitfalls.check_upload(name, data, max_cells=cached.FULL_MATRIX_CELLS)
 
 
 settings: Settings = st.session_state["settings"]
@@ -116,7 +112,7 @@ def comparison_maps() -> None:
     )
 
 
-blocks.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b, other_n, offset)
+blocks.cached_section("pitfalls_comparison", comparison_maps, astuple(settings), key_a, key_b, other_n, offset)
 
 
 
@@ -127,7 +123,8 @@ def difference_table():
 
 
 blocks.downloads("the difference map", difference_table, key="pitfalls_difference")
-blocks.reproduce(pitfalls.difference_code(
+# Written only when shown: its comparison is a cache hit, but an unpickled one (~0.3-0.9 MB) on every run.
+blocks.reproduce(lambda: pitfalls.difference_code(
     variant_a, variant_b, L, d, pitfalls_comparison(variant_a, variant_b, L, d, MAX_ROWS, MAX_COLS),
     (pitfalls.VARIANTS[key_a], pitfalls.VARIANTS[key_b]),
 ))
@@ -151,8 +148,18 @@ example_csv.download_button(
 )
 upload = st.file_uploader("Your matrix (.npy or .csv)", type=["npy", "csv"], key="pitfalls_upload")
 if upload is not None:
+
+    # Made a cached function here, once a file is there: making one reads its source (0.1-0.2 ms),
+    # which every run without an upload would pay at the top of the page.
+    @st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
+    def pitfalls_upload(file_id: str, name: str, _data: bytes) -> pitfalls.UploadCheck:
+        """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
+        display-sized results, never the upload itself. Keyed by the upload's id: hashing up to 5 MB on
+        every rerun would cost more than the page's warm rerun. Raises ValueError for a bad file."""
+        return pitfalls.check_upload(name, _data, max_cells=cached.FULL_MATRIX_CELLS)
+
     try:
-        check = pitfalls_upload(upload.name, upload.getvalue())
+        check = pitfalls_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:
         st.error(str(error), icon=":material/block:")
     else:

@@ -13,34 +13,16 @@ from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
 from explorer.ui import blocks, controls
 
-# --- this page's cached computations (st.cache_data: shared by every session) ---
+# --- this page's cached computation (shared by every session) ---
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def score_matrix(view: RotaryView, blocks_per_axis: int) -> rotary.ScoreMatrix:
-    """The L x L scores from their closed form, as block means, checked on a window (rotary.scores)."""
-    return rotary.scores(view, blocks_per_axis)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def decay(d: int, base: float, scaling: pe_core.RopeScaling | None, L: int) -> rotary.Decay:
-    """RoFormer's bound and the all-ones score at every distance (rotary.decay)."""
-    return rotary.decay(d, base, scaling, L)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def cos_tables(
-    d: int, base: float, scaling: pe_core.RopeScaling | None, L: int, rows: int, cols: int
-) -> dict[str, tuple[np.ndarray, ...]]:
-    """Both layouts' cos tables as block means (rotary.cos_table)."""
-    return {layout: rotary.cos_table(d, base, scaling, L, layout, rows, cols) for layout in pe_core.ROPE_LAYOUTS}
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def mixing(view: RotaryView, blocks_per_axis: int) -> rotary.Mixing:
-    """The error of this layout's cache with the other's rotate function (rotary.mixing), from the right
-    scores already computed."""
-    return rotary.mixing(view, blocks_per_axis, score_matrix(view, blocks_per_axis).block_means)
+@st.cache_resource(max_entries=8, show_spinner=False)
+def analysis(view_key: tuple, _view: RotaryView) -> rotary.Analysis:
+    """Everything the score, decay and layout sections draw for ``_view`` (rotary.analyse), computed once.
+    st.cache_resource: its arrays (read-only, at most ~2 MB at the largest settings) are neither pickled
+    when stored nor unpickled when read, as st.cache_data would on every section and download that reads
+    them. Keyed by ``view_key``, _view's plain key (a tuple hashes in a fifth of the dataclass's time)."""
+    return rotary.analyse(_view)
 
 
 WHY_EVEN = "RoPE turns coordinates in pairs"
@@ -124,10 +106,13 @@ def pair_section() -> None:
     pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
     m = controls.int_control("qpos", "Query position m", default=min(L - 1, 5), low=0, high=L - 1, container=m_col)
     n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=n_col)
-    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), view.key(), pair, m, n)
+    # Keyed by what they depend on (rotary.pair_inputs): an L step replays them, unless it changes θ'_i or a.
+    inputs = rotary.pair_inputs(view, pair)
+    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), inputs, settings.convention, pair, m, n)
     blocks.downloads("the four points", lambda: rotary.pair_table(rotary.pair_view(view, pair, m, n)),
                      key="rotary_pair")
-    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), view.key(), pair, n)
+    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), inputs, pair, n,
+                          rotary.play_last(float(view.theta()[pair]), L))
     blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
     controls.reseed(("delta", "pair"))
     st.page_link(
@@ -201,7 +186,7 @@ def transition(pair: int, m: int) -> None:
 
 
 def score_section() -> None:
-    s = score_matrix(view, blocks_per_axis)
+    s = analysis(view.key(), view).scores
     st.header("The score matrix q_m·k_n")
     heat_col, line_col = st.columns(2)
     with heat_col:
@@ -230,7 +215,7 @@ def score_section() -> None:
 
 
 def decay_section() -> None:
-    dec = decay(d, base, scaling, L)
+    dec = analysis(view.key(), view).decay
     st.header("Long-term decay")
     blocks.chart(rotary.decay_figure(dec, d=d), key="rotary_decay")
     ratio_col, far_col = st.columns(2)
@@ -250,7 +235,7 @@ def decay_section() -> None:
 
 
 def layouts_section() -> None:
-    tables = cos_tables(d, base, scaling, L, cache_rows, cache_cols)
+    tables = analysis(view.key(), view).cos_tables
     st.header("Two layouts: half and interleaved")
     for layout_name, column in zip(pe_core.ROPE_LAYOUTS, st.columns(2), strict=True):
         values, row_edges, col_edges = tables[layout_name]
@@ -268,7 +253,7 @@ def layouts_section() -> None:
 
 
 def mixing_section() -> None:
-    mix = mixing(view, blocks_per_axis)
+    mix = analysis(view.key(), view).mixing
     other = rotary.OTHER_LAYOUT[layout]
     cache, _, _ = rotary.LAYOUT_CODE[layout]
     wrong = rotary.LAYOUT_CODE[other][1]
@@ -301,30 +286,22 @@ def layouts_and_mixing() -> None:
 blocks.fragment(pair_section)
 blocks.cached_section("rotary_scores", score_section, view.key())
 blocks.downloads("the score matrix", lambda: rotary.square_table(
-    score_matrix(view, blocks_per_axis).block_means, score_matrix(view, blocks_per_axis).edges), key="rotary_scores")
+    analysis(view.key(), view).scores.block_means, analysis(view.key(), view).scores.edges), key="rotary_scores")
 blocks.downloads("the closed form and the measured scores",
-                 lambda: rotary.closed_form_table(score_matrix(view, blocks_per_axis)), key="rotary_closed_form")
+                 lambda: rotary.closed_form_table(analysis(view.key(), view).scores), key="rotary_closed_form")
 blocks.cached_section("rotary_decay", decay_section, d, base, repr(scaling), L)
-blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(decay(d, base, scaling, L)),
+blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(analysis(view.key(), view).decay),
                  key="rotary_decay")
 
-blocks.cached_section("rotary_layouts", layouts_and_mixing, view.key(), cache_rows, cache_cols)
+blocks.cached_section("rotary_layouts", layouts_and_mixing, view.key())
 for name in pe_core.ROPE_LAYOUTS:
     blocks.downloads(f"the {name} cos table", lambda name=name: rotary.cos_download(
-        *cos_tables(d, base, scaling, L, cache_rows, cache_cols)[name], d=d, layout=name), key=f"rotary_cos_{name}")
+        *analysis(view.key(), view).cos_tables[name], d=d, layout=name), key=f"rotary_cos_{name}")
 blocks.downloads("the error map", lambda: rotary.square_table(
-    mixing(view, blocks_per_axis).error_means, mixing(view, blocks_per_axis).edges), key="rotary_mixing")
+    analysis(view.key(), view).mixing.error_means, analysis(view.key(), view).mixing.edges), key="rotary_mixing")
 
 
 # --- check your RoPE -------------------------------------------------------------------------------
-
-
-@st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
-def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
-    """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
-    the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
-    page's warm rerun. Raises ValueError for a file that cannot be read."""
-    return rotary.check_upload(name, _data)
 
 
 def check_section() -> None:
@@ -346,6 +323,16 @@ def check_section() -> None:
                               key="rotary_upload")
     if upload is None:
         return
+
+    # Made a cached function here, once a file is there: making one reads its source (0.1-0.2 ms),
+    # which every run without an upload would pay at the top of the page.
+    @st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
+    def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
+        """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
+        the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
+        page's warm rerun. Raises ValueError for a file that cannot be read."""
+        return rotary.check_upload(name, _data)
+
     try:
         check = rope_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:

@@ -314,13 +314,18 @@ def _max_difference_in_float64(a: Variant, b: Variant, L: int, d: int, rows: int
 
 
 def compare(a: Variant, b: Variant, L: int, d: int, *, max_rows: int, max_cols: int, max_cells: int) -> Comparison:
-    """Variants a and b reduced to at most max_rows x max_cols, their difference, and its maximum."""
+    """Variants a and b reduced to at most max_rows x max_cols, their difference, and its maximum.
+    Its arrays are read-only: the page shares one Comparison between every session that asks for it."""
     row_edges = pe_core.block_edges(L, max_rows)
     columns = column_blocks(d, a.layout, b.layout, max_cols)
     values_a = columns.reduce(_row_block_means(a, L, d, max_rows))
     values_b = columns.reduce(_row_block_means(b, L, d, max_rows))
     largest, row, col = max_difference(a, b, L, d, max_cells)
-    return Comparison(values_a, values_b, values_a - values_b, row_edges, columns, largest, row, col)
+    comparison = Comparison(values_a, values_b, values_a - values_b, row_edges, columns, largest, row, col)
+    for array in (*vars(comparison).values(), *vars(columns).values()):
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    return comparison
 
 
 # ----------------------------------------------------------------------------------------

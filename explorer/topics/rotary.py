@@ -176,29 +176,44 @@ def pair_view(view: RotaryView, pair: int, m: int, n: int) -> PairView:
                     a2 * float(q_turned @ k_turned), a2 * float(from_offset))
 
 
+def play_last(theta: float, L: int, max_frames: int = animation.PLAY_MAX_FRAMES) -> int:
+    """The last position Play turns a pair to (``play_positions`` are fixed by it: L enters them only here)."""
+    step = max(1, int(PLAY_STEP_RAD // theta)) if theta > 0 else L
+    return min(L - 1, step * (max_frames - 1))
+
+
 def play_positions(theta: float, L: int, max_frames: int = animation.PLAY_MAX_FRAMES) -> np.ndarray:
     """The positions m Play turns a pair through: from 0, a step of whole positions that turns it by at
     most ``PLAY_STEP_RAD`` (one position for the fast pairs), as many as fit, up to L - 1 (a slow
     pair then turns only a little over the whole sequence)."""
-    step = max(1, int(PLAY_STEP_RAD // theta)) if theta > 0 else L
-    last = min(L - 1, step * (max_frames - 1))
+    last = play_last(theta, L, max_frames)
     return np.unique(np.round(np.linspace(0, last, min(max_frames, last + 1))).astype(np.int64))
 
 
-def _arrow(name: str, point: np.ndarray, colour: str, *, dash: str = "solid", meta: object = None) -> go.Scatter:
-    return go.Scatter(
-        x=[0.0, float(point[0])], y=[0.0, float(point[1])], mode="lines+markers", name=name, meta=meta,
-        line={"color": colour, "width": 3, "dash": dash}, marker={"size": [0, 10], "color": colour},
-        hovertemplate=f"{name}<br>(%{{x:.7g}}, %{{y:.7g}})<extra></extra>",
-    )
+def pair_inputs(view: RotaryView, pair: int) -> tuple:
+    """What one pair's chart, numbers and Play depend on besides the positions m, n (and, for Play,
+    ``play_last``): the view without its length L, but with θ'_i and a at L, through which alone L
+    enters them (a dynamic or LongRoPE scaling changes them with L). Without such a scaling, moving
+    L leaves the pair's section as it was: the page replays it."""
+    return (view.d, view.base, view.layout, repr(view.scaling), view.qk, view.seed, float(view.theta()[pair]),
+            view.attention())
 
 
-def _circles(q: np.ndarray, k: np.ndarray) -> list[go.Scatter]:
+def _arrow(name: str, point: np.ndarray, colour: str, *, dash: str = "solid", meta: object = None) -> dict:
+    arrow = {
+        "type": "scatter", "x": [0.0, float(point[0])], "y": [0.0, float(point[1])], "mode": "lines+markers",
+        "name": name, "line": {"color": colour, "width": 3, "dash": dash}, "marker": {"size": [0, 10], "color": colour},
+        "hovertemplate": f"{name}<br>(%{{x:.7g}}, %{{y:.7g}})<extra></extra>",
+    }
+    return arrow if meta is None else arrow | {"meta": meta}
+
+
+def _circles(q: np.ndarray, k: np.ndarray) -> list[dict]:
     """The circles the pair's tips of q and k stay on as they turn (their lengths: a rotation keeps them)."""
     around = np.linspace(0.0, 2.0 * np.pi, 121)
-    return [go.Scatter(x=(r * np.cos(around)).astype(np.float32), y=(r * np.sin(around)).astype(np.float32),
-                       mode="lines", name=f"|{name}| = {r:.4g}", line={"color": colour, "width": 1},
-                       hoverinfo="skip", showlegend=False)
+    return [{"type": "scatter", "x": (r * np.cos(around)).astype(np.float32),
+             "y": (r * np.sin(around)).astype(np.float32), "mode": "lines", "name": f"|{name}| = {r:.4g}",
+             "line": {"color": colour, "width": 1}, "hoverinfo": "skip", "showlegend": False}
             for name, r, colour in (("q", float(np.hypot(*q)), "#d1e5f0"), ("k", float(np.hypot(*k)), "#fddbc7"))]
 
 
@@ -217,6 +232,14 @@ def _plane_layout(fig_height: int, radius: float, columns: tuple[int, int], titl
     }
 
 
+def plain_figure(traces: list[dict], layout: dict) -> go.Figure:
+    """A figure of plain trace dicts (each with its ``"type"``) and a plain layout dict, built without
+    Plotly's validation, which walks every key and value again (a few milliseconds a chart, on every
+    new setting). tests/topics/test_rotary.py builds each of this page's figures validated
+    (go.Figure(fig.to_dict())), where a misspelt property raises, and compares the JSON."""
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
 def pair_figure(p: PairView) -> go.Figure:
     r"""Pair i in its plane: q's coordinates before (dashed) and after the turn by :math:`m\theta'_i`,
     k's before and after :math:`n\theta'_i`. Their dot product is the pair's part of the score;
@@ -231,7 +254,7 @@ def pair_figure(p: PairView) -> go.Figure:
         _arrow(f"k turned by n·θ = {p.n}·θ_{p.pair}", p.k_turned, "#b2182b", meta=p.n),
     ]
     title = f"Pair {p.pair}: q at m = {p.m}, k at n = {p.n}"
-    return go.Figure(traces, _plane_layout(520, radius, p.columns, title))
+    return plain_figure(traces, _plane_layout(520, radius, p.columns, title))
 
 
 @dataclass(frozen=True)
@@ -274,16 +297,16 @@ def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
         ]
 
     looks = [
-        go.Scatter(mode="markers", name="q's tip at earlier m", marker={"size": 5, "color": "#92c5de"},
-                   hoverinfo="skip"),
-        go.Scatter(mode="lines+markers", name="q turned by m·θ", line={"color": "#2166ac", "width": 3},
-                   marker={"size": [0, 10], "color": "#2166ac"},
-                   hovertemplate="q turned<br>(%{x:.7g}, %{y:.7g})<extra></extra>"),
-        go.Scatter(x=[0.0], y=[-1.08 * max(play.radius, 1e-9)], mode="text", showlegend=False, hoverinfo="skip"),
+        {"mode": "markers", "name": "q's tip at earlier m", "marker": {"size": 5, "color": "#92c5de"},
+         "hoverinfo": "skip"},
+        {"mode": "lines+markers", "name": "q turned by m·θ", "line": {"color": "#2166ac", "width": 3},
+         "marker": {"size": [0, 10], "color": "#2166ac"},
+         "hovertemplate": "q turned<br>(%{x:.7g}, %{y:.7g})<extra></extra>"},
+        {"x": [0.0], "y": [-1.08 * max(play.radius, 1e-9)], "mode": "text", "showlegend": False, "hoverinfo": "skip"},
     ]
-    fig = go.Figure([
+    fig = plain_figure([
         _arrow(f"k turned by n·θ = {n}·θ_{pair}", play.k_turned, "#b2182b", meta=n),
-        *(look.update(now) for look, now in zip(looks, moving(0), strict=True)),
+        *({"type": "scatter"} | look | now for look, now in zip(looks, moving(0), strict=True)),
         *_circles(tips[0], play.k_turned),
     ], _plane_layout(520, play.radius, play.columns, f"Play: pair {pair} of q turning as m grows"))
     frames = [animation.frame(moving(index), traces=[1, 2, 3], name=str(int(m)))
@@ -423,13 +446,13 @@ def closed_form_figure(s: ScoreMatrix) -> go.Figure:
     line = line_xy(s.by_offset, x0=-(L - 1))
     points = line_xy(s.measured, x0=-(s.window - 1))
     traces = [
-        go.Scatter(**line, mode=_line_mode(s.by_offset.size), name="closed form g(m − n)",
-                   hovertemplate="m − n = %{x}<br>g = %{y:.10g}<extra></extra>"),
-        go.Scatter(**points, mode="markers", name=f"measured at {span(L - s.window, L - 1)}",
-                   marker={"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
-                   hovertemplate="m − n = %{x}<br>q_m·k_n = %{y:.10g}<extra></extra>"),
+        {"type": "scatter", **line, "mode": _line_mode(s.by_offset.size), "name": "closed form g(m − n)",
+         "hovertemplate": "m − n = %{x}<br>g = %{y:.10g}<extra></extra>"},
+        {"type": "scatter", **points, "mode": "markers", "name": f"measured at {span(L - s.window, L - 1)}",
+         "marker": {"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
+         "hovertemplate": "m − n = %{x}<br>q_m·k_n = %{y:.10g}<extra></extra>"},
     ]
-    return go.Figure(traces, {
+    return plain_figure(traces, {
         "title": chart_title("The closed form: q_m·k_n = g(m − n)"),
         "height": 520, "margin": MARGIN | {"b": 115},
         "xaxis": {"title": {"text": "offset m − n"}}, "yaxis": {"title": {"text": "score"}},
@@ -482,9 +505,9 @@ def decay_figure(dec: Decay, *, d: int) -> go.Figure:
     for row, ((values, name, y_title), domain) in enumerate(zip(panels, ([0.55, 1.0], [0.0, 0.45]), strict=True), 1):
         suffix = "" if row == 1 else str(row)
         line = line_xy(values)
-        traces.append(go.Scatter(**line, mode=_line_mode(values.size), name=name, xaxis=f"x{suffix}",
-                                 yaxis=f"y{suffix}",
-                                 hovertemplate=f"m − n = %{{x}}<br>{name} = %{{y:.10g}}<extra></extra>"))
+        traces.append({"type": "scatter", **line, "mode": _line_mode(values.size), "name": name,
+                       "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                       "hovertemplate": f"m − n = %{{x}}<br>{name} = %{{y:.10g}}<extra></extra>"})
         bottom = row == len(panels)
         layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0],
                                     "range": [-0.5, values.size - 0.5]} | (
@@ -492,7 +515,7 @@ def decay_figure(dec: Decay, *, d: int) -> go.Figure:
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
     layout |= {"title": chart_title(f"Long-term decay (RoFormer 3.4.3), d = {d:,}"), "height": 560,
                "margin": dict(MARGIN), "showlegend": False, "hoverlabel": {"namelength": -1}}
-    return go.Figure(traces, layout)
+    return plain_figure(traces, layout)
 
 
 def decay_table(dec: Decay) -> pd.DataFrame:
@@ -513,11 +536,13 @@ def cos_table(
 
 
 def _column_labels(col_edges: np.ndarray, d: int, layout: str) -> list[str]:
+    """Each drawn column's columns and the pairs they hold (lowest..highest, one reduceat per drawn row)."""
     pairs = np.arange(d) % (d // 2) if layout == "half" else np.arange(d) // 2
+    starts = np.asarray(col_edges[:-1], dtype=np.int64)
+    lowest, highest = np.minimum.reduceat(pairs, starts).tolist(), np.maximum.reduceat(pairs, starts).tolist()
     labels = []
-    for a, b in pairwise(col_edges):
-        held = np.unique(pairs[a:b])
-        which = f"pair {held[0]}" if held.size == 1 else f"pairs {held[0]}..{held[-1]}"
+    for a, b, low, high in zip(starts.tolist(), col_edges[1:].tolist(), lowest, highest, strict=True):
+        which = f"pair {low}" if low == high else f"pairs {low}..{high}"
         labels.append(f"column {a} ({which})" if b - a == 1 else f"columns {a}..{b - 1} ({which}, mean of {b - a})")
     return labels
 
@@ -579,6 +604,40 @@ def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None)
     norms = np.linalg.norm(mixed_q, axis=1) / np.linalg.norm(q)
     return Mixing(edges, mixed_means - right_means, W, a2 * float(max(errors)),
                   a2 * float(np.abs(first - last).max()), float(np.abs(norms - 1.0).max()))
+
+
+# ----------------------------------------------------------------------------- one view, once
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the page's score, decay and layout sections draw for one view, computed once: the
+    scores, the mixing error (from the scores' block means), the decay and both layouts' cos tables
+    (values, row edges, column edges), at the page's grids (``score_blocks``, ``cache_grid``). Its
+    arrays are read-only: one Analysis is shared by every session that asks for the view."""
+
+    scores: ScoreMatrix
+    mixing: Mixing
+    decay: Decay
+    cos_tables: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def analyse(view: RotaryView) -> Analysis:
+    """``scores``, ``mixing``, ``decay`` and each layout's ``cos_table`` of ``view``, at the page's grids."""
+    blocks = score_blocks(view.L)
+    rows, cols = cache_grid(view.L, view.d)
+    s = scores(view, blocks)
+    result = Analysis(
+        scores=s, mixing=mixing(view, blocks, s.block_means), decay=decay(view.d, view.base, view.scaling, view.L),
+        cos_tables={layout: cos_table(view.d, view.base, view.scaling, view.L, layout, rows, cols)
+                    for layout in pe_core.ROPE_LAYOUTS},
+    )
+    parts = (*vars(result.scores).values(), *vars(result.mixing).values(), *vars(result.decay).values(),
+             *(array for table in result.cos_tables.values() for array in table))
+    for array in parts:
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    return result
 
 
 # ----------------------------------------------------------------------------- check your RoPE

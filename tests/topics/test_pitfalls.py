@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import streamlit
 from angle_rounding import angle_rounding_tolerance
 from app_runs import open_url
 from engineer_files import WRITERS, cosine_first, tutorial_encoding
@@ -21,6 +22,7 @@ import pe_core
 from explorer import reproduce, uploads
 from explorer.settings import Settings
 from explorer.topics import pitfalls
+from explorer.ui import blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = 2_000_000
@@ -554,3 +556,28 @@ def test_page_says_what_reading_the_file_took(name: str) -> None:
 def test_page_states_the_limits_a_visitor_can_meet() -> None:
     at = open_page()
     assert any(uploads.upload_limits() in m.value for m in at.markdown)
+
+
+def test_one_comparison_per_setting_shared_by_sessions_and_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pitfalls_comparison (st.cache_resource): a second session at the same settings is served it, its code
+    included (a hit); another L is computed again, not served the first's; what is shared cannot be written."""
+    made: list[pitfalls.Comparison] = []
+
+    def counted(*args: object, _compare=pitfalls.compare, **kwargs: object) -> pitfalls.Comparison:
+        made.append(_compare(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(pitfalls, "compare", counted)
+    streamlit.cache_resource.clear()  # the comparisons and every finished section
+    first = open_page({"d": "40", "L": "30", "code": "true"})
+    assert len(made) == 1
+    blocks._drawn_once.clear()  # the maps drawn again, from the comparison (a hit)
+    again = open_page({"d": "40", "L": "30", "code": "true"})
+    assert len(made) == 1, "a second session at the same settings compared again"
+    assert [c.proto.spec for c in first.get("plotly_chart")] == [c.proto.spec for c in again.get("plotly_chart")]
+    assert first.code[0].value == again.code[0].value
+    other = open_page({"d": "40", "L": "31"})
+    assert len(made) == 2, "another L was served the first comparison"
+    assert any("L=31" in str(chart.proto.spec) for chart in other.get("plotly_chart"))
+    with pytest.raises(ValueError, match="read-only"):
+        made[0].difference[0, 0] = 1.0

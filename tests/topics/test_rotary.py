@@ -20,21 +20,28 @@ from __future__ import annotations
 
 import cmath
 import io
+import json
 import math
+from collections import Counter
+from collections.abc import Callable
 from itertools import pairwise
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
+import streamlit
 from app_runs import PAGE_BY_KEY, open_page
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
 from test_reproduce import assert_same, torch_result
 
 import pe_core
 from explorer import reproduce, rope_presets
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
+from explorer.ui import blocks
 from explorer.ui.controls import OFFER_DOWNLOADS
 
 ROTARY = PAGE_BY_KEY["rotary"]
@@ -244,6 +251,21 @@ def test_ropes_rotation_is_the_transition_matrixs_block(d: int, base: float, pai
     assert block.max_difference == np.abs(block.rope - block.transition).max() <= 1e-12
 
 
+@pytest.mark.parametrize("name", ["default", "reduced-yarn", "one-position"])
+def test_every_figure_built_without_validation_is_valid_plotly(name: str) -> None:
+    """The page's own figures are built from plain dicts without Plotly's validation (rotary.plain_figure):
+    each, Play frames included, must pass it (a misspelt property raises here) and mean the same."""
+    view = VIEWS[name]
+    s = rotary.scores(view, rotary.score_blocks(view.L))
+    m, n = min(view.L - 1, 5), min(view.L - 1, 2)
+    built = [rotary.pair_figure(rotary.pair_view(view, 0, m, n)), rotary.pair_play_figure(view, 0, n),
+             rotary.closed_form_figure(s), rotary.decay_figure(rotary.decay(view.d, view.base, view.scaling, view.L),
+                                                               d=view.d)]
+    for fig in built:
+        checked = go.Figure(fig.to_dict())  # validated: raises on any property Plotly does not know
+        assert json.loads(checked.to_json()) == json.loads(fig.to_json())
+
+
 def test_no_chart_is_larger_than_its_budget_at_the_largest_settings() -> None:
     view = RotaryView(2048, 10000.0, 16384)
     blocks = rotary.score_blocks(view.L)
@@ -406,6 +428,65 @@ def test_choosing_a_model_sets_the_sidebar_and_the_page_and_the_url() -> None:
     assert (at.session_state["factor"], at.session_state["original"]) == (8.0, 8192.0)
     at.selectbox(key="model").set_value("custom").run()
     assert "model" not in at.selectbox(key="scaling").options
+
+
+def chart_specs(at: AppTest) -> dict[str, dict]:
+    """The parsed JSON of every chart drawn, by its key (an element id ends with its key)."""
+    return {chart.proto.id.rpartition("-")[2]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+PAIR_CHARTS = ("rotary_pair", "rotary_pair_play")
+
+
+def test_one_analysis_per_view_and_an_L_move_replays_the_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The score, decay and layout sections read one rotary.analyse per view (st.cache_resource), a hit
+    for a second session; the pair's sections are keyed by rotary.pair_inputs, so that an L move replays
+    them, what a session drawing them from nothing draws at that L; the sidebar's convention, which the
+    transition's caption names, is in their key."""
+    built: Counter[str] = Counter()
+
+    def counting(name: str) -> Callable[..., object]:
+        build = getattr(rotary, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            built[name] += 1
+            return build(*args, **kwargs)
+        return counted
+
+    for name in ("analyse", "pair_figure", "pair_play_figure"):
+        monkeypatch.setattr(rotary, name, counting(name))
+    streamlit.cache_resource.clear()  # the analyses and every finished section
+    open_page(ROTARY, {"d": "130", "L": "500"})
+    assert built == {"analyse": 1, "pair_figure": 1, "pair_play_figure": 1}
+    moved = open_page(ROTARY, {"d": "130", "L": "700"})
+    assert built == {"analyse": 2, "pair_figure": 1, "pair_play_figure": 1}, "an L move built the pair again"
+    blocks._drawn_once.clear()  # every section drawn again, from the analysis of L=700 (a hit)
+    fresh = open_page(ROTARY, {"d": "130", "L": "700"})
+    assert built == {"analyse": 2, "pair_figure": 2, "pair_play_figure": 2}
+    assert chart_specs(moved) == chart_specs(fresh)
+    other = open_page(ROTARY, {"d": "130", "L": "700", "convention": "tensor2tensor"})
+    assert built["pair_figure"] == 3, "another convention was served the pair's section of the first"
+    assert any("choose 'paper' there" in caption.value for caption in other.caption)
+
+
+def test_the_pairs_inputs_hold_every_way_L_enters_it() -> None:
+    """Views that differ in L alone with the same rotary.pair_inputs (and play_last) draw the same pair
+    section; a dynamic scaling turns the pairs at another rate past its original length: other inputs."""
+    dynamic = pe_core.RopeScaling("dynamic", 2.0, 100)
+    for short, long in ((RotaryView(16, 100.0, 80), RotaryView(16, 100.0, 3000)),
+                        (RotaryView(8, 1000.0, 60, "half", dynamic), RotaryView(8, 1000.0, 90, "half", dynamic)),
+                        (RotaryView(32, 1e4, 200, "interleaved", YARN, "ones"),
+                         RotaryView(32, 1e4, 9000, "interleaved", YARN, "ones"))):
+        for pair in (0, 3):
+            assert rotary.pair_inputs(short, pair) == rotary.pair_inputs(long, pair)
+            theta = float(short.theta()[pair])
+            assert rotary.pair_figure(rotary.pair_view(short, pair, 7, 2)).to_dict() == \
+                rotary.pair_figure(rotary.pair_view(long, pair, 7, 2)).to_dict()
+            if rotary.play_last(theta, short.L) == rotary.play_last(theta, long.L):
+                plays = [rotary.pair_play_figure(view, pair, 2).to_dict() for view in (short, long)]
+                assert plays[0] == plays[1]
+    stretched = RotaryView(8, 1000.0, 250, "half", dynamic)
+    assert rotary.pair_inputs(stretched, 3) != rotary.pair_inputs(RotaryView(8, 1000.0, 90, "half", dynamic), 3)
 
 
 #: Hostile URL values: text, NaN, infinities, negative, huge, 500 digits, empty, markup.
