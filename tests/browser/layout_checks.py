@@ -2,7 +2,7 @@
 no text of a chart drawn over other text of the same chart, and no label cut off.
 
 JavaScript run in the page, shared by tests/browser/test_classroom.py (every page at projector
-sizes, in both modes) and tests/browser/test_accessibility.py (every page on a phone).
+sizes, in both modes) and tests/browser/test_phone.py (every page on a phone).
 """
 
 from __future__ import annotations

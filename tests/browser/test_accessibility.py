@@ -1,5 +1,5 @@
-"""Accessibility and phones, in a real browser: axe-core on every page, the keyboard alone,
-and every page at 390 x 844 (a phone), with screenshots.
+"""Accessibility in a real browser: axe-core on every page and the keyboard alone (every page
+at 390 x 844, a phone, is tests/browser/test_phone.py).
 
 axe-core comes with axe-playwright-python (its axe.min.js, offline). One shared server; one
 page load per (page, check).
@@ -12,18 +12,16 @@ import re
 
 import pytest
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS
-from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from test_browser import (
     EVERY_CHART_DRAWN_JS,
     FIRST_LOAD_MS,
-    SCREENSHOTS,
     assert_no_traceback,
     chart_signature,
+    first_chart_showing,
     sidebar_slider,
     wait_for_url,
     wait_until_drawn,
 )
-from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
 
 from explorer import page_list
 from explorer.ui.blocks import CODE_KEY
@@ -178,7 +176,7 @@ def test_slider_toggle_and_select_box_by_keyboard_alone(app_server: str, page) -
     page.goto(f"{app_server}/matrix?d=64&L=300", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "matrix", timeout=FIRST_LOAD_MS)
 
-    before = chart_signature(page)
+    before = first_chart_showing(page, "d=64")
     tab_to(page, r"^d: embedding size$")
     page.keyboard.press("ArrowRight")
     expect(sidebar_slider(page, "d: embedding size")).to_have_attribute("aria-valuetext", "66")
@@ -232,98 +230,3 @@ def test_legend_entries_by_keyboard_alone(app_server: str, page) -> None:
     expect(entry).to_have_attribute("aria-checked", "true")
     assert entry.evaluate(shown) == [True, True]
     assert_no_traceback(page)
-
-
-# --- phones ----------------------------------------------------------------------------
-
-#: How the page lies out in the viewport: the document's and the main container's widths,
-#: elements that reach past the right edge without a container that clips or scrolls them,
-#: the formulas (KaTeX) and, per chart, its mode bar against its title and annotations.
-PHONE_LAYOUT_JS = """() => {
-    const vw = window.innerWidth;
-    const main = document.querySelector('[data-testid="stMain"]');
-    const scrolls = (el) => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX);
-    const clippedWithin = (el) => {
-        for (let p = el.parentElement; p; p = p.parentElement) {
-            if (scrolls(p) && p.getBoundingClientRect().right <= vw + 0.5) return true;
-        }
-        return false;
-    };
-    const overflowing = [...main.querySelectorAll('*')].filter((el) => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && (r.right > vw + 0.5 || r.left < -0.5) && !clippedWithin(el);
-    }).slice(0, 10).map((el) => el.outerHTML.slice(0, 160));
-    const formulas = [...main.querySelectorAll('.katex-display')].map((k) => {
-        const r = k.getBoundingClientRect();
-        return {left: r.left, right: r.right, fits: k.scrollWidth <= k.clientWidth + 0.5,
-                scrolls: scrolls(k), text: k.textContent.slice(0, 60)};
-    });
-    const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
-    const meet = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-    const charts = [...main.querySelectorAll('.js-plotly-plot')].map((plot) => {
-        const bar = plot.querySelector('.modebar');
-        const texts = [...plot.querySelectorAll('.gtitle, .annotation-text')];
-        return {bar: bar ? box(bar) : null, texts: texts.length,
-                covered: bar ? texts.filter((t) => meet(box(bar), box(t))).map((t) => t.textContent) : []};
-    });
-    return {vw, documentWidth: document.documentElement.scrollWidth, mainWidth: main.scrollWidth,
-            mainClient: main.clientWidth, overflowing, formulas, charts};
-}"""
-
-
-@pytest.fixture
-def phone(browser):
-    """A phone-sized page (390 x 844 CSS pixels, touch, mobile viewport, twice the pixels), in
-    dark mode: Streamlit follows the system's theme, so this is the dark theme's check too."""
-    context = browser.new_context(
-        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2, color_scheme="dark"
-    )
-    yield context.new_page()
-    context.close()
-
-
-@pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
-def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> None:
-    """At 390 x 844, in the dark theme, the code shown: no label is cut off, nothing runs off
-    the screen (formulas and code wrap to fit), the mode bar covers no chart title, the
-    sidebar's controls open on the screen, and axe finds no serious violation there either."""
-    path = url_path(info)
-    open_page(phone, app_server, path, f"?{CODE_KEY}=true")
-    wait_until_settled(phone)
-    # No label cut off (issue 20): every text of a chart inside the chart and the screen, no
-    # label ending in an ellipsis or running off the screen. (Tables scroll sideways here.)
-    cut = describe_chart_text(phone.evaluate(CHART_TEXT_JS), f"/{path}", overlaps=False)
-    cut += [f"/{path}: {label}" for label in phone.evaluate(LABELS_CUT_JS, False)]
-    assert not cut, "\n".join(cut)
-    layout = phone.evaluate(PHONE_LAYOUT_JS)
-    assert layout["vw"] == PHONE["width"], layout["vw"]
-    assert layout["documentWidth"] <= PHONE["width"], layout
-    assert layout["mainWidth"] <= layout["mainClient"], layout
-    assert not layout["overflowing"], "\n".join(layout["overflowing"])
-    for formula in layout["formulas"]:
-        # Within the screen, and wrapped to fit: a box that only a finger can scroll is no
-        # use from the keyboard (axe's scrollable-region-focusable, checked below as well).
-        assert formula["left"] >= 0 and formula["right"] <= PHONE["width"], formula
-        assert formula["fits"], formula
-    if CHART_PAGES[path][2]:
-        assert layout["charts"] and all(c["bar"] and c["texts"] for c in layout["charts"]), layout["charts"]
-    for chart in layout["charts"]:
-        assert not chart["covered"], f"the mode bar covers {chart['covered']}"
-
-    # The sidebar is closed on a phone; its button opens it, with its controls on the screen.
-    # The slider as drawn (its range input itself is visually hidden, under the drawn thumb).
-    slider = phone.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
-        has=phone.locator('input[type="range"][aria-label="d: embedding size"]')
-    )
-    expect(slider).not_to_be_in_viewport()
-    phone.get_by_test_id("stExpandSidebarButton").click()
-    expect(slider).to_be_in_viewport(ratio=1)  # whole, once the sidebar has slid in
-    phone.get_by_role("button", name="Collapse sidebar").click()
-    expect(slider).not_to_be_in_viewport()
-    fit_viewport_to_content(phone, PHONE["width"])
-    failing = serious_axe_violations(phone)
-    assert not failing, f"axe on /{path} at 390 px:\n{describe_violations(failing)}"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target = SCREENSHOTS / f"phone-{info.url_path}.png"
-    phone.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 10_000, f"{target} looks empty"

@@ -181,8 +181,13 @@ def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_s
         expect(page.locator('[data-testid="stMainMenu"]')).to_be_hidden()
         page.wait_for_function("(normal) => getComputedStyle(document.documentElement).fontSize !== normal",
                                arg=normal_font)
-        # The charts are drawn larger, and the captions stay.
-        assert page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()["height"] > chart_height * 1.15
+        # The charts are drawn larger (waited for: after a reload the page may show its charts a
+        # moment before the larger ones arrive), and the captions stay.
+        page.wait_for_function(
+            """(least) => document.querySelector('[data-testid="stPlotlyChart"]')
+                              .getBoundingClientRect().height > least""",
+            arg=chart_height * 1.15,
+        )
         expect(captions).to_have_count(caption_count)
 
     expect_presenting()
@@ -322,7 +327,7 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
     """On every page of page_list.PAGES, in normal and presentation mode, at 1920 x 1080 and
     1280 x 720 (layout_checks): no text of a chart over another of the same chart, no chart
     text outside its chart, no label cut off, no table wider than its box. (On a phone:
-    test_accessibility.py, test_page_fits_a_phone.) The first page is opened by its address,
+    test_phone.py, test_page_fits_a_phone.) The first page is opened by its address,
     the next ones from the navigation, as a visitor goes (a load costs twice as long); each
     is looked at in both sizes, the window resized between them."""
     query = f"?{share.PRESENT_KEY}=true" if present else ""
