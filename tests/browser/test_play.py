@@ -217,9 +217,15 @@ def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
 
 
 def expect_frame(page, slider, title: str, index: int) -> None:
-    """The frame slider is on frame ``index``, says so, and the chart draws that frame's reference."""
-    page.wait_for_function("([el, index]) => el.getAttribute('aria-valuenow') === String(index)",
-                           arg=[slider.element_handle(), index])
+    """The frame slider is on frame ``index``, says so, and the chart draws that frame's reference.
+    Waited for together: Plotly moves the slider as the step starts and draws the frame a moment
+    later (CI once read the slider at r = 49 and the chart still at r = 0)."""
+    page.wait_for_function(
+        "([el, index, title]) => { const s = (" + PLAY_STATE_JS + ")(title);"
+        " return el.getAttribute('aria-valuenow') === String(index) && s !== null"
+        " && (el.getAttribute('aria-valuetext') ?? '').endsWith('= ' + s.traces[0].meta); }",
+        arg=[slider.element_handle(), index, title],
+    )
     state = page.evaluate(PLAY_STATE_JS, title)
     check_reference(state["traces"][0])
     reference = state["traces"][0]["meta"]
