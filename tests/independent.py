@@ -43,3 +43,16 @@ def rates(d: int, n: float = 10000.0, convention: str = "paper") -> np.ndarray:
 
 def y_of(trace) -> np.ndarray:
     return np.asarray(trace.y, dtype=np.float64)
+
+
+def rotate_half(x: np.ndarray) -> np.ndarray:
+    """transformers' rotate_half (Llama, the "half" layout): (-x2, x1) of the two halves."""
+    half = x.shape[-1] // 2
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+
+def rotate_every_two(x: np.ndarray) -> np.ndarray:
+    """GPT-J's rotate_every_two (the "interleaved" layout): (-x_odd, x_even) in each pair."""
+    out = np.empty_like(x)
+    out[..., 0::2], out[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+    return out

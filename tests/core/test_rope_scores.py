@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from independent import rotate_every_two, rotate_half
 
 import pe_core
 from pe_core import RopeScaling
@@ -56,17 +57,6 @@ def to_interleaved(x: np.ndarray) -> np.ndarray:
     d = x.size
     out = np.empty(d)
     out[0::2], out[1::2] = x[: d // 2], x[d // 2 :]
-    return out
-
-
-def rotate_half(x: np.ndarray) -> np.ndarray:
-    half = x.shape[-1] // 2
-    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
-
-
-def rotate_every_two(x: np.ndarray) -> np.ndarray:
-    out = np.empty_like(x)
-    out[..., 0::2], out[..., 1::2] = -x[..., 1::2], x[..., 0::2]
     return out
 
 

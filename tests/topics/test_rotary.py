@@ -34,6 +34,7 @@ import streamlit
 from app_runs import PAGE_BY_KEY, open_page
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from independent import rotate_every_two, rotate_half
 from streamlit.testing.v1 import AppTest
 from test_reproduce import assert_same, torch_result
 
@@ -81,17 +82,6 @@ def reference_qk(view: RotaryView) -> tuple[np.ndarray, np.ndarray]:
             v[0::2], v[1::2] = x
         out.append(v)
     return out[0], out[1]
-
-
-def rotate_half(x: np.ndarray) -> np.ndarray:
-    half = x.shape[-1] // 2
-    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
-
-
-def rotate_every_two(x: np.ndarray) -> np.ndarray:
-    out = np.empty_like(x)
-    out[..., 0::2], out[..., 1::2] = -x[..., 1::2], x[..., 0::2]
-    return out
 
 
 def tables(view: RotaryView, layout: str) -> tuple[np.ndarray, np.ndarray]:
@@ -253,7 +243,7 @@ def test_ropes_rotation_is_the_transition_matrixs_block(d: int, base: float, pai
 
 @pytest.mark.parametrize("name", ["default", "reduced-yarn", "one-position"])
 def test_every_figure_built_without_validation_is_valid_plotly(name: str) -> None:
-    """The page's own figures are built from plain dicts without Plotly's validation (rotary.plain_figure):
+    """The page's own figures are built from plain dicts without Plotly's validation (figures.figure):
     each, Play frames included, must pass it (a misspelt property raises here) and mean the same."""
     view = VIEWS[name]
     s = rotary.scores(view, rotary.score_blocks(view.L))
