@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+from plotly.basedatatypes import BaseTraceType
 
 from explorer.figures import Figure, chart_title, encoded_copy, fitted_title, structure_copy
 
@@ -103,7 +104,7 @@ def add_play(
     frame_ms: int = PLAY_FRAME_MS,
     active: int = 0,
     labels: Sequence[str] | None = None,
-) -> go.Figure:
+) -> PlayFigure:
     """``fig`` with its ``frames``, and above the plot Play/Pause buttons and a slider of the frames.
 
     ``label`` names the swept quantity (the slider shows "label = " and the frame's name, or
@@ -112,15 +113,12 @@ def add_play(
     data); ``active`` is the frame the figure's own data shows, where the slider starts.
     Buttons and slider are SVG drawn by Plotly; explorer/ui/keyboard.py puts them in the tab order.
     """
-    layout = _play_layout(fig.layout.to_plotly_json(), frames, label=label, redraw=redraw, frame_ms=frame_ms,
-                          active=active, labels=labels)
-    # Built without Plotly's validation of the slider's steps, which update_layout did again, and
-    # with the frames as plain dicts (PlayFigure).
-    return PlayFigure(data=fig.data, layout=layout, frames=frames, _validate=False)
+    return play_figure(fig.data, fig.layout.to_plotly_json(), frames, label=label, redraw=redraw,
+                       frame_ms=frame_ms, active=active, labels=labels)
 
 
 def play_figure(
-    data: Sequence[dict],
+    data: Sequence[dict | BaseTraceType],
     layout: dict,
     frames: Sequence[PlayFrame],
     *,
@@ -130,9 +128,9 @@ def play_figure(
     active: int = 0,
     labels: Sequence[str] | None = None,
 ) -> PlayFigure:
-    """``add_play`` of ``figures.figure(data, layout)``, built once: from plain trace dicts and a
-    plain layout dict, without Plotly's validation (the tests build each such figure again
-    validated), its title fitted as ``figures.figure`` fits it."""
+    """``add_play`` of ``figures.figure(data, layout)``, built once: from trace dicts (or traces
+    already built) and a plain layout dict, without Plotly's validation (the tests build each such
+    figure again validated), its title fitted as ``figures.figure`` fits it."""
     layout = _play_layout(layout, frames, label=label, redraw=redraw, frame_ms=frame_ms, active=active,
                           labels=labels)
     return PlayFigure(data=list(data), layout=fitted_title(layout), frames=frames, _validate=False)

@@ -25,6 +25,7 @@ from explorer.figures import (
     HALF_PLOT_COLS,
     MARGIN,
     chart_title,
+    figure,
     heatmap_figure,
     heatmap_grid,
     heatmap_table,
@@ -232,14 +233,6 @@ def _plane_layout(fig_height: int, radius: float, columns: tuple[int, int], titl
     }
 
 
-def plain_figure(traces: list[dict], layout: dict) -> go.Figure:
-    """A figure of plain trace dicts (each with its ``"type"``) and a plain layout dict, built without
-    Plotly's validation, which walks every key and value again (a few milliseconds a chart, on every
-    new setting). tests/topics/test_rotary.py builds each of this page's figures validated
-    (go.Figure(fig.to_dict())), where a misspelt property raises, and compares the JSON."""
-    return go.Figure(data=traces, layout=layout, _validate=False)
-
-
 def pair_figure(p: PairView) -> go.Figure:
     r"""Pair i in its plane: q's coordinates before (dashed) and after the turn by :math:`m\theta'_i`,
     k's before and after :math:`n\theta'_i`. Their dot product is the pair's part of the score;
@@ -254,7 +247,7 @@ def pair_figure(p: PairView) -> go.Figure:
         _arrow(f"k turned by n·θ = {p.n}·θ_{p.pair}", p.k_turned, "#b2182b", meta=p.n),
     ]
     title = f"Pair {p.pair}: q at m = {p.m}, k at n = {p.n}"
-    return plain_figure(traces, _plane_layout(520, radius, p.columns, title))
+    return figure(traces, _plane_layout(520, radius, p.columns, title))
 
 
 @dataclass(frozen=True)
@@ -304,7 +297,7 @@ def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
          "hovertemplate": "q turned<br>(%{x:.7g}, %{y:.7g})<extra></extra>"},
         {"x": [0.0], "y": [-1.08 * max(play.radius, 1e-9)], "mode": "text", "showlegend": False, "hoverinfo": "skip"},
     ]
-    fig = plain_figure([
+    fig = figure([
         _arrow(f"k turned by n·θ = {n}·θ_{pair}", play.k_turned, "#b2182b", meta=n),
         *({"type": "scatter"} | look | now for look, now in zip(looks, moving(0), strict=True)),
         *_circles(tips[0], play.k_turned),
@@ -452,7 +445,7 @@ def closed_form_figure(s: ScoreMatrix) -> go.Figure:
          "marker": {"size": 6, "symbol": "circle-open", "color": "#d6604d", "line": {"width": 1.5}},
          "hovertemplate": "m − n = %{x}<br>q_m·k_n = %{y:.10g}<extra></extra>"},
     ]
-    return plain_figure(traces, {
+    return figure(traces, {
         "title": chart_title("The closed form: q_m·k_n = g(m − n)"),
         "height": 520, "margin": MARGIN | {"b": 115},
         "xaxis": {"title": {"text": "offset m − n"}}, "yaxis": {"title": {"text": "score"}},
@@ -515,7 +508,7 @@ def decay_figure(dec: Decay, *, d: int) -> go.Figure:
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": domain, "title": {"text": y_title}}
     layout |= {"title": chart_title(f"Long-term decay (RoFormer 3.4.3), d = {d:,}"), "height": 560,
                "margin": dict(MARGIN), "showlegend": False, "hoverlabel": {"namelength": -1}}
-    return plain_figure(traces, layout)
+    return figure(traces, layout)
 
 
 def decay_table(dec: Decay) -> pd.DataFrame:
