@@ -42,8 +42,10 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-@pytest.fixture(scope="module")
-def app_server(browser) -> Iterator[str]:
+# Session scope: one server per test process for every browser file (each test has a session
+# of its own in it), instead of one per file, each warming every page at start-up.
+@pytest.fixture(scope="session")
+def app_server() -> Iterator[str]:
     """The app, shared by the tests that do not need a fresh server; yields its base URL."""
     with StreamlitServer("app.py") as server:
         yield server.url
