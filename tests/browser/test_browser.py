@@ -7,11 +7,12 @@ context's default timeout), never on a fixed sleep.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT
+from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT, StreamlitServer
 from seed_code import seed002_positional_encoding
 
 from explorer.ui.navigation import PAGE_FAILED
@@ -135,11 +136,21 @@ def assert_no_traceback(page) -> None:
         assert marker not in text, f"{marker!r} on the page:\n{text[:2000]}"
 
 
+@pytest.fixture(scope="module")
+def new_server(browser) -> Iterator[str]:
+    """A server started for the deep-link tests alone: the first page's deep link is its very
+    first request, and every other page's deep link is the first visit a browser makes to that page. (One
+    server for the thirteen, not one each: Streamlit's file-based page discovery runs a page
+    file named as its URL path without app.py on a fresh server and after it alike.)"""
+    with StreamlitServer("app.py") as server:
+        yield server.url
+
+
 @pytest.mark.parametrize("path", PAGE_PATHS, ids=PAGE_IDS)
-def test_deep_link_opens_the_view_on_a_fresh_server(fresh_server: str, page, path: str) -> None:
-    """The first request a new server gets is a deep link; the page, its chart and the
-    sidebar all show the URL's settings (so app.py ran, not the page file alone)."""
-    url = f"{fresh_server}/{path}?d=64&L=300&n=100{DEEP_LINK_EXTRA.get(path, '')}"
+def test_deep_link_opens_the_view_on_a_fresh_server(new_server: str, page, path: str) -> None:
+    """A deep link is the first visit its page gets on a newly started server; the page, its
+    chart and the sidebar all show the URL's settings (so app.py ran, not the page file alone)."""
+    url = f"{new_server}/{path}?d=64&L=300&n=100{DEEP_LINK_EXTRA.get(path, '')}"
     page.goto(url, timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
     expect_sidebar(page, d="64", L="300", n="100")
