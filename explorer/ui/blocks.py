@@ -167,8 +167,9 @@ def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None
     controls it uses); ``name`` tells the sections of all pages apart. ``draw`` must not
     create widgets (Streamlit cannot replay them): downloads and controls stay outside.
     """
-    # Presentation mode draws the charts larger: its sections are others.
-    _drawn_once(name, (*inputs, presenting()), draw)
+    # Presentation mode draws the charts larger: its sections are others. By keyword: for each
+    # positional argument Streamlit reads the function's signature again to find its name.
+    _drawn_once(name=name, inputs=(*inputs, presenting()), _draw=draw)
 
 
 #: How long a page waits after its first chart before it sends the rest (no CPU: the script
