@@ -27,19 +27,17 @@ def analysis(view_key: tuple, _view: RotaryView) -> rotary.Analysis:
 
 WHY_EVEN = "RoPE turns coordinates in pairs"
 settings = blocks.even_d_page("Rotary (RoPE)", WHY_EVEN)
+# One element for the text and its two formulas (a page's elements each cost its every rerun).
 st.markdown(
     "RoPE turns each pair i of a query's coordinates by the angle m·θ_i, m its position, and each pair of a "
     "key's by n·θ_i, with the sinusoid's frequencies θ_i = b^(−2i/d) (b, the base, is the sidebar's n: a "
     "config's rope_theta). Two turns by m·θ_i and n·θ_i leave (m − n)·θ_i between query and key, so the score "
-    "depends on m − n alone: the sinusoid's shift-is-a-rotation (Relative positions), moved into attention."
-)
-st.latex(
-    r"\theta_i = b^{-2i/d},\allowbreak\qquad R_m = \operatorname{diag}_i \begin{bmatrix}\cos m\theta_i & "
-    r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}"
-)
-st.latex(
-    r"z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
-    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)"
+    "depends on m − n alone: the sinusoid's shift-is-a-rotation (Relative positions), moved into attention.\n\n"
+    r"$$\theta_i = b^{-2i/d},\allowbreak\qquad R_m = \operatorname{diag}_i \begin{bmatrix}\cos m\theta_i & "
+    r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}$$"
+    "\n\n"
+    r"$$z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
+    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)$$"
 )
 
 # --- the model, the query and the key, the scaling --------------------------------------------
