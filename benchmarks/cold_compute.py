@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
 from explorer import criteria, figures  # noqa: E402
-from explorer.settings import L_MAX, Settings  # noqa: E402
+from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings  # noqa: E402
 from explorer.topics import attention as attention_topic  # noqa: E402
 from explorer.topics import contexts as contexts_topic  # noqa: E402
 from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
@@ -63,8 +63,6 @@ from explorer.topics.matrix import matrix_grid  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
 BUDGET_S = 0.300
-#: cached.FULL_MATRIX_CELLS (not imported: explorer.ui.cached imports Streamlit).
-FULL_MATRIX_CELLS = 2_000_000
 
 DEFAULTS = Settings()
 LARGEST = Settings(d=2048, n=10000.0, L=16384)

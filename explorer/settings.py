@@ -24,6 +24,13 @@ N_MIN, N_MAX, N_DEFAULT = 2.0, 1e8, 10000.0
 N_OPTIONS: tuple[float, ...] = tuple(
     sorted({float(m * 10**e) for e in range(9) for m in (1, 1.5, 2, 3, 5, 7) if N_MIN <= m * 10**e <= N_MAX})
 )
+#: Largest matrix (cells) a page builds in full, e.g. for a download; larger views are
+#: drawn from closed-form block averages and offered as code instead. 500,000 cells (4 MB):
+#: Similarity and Relative positions hold two or three such arrays during a run, and with 2M
+#: cells (16 MB each) their runs made the server's memory jump 30-45 MB at a time: 50 students
+#: with settings of their own peaked 101-112 MB above the start, 84-86 MB with 500,000
+#: (benchmarks/README.md, "A class on settings of its own").
+FULL_MATRIX_CELLS = 500_000
 #: Longest URL value read at all; longer ones are reset without being parsed.
 MAX_RAW_LENGTH = 64
 

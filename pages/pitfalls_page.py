@@ -7,9 +7,9 @@ from dataclasses import astuple
 import streamlit as st
 
 from explorer import figures, uploads
-from explorer.settings import N_OPTIONS, Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, controls
 
 # --- this page's cached computation (shared by every session) ---
 
@@ -19,10 +19,10 @@ def pitfalls_comparison(
     a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
 ) -> pitfalls.Comparison:
     """Two variants as drawn, their difference, and the largest |A - B| over the full matrices
-    (explorer.topics.pitfalls.compare, in row blocks of at most cached.FULL_MATRIX_CELLS; ~3 s at the largest).
+    (explorer.topics.pitfalls.compare, in row blocks of at most FULL_MATRIX_CELLS; ~3 s at the largest).
     st.cache_resource: its drawn arrays (read-only, ~1 MB at most) are not pickled when stored and
     unpickled at each read (the section that draws them, the download, the code), as st.cache_data did."""
-    return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=cached.FULL_MATRIX_CELLS)
+    return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=FULL_MATRIX_CELLS)
 
 
 settings: Settings = st.session_state["settings"]
@@ -156,7 +156,7 @@ if upload is not None:
         """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
         display-sized results, never the upload itself. Keyed by the upload's id: hashing up to 5 MB on
         every rerun would cost more than the page's warm rerun. Raises ValueError for a bad file."""
-        return pitfalls.check_upload(name, _data, max_cells=cached.FULL_MATRIX_CELLS)
+        return pitfalls.check_upload(name, _data, max_cells=FULL_MATRIX_CELLS)
 
     try:
         check = pitfalls_upload(upload.file_id, upload.name, upload.getvalue())

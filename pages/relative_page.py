@@ -6,7 +6,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, Settings, format_n
 from explorer.topics import relative
 from explorer.ui import blocks, cached, controls
 
@@ -20,7 +20,7 @@ def shift_comparison(
     """P @ M(delta) against PE(k + delta) computed directly (explorer.topics.relative.compare_shift)."""
     return relative.compare_shift(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
-        max_rows=max_rows, max_cols=max_cols, full_cells=cached.FULL_MATRIX_CELLS,
+        max_rows=max_rows, max_cols=max_cols, full_cells=FULL_MATRIX_CELLS,
     )
 
 
@@ -149,7 +149,7 @@ def shifted_maps() -> None:
         )
     if not comparison.whole_matrix:
         st.caption(
-            f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the error "
+            f"L x d = {L * d:,} cells is more than this page builds ({FULL_MATRIX_CELLS:,}), so the error "
             f"is measured on positions {comparison.checked_first:,}..{comparison.checked_last:,}, the last ones, "
             "where the angles and their rounding are largest. The maps are exact block means from the closed form."
         )
@@ -249,7 +249,7 @@ map_grid = figures.heatmap_grid(L, d, power_of_two_columns=True)
 #: The reproduce-this code's arguments; the sections' controls add theirs.
 snippet: dict[str, object] = {
     "delta": delta, "window": WINDOW, "map_rows": map_grid[0], "map_cols": map_grid[1],
-    "full_cells": cached.FULL_MATRIX_CELLS,
+    "full_cells": FULL_MATRIX_CELLS,
 }
 blocks.fragment(transition_section)
 blocks.cached_section("relative_shifted", shifted_maps, settings, delta)

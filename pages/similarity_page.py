@@ -7,7 +7,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, Settings, format_n
 from explorer.topics import similarity
 from explorer.topics.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
 from explorer.ui import blocks, cached, controls
@@ -36,8 +36,8 @@ def reference_curves(
     on the encoding with the closed form at the same positions, and how they were measured:
     computed once for the three sections and the downloads that show them."""
     L, d = settings.L, settings.d
-    if L * d <= cached.FULL_MATRIX_CELLS:
-        # Built for these measurements and dropped (never cached: up to 16 MB, which
+    if L * d <= FULL_MATRIX_CELLS:
+        # Built for these measurements and dropped (never cached: up to 4 MB, which
         # st.cache_data pickled on every write and read); its cosines give the closed form too.
         P = pe_core.positional_encoding(L, d, settings.n, layout=settings.layout, convention=settings.convention)
         curves = similarity.similarity_from_matrix(P, ref)
@@ -51,7 +51,7 @@ def reference_curves(
     return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), similarity.MeasuredDots(
         first, measured, closed
     ), (
-        f"L x d = {L * d:,} cells is more than this page builds ({cached.FULL_MATRIX_CELLS:,}), so the curves "
+        f"L x d = {L * d:,} cells is more than this page builds ({FULL_MATRIX_CELLS:,}), so the curves "
         "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
         "(every row has squared norm d/2). They are checked against the matrix around the reference below."
     )
@@ -218,7 +218,7 @@ blocks.cached_section("similarity_matrix", offset_matrix, settings)
 blocks.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 blocks.reproduce(
     similarity.similarity_code(
-        settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=cached.FULL_MATRIX_CELLS,
+        settings, snippet["ref"], blocks=SIMILARITY_BLOCKS, full_cells=FULL_MATRIX_CELLS,
         measured_cells=MEASURED_CELLS,
     )
 )

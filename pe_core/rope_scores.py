@@ -134,7 +134,8 @@ def _trig_sums(t: np.ndarray, rates: np.ndarray, cos_coef: np.ndarray, sin_coef:
     with_cos = (cos_coef * cos_j + sin_coef * sin_j).T  # (pairs, B)
     with_sin = (sin_coef * cos_j - cos_coef * sin_j).T
     turns = _turns_of_steps(np.floor_divide(t, _STEP), rates)
-    for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // rates.size)):
+    # Rows of q per block: their sines and cosines (rows x pairs) and their table (rows x B) both bounded.
+    for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // max(rates.size, _STEP))):
         sin_q, cos_q = turns(q)
         table = cos_q @ with_cos + sin_q @ with_sin  # table[q, j] = the sum at t = qB + j
         out[run] = table[row, j]

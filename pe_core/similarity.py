@@ -147,8 +147,9 @@ def cos_sum_by_offset(delta: object, w: np.ndarray) -> np.ndarray:
     return (_sum_cos_whole(flat, w) if whole else _sum_cos(flat, w)).reshape(delta.shape)
 
 
-#: Terms (offsets x pairs) evaluated at once by dot_by_offset.
-_BLOCK_TERMS = 1 << 20
+#: Terms (offsets x pairs) evaluated at once by dot_by_offset: each of sin_cos_outer's temporaries
+#: is then 1 MB, the few alive together a few MB (a server computes for many sessions at once).
+_BLOCK_TERMS = 1 << 17
 #: The least step B of dot_by_offset's split delta = q B + j (more offsets take a larger one: _step).
 _STEP = 64
 

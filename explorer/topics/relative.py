@@ -239,7 +239,7 @@ def compare_shift(
         means = pe_core.encoding_block_average(L, d, n, max_rows=max_rows, max_cols=d, **kw).values
         shown_shifted = pe_core.shift(means, delta, n, **kw)
         shown_direct = pe_core.encoding_block_average(L, d, n, start=delta, max_rows=max_rows, max_cols=d, **kw).values
-    # |P M - PE(k + delta)|, written over P M once its block means are taken: no other array of up to 2M cells.
+    # |P M - PE(k + delta)|, written over P M once its block means are taken: no third array of L x d cells.
     gap = np.abs(np.subtract(shifted, direct, out=shifted), out=shifted)
     error = float(gap.max())
     # Seed 001: errors = (P @ M)[10:] - P[:-10], over the rows k whose k + delta is a position of P:

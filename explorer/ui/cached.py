@@ -14,12 +14,8 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer.settings import L_MAX, Settings
+from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings
 from explorer.topics.similarity import mirrored_offsets
-
-#: Largest matrix (cells) a page builds in full, e.g. for a download; larger views are
-#: drawn from closed-form block averages and offered as code instead.
-FULL_MATRIX_CELLS = 2_000_000
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

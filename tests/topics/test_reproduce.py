@@ -31,7 +31,7 @@ from app_runs import PAGE_BY_KEY, open_page
 
 import pe_core
 from explorer import figures, reproduce
-from explorer.settings import Settings
+from explorer.settings import FULL_MATRIX_CELLS, Settings
 from explorer.topics import binary, home, matrix, relative, similarity, waves
 from explorer.ui import cached
 from explorer.ui.controls import OFFER_DOWNLOADS
@@ -325,7 +325,7 @@ def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
     """What pages/similarity_page.py offers for download."""
     L, d = settings.L, settings.d
     by_offset = cached.dot_by_offset(settings)
-    if L * d <= cached.FULL_MATRIX_CELLS:
+    if L * d <= FULL_MATRIX_CELLS:
         curves = similarity.similarity_from_matrix(cached.encoding(settings), ref)
         first, measured = 0, curves.dot
     else:
@@ -352,7 +352,7 @@ def similarity_tables(settings: Settings, ref: int) -> dict[str, pd.DataFrame]:
 )
 def test_similarity_snippet_gives_the_three_charts(settings: Settings, ref: int) -> None:
     code = similarity.similarity_code(
-        settings, ref, blocks=similarity.SIMILARITY_BLOCKS, full_cells=cached.FULL_MATRIX_CELLS,
+        settings, ref, blocks=similarity.SIMILARITY_BLOCKS, full_cells=FULL_MATRIX_CELLS,
         measured_cells=similarity.MEASURED_CELLS,
     )
     L, d = settings.L, settings.d
@@ -421,7 +421,7 @@ def relative_tables(settings: Settings, delta: int, window_start: int, pair: int
     map_rows, map_cols = figures.heatmap_grid(settings.L, d, power_of_two_columns=True)
     comparison = relative.compare_shift(
         settings.L, d, settings.n, layout=layout, convention=settings.convention, delta=delta,
-        max_rows=map_rows, max_cols=map_cols, full_cells=cached.FULL_MATRIX_CELLS,
+        max_rows=map_rows, max_cols=map_cols, full_cells=FULL_MATRIX_CELLS,
     )
     w = cached.frequencies(settings)
     labels, _ = figures.encoding_axis_labels(comparison.column_is_sine, comparison.pair_first, comparison.pair_last,
@@ -451,7 +451,7 @@ def relative_snippet(settings: Settings, delta: int, window_start: int, pair: in
     return relative.relative_code(
         settings, delta=delta, window_start=window_start, window=relative.TRANSITION_WINDOW, pair=pair,
         position=position,
-        map_rows=map_rows, map_cols=map_cols, full_cells=cached.FULL_MATRIX_CELLS, library=library,
+        map_rows=map_rows, map_cols=map_cols, full_cells=FULL_MATRIX_CELLS, library=library,
     )
 
 
@@ -467,7 +467,7 @@ def test_relative_snippet_gives_the_four_charts_and_the_pages_errors(
     # The errors the page shows are rounding itself: the snippet repeats the page's arithmetic to the bit.
     comparison = relative.compare_shift(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta,
-        max_rows=1, max_cols=2, full_cells=cached.FULL_MATRIX_CELLS,
+        max_rows=1, max_cols=2, full_cells=FULL_MATRIX_CELLS,
     )
     labels = relative.metric_labels(delta, pair)
     assert namespace["numbers"][labels["error"]] == comparison.max_error
