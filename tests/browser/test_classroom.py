@@ -278,6 +278,10 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
     page.set_viewport_size(PROJECTOR)
     page.goto(f"{app_server}/waves?{share.PRESENT_KEY}=true", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
+    # The whole page before the walk: the Share bar is drawn after the page, and Play's buttons join
+    # the tab order once drawn (CI once walked a page whose last charts had not arrived).
+    wait_until_settled(page)
+    page.wait_for_function("() => document.querySelectorAll('.updatemenu-button[tabindex=\"0\"]').length >= 2")
     expect_sidebar_open(page, False)
     reached: list[tuple] = []
     unseen: list[tuple] = []
