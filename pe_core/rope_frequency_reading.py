@@ -699,7 +699,12 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
     readable = measured.readable
     if P == 1 or not readable[0]:
         # A single pair turns theta_0 = 1 rad per position for every base: only a division shows.
-        s = 1.0 / theta[0] if readable[0] else 1.0
+        with np.errstate(over="ignore"):
+            s = 1.0 / theta[0] if readable[0] else 1.0
+        if not math.isfinite(s):
+            # So slow (a subnormal) that its factor 1/theta_0 overflows: no scaling a model ships.
+            excess, worst = measured.excess(theta, 0.0)
+            return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
         relative = AGREEMENT * float(measured.relative_error(0.0)[0])
         s = shortest(s, relative)[0] if readable[0] else 1.0
         scaling = None if s == 1.0 else {"method": "linear", "factor": s}

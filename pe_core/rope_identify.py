@@ -101,6 +101,9 @@ MIN_ROWS = 4
 INFORMATIVE_CELLS = 0.75
 #: The layout of a table with one column per pair (gpt-oss's cos and sin: the half layout's first half).
 ONE_COLUMN = "one column per pair"
+#: The slowest frequency an inv_freq can hold: float32's smallest normal number (1.2e-38), the type
+#: transformers computes it in. Slower values (a subnormal, 5e-324) come from no base and scaling.
+SLOWEST_FREQUENCY = float(np.finfo(np.float32).tiny)
 
 _KIND_PHRASES = {
     "rope_cos": "RoPE cos table",
@@ -805,12 +808,18 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     elif vector[0] > 1.0 + 1e-6:
         problem = (f"its first value is {vector[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
                    "or 1/factor under a scaling, never faster")
+    elif np.any(vector < SLOWEST_FREQUENCY):
+        index = int(np.flatnonzero(vector < SLOWEST_FREQUENCY)[0])
+        problem = (f"value {index} is {vector[index]:.3g}, below float32's smallest normal number "
+                   f"({SLOWEST_FREQUENCY:.2g}), in which transformers computes inv_freq: no base and scaling turns a "
+                   "pair that slowly")
     rises = np.flatnonzero(np.diff(vector) > 0) if problem is None else np.array([], dtype=np.int64)
     if rises.size:
         i = int(rises[0])
         problem = (f"its values rise from pair {i} to pair {i + 1} ({vector[i]:.6g} to {vector[i + 1]:.6g}), where "
                    "every base and scaling makes each pair turn slower than the one before")
-    theta = np.where(vector > 0, vector, 0.0)
+    # Values no frequency can be (nonpositive, subnormal) are read as unreadable pairs.
+    theta = np.where(vector >= SLOWEST_FREQUENCY, vector, 0.0)
     cast = 2.0 * precision[1] if "decimals" not in precision[0] else 0.0
     sigma = np.zeros(P) if "decimals" not in precision[0] else np.full(P, precision[1])
     measured = MeasuredFrequencies(theta, sigma, theta, cast, FLOAT32_UNIT)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import pe_core
 from pe_core.identify_cli import main
+from pe_core.rope_frequency_reading import MeasuredFrequencies, read_frequencies
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -273,11 +274,24 @@ def test_ntk_is_a_base_change_offered_as_such():
         (-hf_inv_freq(32, 10000.0), "every frequency is positive"),
         (np.sort(np.random.default_rng(0).uniform(0.01, 1, 16)), "rise from pair 0 to pair 1"),
         (hf_inv_freq(32, 10000.0) * 1.5, "pair 0 turns 1 rad per position"),
+        # Subnormal and tiny values (hypothesis found [5e-324]: its factor 1/5e-324 overflowed to inf).
+        (np.array([5e-324]), "below float32's smallest normal number"),
+        (np.array([1.0, 5e-324]), "below float32's smallest normal number"),
+        (np.array([1.0, 0.5, 1e-320]), "below float32's smallest normal number"),
+        (np.array([1e-300, 1e-310]), "below float32's smallest normal number"),
     ],
 )
 def test_vectors_that_are_no_inv_freq(vector, reason):
     result = pe_core.identify_encoding(vector)
     assert result["kind"] is None and reason in result["verdict"], result["verdict"]
+
+
+def test_a_single_subnormal_frequency_has_no_reading():
+    """read_frequencies itself, whatever reads the frequencies: one pair at 5e-324 rad per position would be
+    a linear scaling by 1/5e-324, which overflows; no reading fits, none has a scaling."""
+    theta = np.array([5e-324])
+    (reading,) = read_frequencies(MeasuredFrequencies(theta, np.zeros(1), theta), 2)
+    assert reading.scaling is None and not reading.fits
 
 
 def test_inv_freq_with_one_wrong_value():
