@@ -147,6 +147,14 @@ class HAProxy:
         path = self.folder / LOG_FILE
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def logged(self, pattern: str, count: int, timeout_s: float = 5.0) -> list[str]:
+        """The log's matches of ``pattern`` once there are ``count`` of them (or ``timeout_s`` has passed):
+        HAProxy writes a request's line a moment after it has answered it."""
+        deadline = time.monotonic() + timeout_s
+        while len(found := re.findall(pattern, self.log())) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return found
+
     def stop(self) -> None:
         if self._process.poll() is None:
             os.killpg(self._process.pid, signal.SIGTERM)

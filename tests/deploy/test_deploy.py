@@ -251,7 +251,7 @@ def test_the_proxy_refuses_a_websocket_from_a_foreign_origin(shared_replicas) ->
     # The page loads (each tab's GET went to a replica); the three WebSockets reached none.
     page_loads = 3
     assert sum(connections_so_far().values()) - sum(before.values()) == page_loads, (before, connections_so_far())
-    refusals = re.findall(r"/<NOSRV> .* 403 .*\"GET /_stcore/stream ", proxy.log())
+    refusals = proxy.logged(r"/<NOSRV> .* 403 .*\"GET /_stcore/stream ", 3)
     assert len(refusals) == 3, proxy.log()[-2000:]
     # This site's own pages, and clients that send no Origin, still get in.
     for own in (cluster.url, None):
