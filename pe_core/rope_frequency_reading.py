@@ -208,6 +208,10 @@ class _Base:
     precise: float = math.nan  # ln b from the same ratios weighted by their statistical error alone
 
 
+#: ln of the largest float64: a base read as larger is none (exp would overflow).
+_LOG_LARGEST = math.log(np.finfo(np.float64).max)
+
+
 def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
     theta, readable = measured.theta, measured.readable
     both = np.flatnonzero(readable[:-1] & readable[1:])
@@ -230,6 +234,9 @@ def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
         members = np.abs(ratios - ratios[centre]) <= AGREEMENT * np.hypot(sigma[centre], sigma)
         for _ in range(5):
             weights = np.where(members, 1.0 / sigma**2, 0.0)
+            if not np.sum(weights) > 0:
+                # Its members' errors are infinite (a table whose precision no value bounds): no mean to take.
+                return float(ratios[centre]), math.inf, members
             log = float(np.sum(weights * ratios) / np.sum(weights))
             error = float(1.0 / math.sqrt(np.sum(weights)))
             kept = np.abs(ratios - log) <= AGREEMENT * np.hypot(sigma, error)
@@ -718,9 +725,9 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
         return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
     log_base = common.log
     budget = AGREEMENT * common.error
-    base, digits = shortest(math.exp(log_base), budget)
-    if base <= 1.0:
-        # Frequencies that rise from pair to pair: no base does that.
+    base, digits = shortest(math.exp(log_base), budget) if log_base < _LOG_LARGEST else (math.inf, 0)
+    if not 1.0 < base < math.inf:
+        # Frequencies that rise from pair to pair, or fall faster than any float64 base makes them: no base.
         excess, worst = measured.excess(theta, 0.0)
         return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
     gains = _gains(measured, math.log(base), d)

@@ -818,8 +818,9 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
         i = int(rises[0])
         problem = (f"its values rise from pair {i} to pair {i + 1} ({vector[i]:.6g} to {vector[i + 1]:.6g}), where "
                    "every base and scaling makes each pair turn slower than the one before")
-    # Values no frequency can be (nonpositive, subnormal) are read as unreadable pairs.
-    theta = np.where(vector >= SLOWEST_FREQUENCY, vector, 0.0)
+    # Values no frequency can be (nonpositive, subnormal, faster than 1 rad per position) are read as
+    # unreadable pairs: the closest reading comes from the others.
+    theta = np.where((vector >= SLOWEST_FREQUENCY) & (vector <= 1.0 + 1e-6), vector, 0.0)
     cast = 2.0 * precision[1] if "decimals" not in precision[0] else 0.0
     sigma = np.zeros(P) if "decimals" not in precision[0] else np.full(P, precision[1])
     measured = MeasuredFrequencies(theta, sigma, theta, cast, FLOAT32_UNIT)

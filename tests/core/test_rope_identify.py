@@ -279,11 +279,33 @@ def test_ntk_is_a_base_change_offered_as_such():
         (np.array([1.0, 5e-324]), "below float32's smallest normal number"),
         (np.array([1.0, 0.5, 1e-320]), "below float32's smallest normal number"),
         (np.array([1e-300, 1e-310]), "below float32's smallest normal number"),
+        (np.array([1e300, 1.0]), "pair 0 turns 1 rad per position"),
+        (np.array([1e-12, 1e300]), "rise from pair 0 to pair 1"),
+        (np.array([1.0, 0.0625, 1e300]), "rise from pair 1 to pair 2"),
+        (np.array([1.0, 1.9e-32, *[0.0] * 8]), "every frequency is positive"),
     ],
 )
 def test_vectors_that_are_no_inv_freq(vector, reason):
     result = pe_core.identify_encoding(vector)
     assert result["kind"] is None and reason in result["verdict"], result["verdict"]
+
+
+EXTREME = st.floats(0, 2) | st.sampled_from([5e-324, 1e-320, 1e-300, 1e-40, 1e-38, 1e-12, 0.5, 1.0, 1e300])
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(EXTREME, min_size=1, max_size=40), falling=st.booleans(),
+       dtype=st.sampled_from(["float64", "float32"]))
+def test_any_vector_gets_a_verdict(values, falling, dtype):
+    """Any 1-D vector, extreme values included (subnormal, 1e300, zeros after a tiny one): a reading or a
+    one-line reason, never another exception (such vectors raised OverflowError and ZeroDivisionError)."""
+    vector = np.array(sorted(values, reverse=True) if falling else values, dtype=dtype)
+    try:
+        result = pe_core.identify_encoding(vector)
+    except ValueError as refusal:  # 1e300 in float32 is infinite: refused at the edge, in one line
+        assert str(refusal) and "\n" not in str(refusal)
+        return
+    assert isinstance(result["verdict"], str) and result["verdict"] and "\n" not in result["verdict"]
 
 
 def test_a_single_subnormal_frequency_has_no_reading():
