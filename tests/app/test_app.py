@@ -318,6 +318,20 @@ def test_bad_url_is_clamped_with_a_notice(
                ([values] if isinstance(values, str) else values)), "a bad value stays in the URL"
 
 
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_page_clamps_the_same_bad_url_with_a_notice_per_key(page: PageInfo) -> None:
+    """The three shared keys at once, bad, on every page (the browser shows the same on a few:
+    tests/browser/test_browser.py): the defaults, L at its least, one one-line notice per key,
+    and the bad values gone from the URL."""
+    at = open_page(page, {"d": "abc", "L": "-5", "n": "nan"})
+    assert sidebar_values(at) == {**expected_sidebar(s.Settings()), "L": s.L_MIN}
+    for key in ("d", "L", "n"):
+        notices = warnings_naming(at, key)
+        assert notices, f"no notice names {key!r} on {page.url_path}: {[w.value for w in at.warning]}"
+        assert all("\n" not in notice for notice in notices), notices
+    assert not {"d", "n"} & at.query_params.keys() and at.query_params.get("L") == str(s.L_MIN), at.query_params
+
+
 # --- (5) the URL follows the controls, and the settings follow the visitor ---------------
 
 

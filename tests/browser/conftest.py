@@ -58,6 +58,19 @@ def fresh_server(browser) -> Iterator[str]:
         yield server.url
 
 
+@pytest.fixture(scope="module")
+def tour(browser) -> Iterator[object]:
+    """One page kept through a module's tests of every page in turn: the first page is opened by
+    its address, the next ones from the app's navigation (test_accessibility.visit). A load
+    compiles and runs the app's JavaScript again (about 7 s of Chromium's CPU here, a page
+    reached from the navigation 2-3 s): a tour of thirteen pages by address cost more than any
+    other part of the suite."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    yield context.new_page()
+    context.close()
+
+
 @pytest.fixture
 def page(browser) -> Iterator[object]:
     """A new browser context (no cookies, no session) and page per test."""

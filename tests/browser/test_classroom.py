@@ -23,7 +23,7 @@ from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
-from test_accessibility import FOCUSED_JS, PAGES, open_page, tab_to, url_path
+from test_accessibility import FOCUSED_JS, OPEN_FROM_NAVIGATION_JS, PAGES, open_page, tab_to, url_path
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,
@@ -320,10 +320,6 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
 
 #: A projector's two screens.
 PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
-#: Follows the navigation's link to the page at this path (the link is there, if hidden, with
-#: the sidebar closed in presentation mode): Streamlit opens it without loading the app again.
-OPEN_FROM_NAVIGATION_JS = """(path) => [...document.querySelectorAll('[data-testid="stSidebarNav"] a')]
-    .find((link) => new URL(link.href).pathname.replace(/\\/$/, '') === (path ? `/${path}` : '')).click()"""
 
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])

@@ -2,7 +2,8 @@
 off the screen, the sidebar's controls reachable, axe-core's findings, a screenshot.
 
 Beside tests/browser/test_accessibility.py (its helpers), in a file of its own so that the two
-run side by side under pytest-xdist (``--dist loadfile``). One shared server; one page load per page.
+run side by side under pytest-xdist (``--dist loadfile``). One shared server; one phone page kept
+through the tour of every page (test_accessibility.visit).
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from test_accessibility import (
     PHONE,
     describe_violations,
     fit_viewport_to_content,
-    open_page,
     serious_axe_violations,
+    show_code,
     url_path,
+    visit,
 )
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
 from test_browser import SCREENSHOTS
 
 from explorer import page_list
-from explorer.ui.blocks import CODE_KEY
 
 try:
     from playwright.sync_api import expect
@@ -67,10 +68,11 @@ PHONE_LAYOUT_JS = """() => {
 }"""
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def phone(browser):
     """A phone-sized page (390 x 844 CSS pixels, touch, mobile viewport, twice the pixels), in
-    dark mode: Streamlit follows the system's theme, so this is the dark theme's check too."""
+    dark mode: Streamlit follows the system's theme, so this is the dark theme's check too.
+    Kept through the tour of every page (conftest's ``tour``)."""
     context = browser.new_context(
         viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2, color_scheme="dark"
     )
@@ -84,7 +86,8 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     the screen (formulas and code wrap to fit), the mode bar covers no chart title, the
     sidebar's controls open on the screen, and axe finds no serious violation there either."""
     path = url_path(info)
-    open_page(phone, app_server, path, f"?{CODE_KEY}=true")
+    visit(phone, app_server, info, "", PHONE)
+    show_code(phone)
     wait_until_settled(phone)
     # No label cut off (issue 20): every text of a chart inside the chart and the screen, no
     # label ending in an ellipsis or running off the screen. (Tables scroll sideways here.)
@@ -121,5 +124,6 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     assert not failing, f"axe on /{path} at 390 px:\n{describe_violations(failing)}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     target = SCREENSHOTS / f"phone-{info.url_path}.png"
-    phone.screenshot(path=str(target), full_page=True)
+    # One image pixel per CSS pixel: a quarter of the twice-the-pixels image to encode.
+    phone.screenshot(path=str(target), full_page=True, scale="css")
     assert target.stat().st_size > 10_000, f"{target} looks empty"
