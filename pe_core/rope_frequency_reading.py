@@ -678,6 +678,13 @@ def _ntk_offers(base: float, log_error: float, d: int) -> list[dict]:
     return [offer for *_, offer in sorted(offers, key=lambda o: o[:2])][:2]
 
 
+def _no_reading(measured: MeasuredFrequencies) -> FrequencyReading:
+    """No base and scaling: the measured frequencies themselves, fitting nothing (excess inf), with the
+    pair where they stray furthest from what the measurement allows."""
+    _, worst = measured.excess(measured.theta, 0.0)
+    return FrequencyReading(None, measured.theta.copy(), None, (), math.inf, worst)
+
+
 # ----------------------------------------------------------------------------------------
 # The public function.
 # ----------------------------------------------------------------------------------------
@@ -710,8 +717,7 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
             s = 1.0 / theta[0] if readable[0] else 1.0
         if not math.isfinite(s):
             # So slow (a subnormal) that its factor 1/theta_0 overflows: no scaling a model ships.
-            excess, worst = measured.excess(theta, 0.0)
-            return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
+            return [_no_reading(measured)]
         relative = AGREEMENT * float(measured.relative_error(0.0)[0])
         s = shortest(s, relative)[0] if readable[0] else 1.0
         scaling = None if s == 1.0 else {"method": "linear", "factor": s}
@@ -721,15 +727,13 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
     common = _common_base(measured, d)
     if common is None:
         # No two neighbouring pairs read: the base cannot be measured.
-        excess, worst = measured.excess(theta, 0.0)
-        return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
+        return [_no_reading(measured)]
     log_base = common.log
     budget = AGREEMENT * common.error
     base, digits = shortest(math.exp(log_base), budget) if log_base < _LOG_LARGEST else (math.inf, 0)
     if not 1.0 < base < math.inf:
         # Frequencies that rise from pair to pair, or fall faster than any float64 base makes them: no base.
-        excess, worst = measured.excess(theta, 0.0)
-        return [FrequencyReading(None, theta.copy(), None, (), math.inf, worst)]
+        return [_no_reading(measured)]
     gains = _gains(measured, math.log(base), d)
     readings: list[FrequencyReading] = []
     non_ones = np.flatnonzero(readable & ~gains.ones)
