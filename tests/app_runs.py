@@ -27,6 +27,17 @@ HOME = page_list.HOME
 MATRIX = PAGE_BY_KEY["matrix"]
 
 
+#: A copied link to each page, by URL path ("" for Home): the shared settings, with a page control
+#: where the page has one to show (tests/app/test_deep_links.py, tests/browser/test_browser.py).
+DEEP_LINKS = {
+    "" if page is HOME else page.url_path: "d=64&L=300&n=100" + {
+        "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
+        "attention": "&query=40&heads=12",
+    }.get(page.url_path, "")
+    for page in PAGES
+}
+
+
 def page_id(page: PageInfo) -> str:
     return page.url_path
 

@@ -59,6 +59,10 @@ class RunResult:
     widget_ids: dict[str, str] = field(default_factory=dict)
     #: The st.fragment each keyed element was drawn in, by its user key (absent: not in a fragment).
     fragment_ids: dict[str, str] = field(default_factory=dict)
+    #: The type of every element drawn ("plotly_chart", "slider"...), in order.
+    element_types: list[str] = field(default_factory=list)
+    #: The value of every keyed slider drawn, by its user key (as the browser shows it).
+    slider_values: dict[str, list[float]] = field(default_factory=dict)
     #: Texts of st.error / st.warning / st.info / st.success elements.
     alerts: list[str] = field(default_factory=list)
     #: Exception elements: what Streamlit shows for an uncaught error.
@@ -66,6 +70,10 @@ class RunResult:
     #: The script hash of the page the run drew, and the query string the app left in the URL.
     page_script_hash: str = ""
     query_string: str = ""
+    #: The URL path st.navigation gives the page the run drew ("" for the default page), and
+    #: whether the server answered "page not found" (the browser's dialog).
+    page_url_path: str = ""
+    page_not_found: bool = False
     #: Every ForwardMsg payload, only when the session was asked to keep them.
     payloads: list[bytes] = field(default_factory=list)
 
@@ -209,6 +217,11 @@ class StreamlitSession:
             kind = message.WhichOneof("type")
             if kind == "navigation":  # st.navigation names the page it runs (new_session names app.py)
                 self._page_script_hash = message.navigation.page_script_hash
+                result.page_url_path = next(
+                    ("" if page.is_default else page.url_pathname for page in message.navigation.app_pages
+                     if page.page_script_hash == self._page_script_hash), "")
+            elif kind == "page_not_found":
+                result.page_not_found = True
             elif kind == "page_info_changed":
                 self._query_string = message.page_info_changed.query_string
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
@@ -224,6 +237,7 @@ class StreamlitSession:
 
 def _record_element(element: Element, result: RunResult, fragment_id: str) -> None:
     kind = element.WhichOneof("type")
+    result.element_types.append(kind or "")
     if kind == "alert":
         result.alerts.append(element.alert.body)
     elif kind == "exception":
@@ -235,6 +249,8 @@ def _record_element(element: Element, result: RunResult, fragment_id: str) -> No
         user_key = user_key_from_element_id(widget_id) if isinstance(widget_id, str) and widget_id else None
         if user_key is not None:
             result.widget_ids[user_key] = widget_id
+            if kind == "slider":
+                result.slider_values[user_key] = list(element.slider.value or element.slider.default)
             if fragment_id:
                 result.fragment_ids[user_key] = fragment_id
 

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from app_runs import DEEP_LINKS
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT, StreamlitServer
 from seed_code import seed002_positional_encoding
 
@@ -46,16 +47,9 @@ PAGES = {
     "attention": ("Attention by offset", "Attention by offset", True),
     "contexts": ("Longer contexts", "Longer contexts", True),
 }
-#: Deep-link settings for each page: the shared ones, plus a page control where one is known.
-DEEP_LINK_EXTRA = {
-    "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
-    "attention": "&query=40&heads=12",
-}
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every((chart) => chart.querySelector('.js-plotly-plot .main-svg') !== null)"""
-PAGE_PATHS = list(PAGES)
-PAGE_IDS = [path or "home" for path in PAGE_PATHS]
 
 
 def sidebar_slider(page, label: str):
@@ -140,17 +134,23 @@ def assert_no_traceback(page) -> None:
 def new_server(browser) -> Iterator[str]:
     """A server started for the deep-link tests alone: the first page's deep link is its very
     first request, and every other page's deep link is the first visit a browser makes to that page. (One
-    server for the thirteen, not one each: Streamlit's file-based page discovery runs a page
+    server for them all, not one each: Streamlit's file-based page discovery runs a page
     file named as its URL path without app.py on a fresh server and after it alike.)"""
     with StreamlitServer("app.py") as server:
         yield server.url
 
 
-@pytest.mark.parametrize("path", PAGE_PATHS, ids=PAGE_IDS)
+#: Pages whose deep link the browser opens: Home (the server's first request), a page with a
+#: page control of the sinusoid's and one of the rotary's. tests/app/test_deep_links.py opens
+#: every page's over Streamlit's protocol, as the browser asks for it.
+DEEP_LINK_PAGES = ["", "matrix", "rotary"]
+
+
+@pytest.mark.parametrize("path", DEEP_LINK_PAGES, ids=[path or "home" for path in DEEP_LINK_PAGES])
 def test_deep_link_opens_the_view_on_a_fresh_server(new_server: str, page, path: str) -> None:
     """A deep link is the first visit its page gets on a newly started server; the page, its
     chart and the sidebar all show the URL's settings (so app.py ran, not the page file alone)."""
-    url = f"{new_server}/{path}?d=64&L=300&n=100{DEEP_LINK_EXTRA.get(path, '')}"
+    url = f"{new_server}/{path}?{DEEP_LINKS[path]}"
     page.goto(url, timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
     expect_sidebar(page, d="64", L="300", n="100")
