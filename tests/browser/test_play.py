@@ -114,18 +114,17 @@ def check_attention(trace: dict) -> None:
     np.testing.assert_allclose(trace["y"], weights / weights.sum(), atol=1e-6)
 
 
-#: (URL, the chart's title, which of its traces moves, the check of that trace, screenshot name)
+#: URL -> the Play charts on its page: (the chart's title, which of its traces moves, the check
+#: of that trace, screenshot name). One load per page: a load costs ~7 s of Chromium's CPU here.
 CASES = {
-    "waves-profile": ("/waves", "Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
-    "waves-circle": ("/waves", "Play: pair 0", 2, check_circle, "play-waves-circle"),
-    "relative-shift": ("/relative?preset=seed001-shift", "Play: P @ M(δ)", 0, check_shift, "play-relative"),
-    "relative-rotation": ("/relative?preset=seed001-shift", "Pair 0: rotation", 3, check_rotation,
-                          "play-relative-rotation"),
-    "similarity-reference": ("/similarity?preset=seed001-similarity", "Play: P[k]·P[r]", 0, check_reference,
-                             "play-similarity"),
-    "rotary-pair": ("/rotary", "Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary"),
+    "/waves": [("Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
+               ("Play: pair 0", 2, check_circle, "play-waves-circle")],
+    "/relative?preset=seed001-shift": [("Play: P @ M(δ)", 0, check_shift, "play-relative"),
+                                       ("Pair 0: rotation", 3, check_rotation, "play-relative-rotation")],
+    "/similarity?preset=seed001-similarity": [("Play: P[k]·P[r]", 0, check_reference, "play-similarity")],
+    "/rotary": [("Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary")],
     # Traces: the six schemes' weights in page order (ALiBi third), then their markers.
-    "attention-query": ("/attention", "Play: the weights as the query moves", 2, check_attention, "play-attention"),
+    "/attention": [("Play: the weights as the query moves", 2, check_attention, "play-attention")],
 }
 
 
@@ -139,34 +138,35 @@ def wait_for_other_frame(page, title: str, moving: int, seen: dict) -> dict:
     return page.evaluate(PLAY_STATE_JS, title)
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, case: str) -> None:
-    path, title, moving, check, shot = CASES[case]
+@pytest.mark.parametrize("path", list(CASES), ids=[path.split("?")[0].strip("/") for path in CASES])
+def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, path: str) -> None:
+    """Each Play chart of the page in turn: two readings while it plays, each of another frame
+    and each what the formula says, and not one message either way nor a script run meanwhile."""
     page.add_init_script(COUNT_RUNS_JS)
     page.goto(app_server + path, timeout=FIRST_LOAD_MS)
     page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
-    page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
-    plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
-    plot.scroll_into_view_if_needed()
-    page.wait_for_function(APP_IDLE_JS)
-    before = page.evaluate(PLAY_STATE_JS, title)
-    check(before["traces"][moving])
-    counts = page.evaluate("() => ({...window.__pePlay})")
+    for title, moving, check, shot in CASES[path]:
+        page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
+        plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
+        plot.scroll_into_view_if_needed()
+        page.wait_for_function(APP_IDLE_JS)
+        before = page.evaluate(PLAY_STATE_JS, title)
+        check(before["traces"][moving])
+        counts = page.evaluate("() => ({...window.__pePlay})")
 
-    plot.locator(".updatemenu-button", has_text="Play").click()
-    # Two readings while playing, each of a frame other than the one drawn before.
-    first = wait_for_other_frame(page, title, moving, before)
-    plot.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
-    second = wait_for_other_frame(page, title, moving, first)
-    after = page.evaluate("() => ({...window.__pePlay})")
+        plot.locator(".updatemenu-button", has_text="Play").click()
+        # Two readings while playing, each of a frame other than the one drawn before.
+        first = wait_for_other_frame(page, title, moving, before)
+        plot.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
+        second = wait_for_other_frame(page, title, moving, first)
+        after = page.evaluate("() => ({...window.__pePlay})")
 
-    for reading in (first, second):
-        check(reading["traces"][moving])
-    assert first["traces"][moving]["meta"] != second["traces"][moving]["meta"], "the chart did not move"
-    assert first["traces"][moving] != second["traces"][moving]
-    # No rerun: the browser sent nothing, the server sent nothing, no script ran.
-    assert after == counts, f"messages or runs while playing: {counts} -> {after}"
-
+        for reading in (first, second):
+            check(reading["traces"][moving])
+        assert first["traces"][moving]["meta"] != second["traces"][moving]["meta"], f"{title}: the chart did not move"
+        assert first["traces"][moving] != second["traces"][moving]
+        # No rerun: the browser sent nothing, the server sent nothing, no script ran.
+        assert after == counts, f"{title}: messages or runs while playing: {counts} -> {after}"
 
 
 def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
