@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, REPO_ROOT
 from independent import encoding, rates
-from test_accessibility import tab_to
+from test_accessibility import PlaywrightError, open_from_navigation, open_page, tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -114,18 +114,26 @@ def check_attention(trace: dict) -> None:
     np.testing.assert_allclose(trace["y"], weights / weights.sum(), atol=1e-6)
 
 
-#: URL -> the Play charts on its page: (the chart's title, which of its traces moves, the check
-#: of that trace, screenshot name). One load per page: a load costs ~7 s of Chromium's CPU here.
-CASES = {
-    "/waves": [("Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
-               ("Play: pair 0", 2, check_circle, "play-waves-circle")],
-    "/relative?preset=seed001-shift": [("Play: P @ M(δ)", 0, check_shift, "play-relative"),
-                                       ("Pair 0: rotation", 3, check_rotation, "play-relative-rotation")],
-    "/similarity?preset=seed001-similarity": [("Play: P[k]·P[r]", 0, check_reference, "play-similarity")],
-    "/rotary": [("Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary")],
-    # Traces: the six schemes' weights in page order (ALiBi third), then their markers.
-    "/attention": [("Play: the weights as the query moves", 2, check_attention, "play-attention")],
+#: Tours of the pages with Play charts: the settings of a tour's first page (opened by its
+#: address), then each page (the next ones opened from the navigation, the settings carried
+#: along) with its Play charts: (the chart's title, which of its traces moves, the check of that
+#: trace, screenshot name). A load costs ~7 s of Chromium's CPU here, a navigation 2-3 s.
+TOURS = {
+    "seed001": ("?preset=seed001-shift", {
+        "relative": [("Play: P @ M(δ)", 0, check_shift, "play-relative"),
+                     ("Pair 0: rotation", 3, check_rotation, "play-relative-rotation")],
+        # Seed 001's settings came along; the reference is the page's own (check_reference reads it).
+        "similarity": [("Play: P[k]·P[r]", 0, check_reference, "play-similarity")],
+    }),
+    "defaults": ("", {
+        "waves": [("Play: sin(k·ω_x)", 0, check_profile, "play-waves"),
+                  ("Play: pair 0", 2, check_circle, "play-waves-circle")],
+        "rotary": [("Play: pair 0 of q turning", 2, check_rotary_pair, "play-rotary")],
+        # Traces: the six schemes' weights in page order (ALiBi third), then their markers.
+        "attention": [("Play: the weights as the query moves", 2, check_attention, "play-attention")],
+    }),
 }
+STOPS = [(tour, path) for tour, (_, pages) in TOURS.items() for path in pages]
 
 
 def wait_for_other_frame(page, title: str, moving: int, seen: dict) -> dict:
@@ -138,14 +146,24 @@ def wait_for_other_frame(page, title: str, moving: int, seen: dict) -> dict:
     return page.evaluate(PLAY_STATE_JS, title)
 
 
-@pytest.mark.parametrize("path", list(CASES), ids=[path.split("?")[0].strip("/") for path in CASES])
-def test_play_animates_in_the_browser_without_a_rerun(app_server: str, page, path: str) -> None:
+@pytest.mark.parametrize(("tour_name", "path"), STOPS, ids=[path for _, path in STOPS])
+def test_play_animates_in_the_browser_without_a_rerun(app_server: str, tour, tour_name: str, path: str) -> None:
     """Each Play chart of the page in turn: two readings while it plays, each of another frame
     and each what the formula says, and not one message either way nor a script run meanwhile."""
-    page.add_init_script(COUNT_RUNS_JS)
-    page.goto(app_server + path, timeout=FIRST_LOAD_MS)
-    page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
-    for title, moving, check, shot in CASES[path]:
+    page = tour  # conftest's page kept through the module; it counts from its first load on
+    if not hasattr(page, "play_settings"):
+        page.add_init_script(COUNT_RUNS_JS)
+        page.play_settings = None
+    query, pages = TOURS[tour_name]
+    try:
+        if page.play_settings != tour_name or not page.url.startswith(app_server):
+            raise LookupError("not on this tour's settings")
+        open_from_navigation(page, path)
+    except (LookupError, PlaywrightError, AssertionError):  # by its address, as a failed stop leaves it
+        open_page(page, app_server, path, query)
+        page.play_settings = tour_name
+    page.wait_for_function(APP_IDLE_JS)
+    for title, moving, check, shot in pages[path]:
         page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
         plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
         plot.scroll_into_view_if_needed()
