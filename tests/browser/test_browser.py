@@ -140,10 +140,10 @@ def new_server(browser) -> Iterator[str]:
         yield server.url
 
 
-#: Pages whose deep link the browser opens: Home (the server's first request), a page with a
-#: page control of the sinusoid's and one of the rotary's. tests/app/test_deep_links.py opens
-#: every page's over Streamlit's protocol, as the browser asks for it.
-DEEP_LINK_PAGES = ["", "matrix", "rotary"]
+#: Pages whose deep link the browser opens: Home (the server's first request) and one with page
+#: controls in its link. tests/app/test_deep_links.py opens every page's over Streamlit's
+#: protocol, as the browser asks for it.
+DEEP_LINK_PAGES = ["", "rotary"]
 
 
 @pytest.mark.parametrize("path", DEEP_LINK_PAGES, ids=[path or "home" for path in DEEP_LINK_PAGES])
@@ -212,10 +212,10 @@ def test_sidebar_navigation_keeps_the_settings(app_server: str, page) -> None:
             expect(sidebar_slider(page, "L: positions")).to_have_attribute("aria-valuetext", "301")
 
 
-#: Pages whose bad URL the browser shows: Home (no chart), a page of the sinusoid and one that
-#: wants an even d. The notices and the clamping are app.py's, the same on every page, and
-#: tests/app/test_app.py checks them on every page (a browser load here costs ~7 s of CPU).
-BAD_URL_PAGES = ["", "matrix", "rotary"]
+#: Pages whose bad URL the browser shows: Home (no chart) and one that wants an even d. The
+#: notices and the clamping are app.py's, the same on every page, and tests/app/test_app.py
+#: checks them on every page (a browser load here costs ~7 s of CPU).
+BAD_URL_PAGES = ["", "rotary"]
 
 
 @pytest.mark.parametrize("path", BAD_URL_PAGES, ids=[path or "home" for path in BAD_URL_PAGES])
