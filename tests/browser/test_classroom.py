@@ -160,6 +160,9 @@ def test_presentation_mode_closes_the_sidebar_survives_a_reload_and_leaves(app_s
     page.goto(f"{app_server}/waves?d=64&L=300", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "waves", timeout=FIRST_LOAD_MS)
     expect_sidebar_open(page, True)
+    # Measured once the page has settled: a chart just drawn may still be at Plotly's default
+    # height, taller than the page's (under CI's load the larger charts then never looked larger).
+    wait_until_settled(page)
     captions = page.locator('[data-testid="stCaptionContainer"]')
     caption_count = captions.count()
     assert caption_count > 0
