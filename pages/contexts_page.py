@@ -106,10 +106,12 @@ st.markdown(
     "or paste its config.json, a target length and a method."
 )
 st.latex(
-    # The closing thin space: a formula that ends in a subscript overhangs KaTeX's box by 2 px, which
-    # then scrolls (axe: scrollable-region-focusable).
-    r"\theta_i = b^{-2i/d},\quad \lambda_i = 2\pi/\theta_i,\qquad"
-    r"\text{unseen}_i \iff L_0\theta_i < 2\pi \,\wedge\, L\theta'_i > L_0\theta_i\,"
+    # Each equation a group, which KaTeX does not break (it may break after ⟺ and ∧, and at
+    # \allowbreak): on a phone "λ_i = 2π/θ_i" was split after its "=". The closing thin space: a
+    # formula that ends in a subscript overhangs KaTeX's box by 2 px, which then scrolls (axe:
+    # scrollable-region-focusable).
+    r"{\theta_i = b^{-2i/d}},\quad\allowbreak {\lambda_i = 2\pi/\theta_i},\qquad\allowbreak"
+    r"\text{unseen}_i \iff {L_0\theta_i < 2\pi} \,\wedge\, {L\theta'_i > L_0\theta_i}\,"
 )
 
 st.header("The model")
