@@ -41,10 +41,11 @@ from explorer.ui.navigation import PAGE_FAILED
 PITFALLS = PAGE_BY_KEY["pitfalls"]
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Bounds of this file: (this + 3 explicit examples) x 13 pages runs of AppTest, about 50 s on a
-#: slow 2-core machine (15 examples cost 115 s of a suite that must stay under 10 minutes; each
-#: CI run draws new ones, and hypothesis replays a failure's example first from its database).
-EXAMPLES_PER_PAGE = 6
+#: Bounds of this file: (this + 3 explicit examples) x 13 pages runs of AppTest (each CI run draws
+#: new ones, and hypothesis replays a failure's example first from its database). 15: about 30 s
+#: on the slow 2-core machine of 2026-11-28 since AppTest sessions share their component scan
+#: (app_runs.installed_components), where 6 took 60 s before.
+EXAMPLES_PER_PAGE = 15
 #: The URL the app writes back holds its own keys, each value at most as long as a text
 #: control accepts (explorer.ui.controls.text_control), never a visitor's megabyte.
 MAX_VALUE_WRITTEN = 4 * MAX_RAW_LENGTH
