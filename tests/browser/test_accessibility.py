@@ -13,12 +13,12 @@ import re
 import pytest
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
 from test_browser import (
-    EVERY_CHART_DRAWN_JS,
     FIRST_LOAD_MS,
     assert_no_traceback,
     chart_signature,
     expect_sidebar,
     first_chart_showing,
+    fit_viewport_to_content,
     save_screenshot,
     sidebar_slider,
     wait_for_url,
@@ -104,26 +104,6 @@ def show_code(page) -> None:
     page.wait_for_function(APP_STYLE_JS)
 
 
-def fit_viewport_to_content(page, width: int) -> None:
-    """Make the viewport as tall as the page's content (at most 8000 px), from its top.
-
-    Streamlit scrolls inside its main container, not the document: what lies below the
-    fold is clipped by that container, so axe skips it as hidden and a full-page screenshot
-    stops at the viewport. Scrolled back to the top first: a toggle pressed further down
-    (show_code) leaves the container scrolled, and the top would be what is clipped.
-    """
-    height = page.evaluate(
-        """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent'].map((id) => {
-            const el = document.querySelector(`[data-testid="${id}"]`);
-            if (el) el.scrollTo(0, 0);
-            return el ? el.scrollHeight : 0;
-        }))"""
-    )
-    page.set_viewport_size({"width": width, "height": min(max(height, PHONE["height"]), 8000)})
-    page.wait_for_function(APP_IDLE_JS)
-    page.wait_for_function(EVERY_CHART_DRAWN_JS)
-
-
 def describe_violations(violations: list[dict]) -> str:
     """axe's findings, one line per node: rule, impact, the node and what to fix."""
     lines = []
@@ -167,7 +147,7 @@ def test_largest_settings_draw_every_chart_and_axe_finds_no_serious_violation(
     expect_sidebar(tour, d="2048", L="16384", n="10000")
     show_code(tour)
     assert_no_traceback(tour)
-    fit_viewport_to_content(tour, VIEWPORT["width"])
+    fit_viewport_to_content(tour, VIEWPORT["width"], VIEWPORT["height"])
     results = run_axe(tour, path)
     failing = serious_axe_violations(results)
     assert not failing, f"axe on /{path}:\n{describe_violations(failing)}"

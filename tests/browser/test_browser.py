@@ -90,19 +90,32 @@ def wait_until_drawn(page, path: str, timeout: float | None = None) -> None:
     page.wait_for_function(EVERY_CHART_DRAWN_JS, timeout=timeout)
 
 
-def save_screenshot(page, name: str) -> None:
-    """A full-page screenshot, tests/screenshots/<name>.png, for a person to look at."""
-    # Streamlit scrolls inside its main container, not the document, so a "full page"
-    # screenshot would stop at the viewport: make the viewport as tall as the content.
+def fit_viewport_to_content(page, width: int, min_height: int, *, from_top: bool = True) -> None:
+    """Make the viewport as tall as the page's content (at least ``min_height``, at most 8000 px).
+
+    Streamlit scrolls inside its main container, not the document: what lies below the
+    fold is clipped by that container, so axe skips it as hidden and a full-page screenshot
+    stops at the viewport. ``from_top``: scrolled back to the top first, as a toggle pressed
+    further down (show_code) leaves the container scrolled and the top would be what is
+    clipped; without it, a page longer than 8000 px keeps the part a test scrolled to.
+    """
     height = page.evaluate(
-        """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent'].map((id) => {
+        """(fromTop) => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent'].map((id) => {
             const el = document.querySelector(`[data-testid="${id}"]`);
+            if (el && fromTop) el.scrollTo(0, 0);
             return el ? el.scrollHeight : 0;
-        }))"""
+        }))""",
+        from_top,
     )
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), 8000)})
+    page.set_viewport_size({"width": width, "height": min(max(height, min_height), 8000)})
     page.wait_for_function(APP_IDLE_JS)
     page.wait_for_function(EVERY_CHART_DRAWN_JS)
+
+
+def save_screenshot(page, name: str) -> None:
+    """A full-page screenshot, tests/screenshots/<name>.png, for a person to look at: of the part
+    of the page a test scrolled to, where the page is longer than 8000 px."""
+    fit_viewport_to_content(page, VIEWPORT["width"], VIEWPORT["height"], from_top=False)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     target = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(target), full_page=True)

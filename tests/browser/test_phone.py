@@ -15,7 +15,6 @@ from test_accessibility import (
     PAGES,
     PHONE,
     describe_violations,
-    fit_viewport_to_content,
     run_axe,
     serious_axe_violations,
     show_code,
@@ -23,7 +22,7 @@ from test_accessibility import (
     visit,
 )
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
-from test_browser import SCREENSHOTS
+from test_browser import SCREENSHOTS, fit_viewport_to_content
 
 from explorer import page_list
 
@@ -120,7 +119,7 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     expect(slider).to_be_in_viewport(ratio=1)  # whole, once the sidebar has slid in
     phone.get_by_role("button", name="Collapse sidebar").click()
     expect(slider).not_to_be_in_viewport()
-    fit_viewport_to_content(phone, PHONE["width"])
+    fit_viewport_to_content(phone, PHONE["width"], PHONE["height"])
     failing = serious_axe_violations(run_axe(phone, path))
     assert not failing, f"axe on /{path} at 390 px:\n{describe_violations(failing)}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
