@@ -29,10 +29,15 @@ HOME = page_list.HOME
 MATRIX = PAGE_BY_KEY["matrix"]
 
 
+def url_path(page: PageInfo) -> str:
+    """The page's path in an address: its url_path, and "" for Home, the default page, at "/"."""
+    return "" if page is HOME else page.url_path
+
+
 #: A copied link to each page, by URL path ("" for Home): the shared settings, with a page control
 #: where the page has one to show (tests/app/test_deep_links.py, tests/browser/test_browser.py).
 DEEP_LINKS = {
-    "" if page is HOME else page.url_path: "d=64&L=300&n=100" + {
+    url_path(page): "d=64&L=300&n=100" + {
         "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
         "attention": "&query=40&heads=12",
     }.get(page.url_path, "")
@@ -46,7 +51,7 @@ def page_id(page: PageInfo) -> str:
 
 def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -> AppTest:
     """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
-    at = open_url("" if page is HOME else page.url_path, query)
+    at = open_url(url_path(page), query)
     assert_page_ran(at, page)
     return at
 

@@ -4,7 +4,7 @@ file-based page discovery would run for a path named like a file in pages/), wit
 link's settings in the sidebar and in the URL the app writes back.
 
 Every page, over Streamlit's own WebSocket protocol (tests/st_client.py), as a browser
-asks for a page when it opens an address; a real browser opens three of these links
+asks for a page when it opens an address; a real browser opens two of these links
 (tests/browser/test_browser.py: a load costs about 7 s of Chromium's CPU here).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs
 
 import pytest
-from app_runs import DEEP_LINKS, HOME, PAGES, page_id
+from app_runs import DEEP_LINKS, HOME, PAGES, page_id, url_path
 from st_client import StreamlitServer, open_once
 
 from explorer.page_list import PageInfo
@@ -31,7 +31,7 @@ def new_server() -> Iterator[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_a_deep_link_opens_its_view_on_a_fresh_server(new_server: str, page: PageInfo) -> None:
-    path = "" if page is HOME else page.url_path
+    path = url_path(page)
     query = DEEP_LINKS[path]
     result = asyncio.run(open_once(new_server, path, query))
     assert result.finished, result.status

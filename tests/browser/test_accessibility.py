@@ -11,6 +11,7 @@ import json
 import re
 
 import pytest
+from app_runs import url_path
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
 from test_browser import (
     FIRST_LOAD_MS,
@@ -56,11 +57,6 @@ def open_page(page, base_url: str, path: str, query: str = "") -> None:
     page.goto(f"{base_url}/{path}{query}", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
     page.wait_for_function(APP_STYLE_JS)
-
-
-def url_path(info: page_list.PageInfo) -> str:
-    """The page's path as test_browser's helpers take it (Home, the default page, is at "/")."""
-    return "" if info is page_list.HOME else info.url_path
 
 
 #: Follows the navigation's link to the page at this path (the link is there, if hidden, with

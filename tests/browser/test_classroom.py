@@ -19,11 +19,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from app_runs import url_path
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
-from test_accessibility import FOCUSED_JS, OPEN_FROM_NAVIGATION_JS, PAGES, open_page, tab_to, url_path
+from test_accessibility import FOCUSED_JS, OPEN_FROM_NAVIGATION_JS, PAGES, open_page, tab_to
 from test_browser import (
     FIRST_LOAD_MS,
     SCREENSHOTS,

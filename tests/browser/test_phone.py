@@ -9,6 +9,7 @@ through the tour of every page (test_accessibility.visit).
 from __future__ import annotations
 
 import pytest
+from app_runs import url_path
 from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from test_accessibility import (
     PAGE_IDS,
@@ -18,7 +19,6 @@ from test_accessibility import (
     run_axe,
     serious_axe_violations,
     show_code,
-    url_path,
     visit,
 )
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
@@ -72,7 +72,7 @@ PHONE_LAYOUT_JS = """() => {
 def phone(browser):
     """A phone-sized page (390 x 844 CSS pixels, touch, mobile viewport, twice the pixels), in
     dark mode: Streamlit follows the system's theme, so this is the dark theme's check too.
-    Kept through the tour of every page (conftest's ``tour``)."""
+    Kept through the tour of every page, as conftest's ``tour`` is."""
     context = browser.new_context(
         viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2, color_scheme="dark"
     )
