@@ -24,7 +24,7 @@ def rope_from_zero(d: int, n: float) -> np.ndarray:
     return 2.0 * cached.dot_from_zero(d, n, "paper")
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
 def scores_and_bits(settings: Settings, view: View) -> tuple[attention.OffsetScores, np.ndarray]:
     """Every offset scheme's score by offset (attention.offset_scores, whatever schemes are shown), and
     the learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits)."""
@@ -41,7 +41,7 @@ def offset_scores() -> attention.OffsetScores:
     return scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))[0]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
 def query_scores_and_weights(
     settings: Settings, view: View, query: int
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -51,7 +51,7 @@ def query_scores_and_weights(
     return by_key, attention.query_weights(by_key, query, view.causal)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
 def play_frames(settings: Settings, view: View) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The query positions Play sweeps and each scheme's weights per block of keys there."""
     scores, bits = scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))

@@ -10,7 +10,7 @@ from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, METHOD_NAMES, ContextView
-from explorer.ui import blocks, controls
+from explorer.ui import blocks, cached, controls
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
 #: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
@@ -22,19 +22,19 @@ CONFIG_MESSAGE, PASTED_LISTS, BASE_ANCHOR = "_contexts_config_message", "_contex
 # field by field (a few ms of every rerun over this page's cached parts).
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=4, show_spinner=False))
 def dot_curves(key: str, _view: ContextView) -> tuple[np.ndarray, np.ndarray]:
     """The all-ones score by offset, plain and with the method (at most 8 MB each)."""
     return contexts.dot_curves(_view)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
 def preset_view(key: str) -> ContextView:
     """A model preset's view, read from its config.json file once."""
     return contexts.preset_view(key)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
 def snippets(key: str, _view: ContextView) -> tuple[str, str]:
     """The reproduce-this code, NumPy and PyTorch (built once per view: it sweeps Play's targets)."""
     return contexts.contexts_code(_view), contexts.contexts_code(_view, "torch")

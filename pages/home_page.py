@@ -9,12 +9,12 @@ from explorer import criteria, page_list
 from explorer.presets import PRESETS
 from explorer.settings import Settings, format_n
 from explorer.topics import home
-from explorer.ui import blocks, controls
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
 def measured_criteria(settings: Settings) -> tuple[criteria.Measurement, ...]:
     """Seed 000's four criteria measured for the settings (explorer.topics.home; ~0.6 s at the largest)."""
     return home.evaluate(settings)

@@ -9,12 +9,12 @@ import streamlit as st
 from explorer import figures, uploads
 from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
-from explorer.ui import blocks, controls
+from explorer.ui import blocks, cached, controls
 
 # --- this page's cached computation (shared by every session) ---
 
 
-@st.cache_resource(max_entries=4, show_spinner="Comparing the two variants...")
+@cached.page_cache(st.cache_resource(max_entries=4, show_spinner="Comparing the two variants..."))
 def pitfalls_comparison(
     a: pitfalls.Variant, b: pitfalls.Variant, L: int, d: int, max_rows: int, max_cols: int
 ) -> pitfalls.Comparison:
@@ -23,6 +23,14 @@ def pitfalls_comparison(
     st.cache_resource: its drawn arrays (read-only, ~1 MB at most) are not pickled when stored and
     unpickled at each read (the section that draws them, the download, the code), as st.cache_data did."""
     return pitfalls.compare(a, b, L, d, max_rows=max_rows, max_cols=max_cols, max_cells=FULL_MATRIX_CELLS)
+
+
+@cached.page_cache(st.cache_data(max_entries=4, show_spinner="Checking the matrix..."))
+def pitfalls_upload(file_id: str, name: str, _data: bytes) -> pitfalls.UploadCheck:
+    """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
+    display-sized results, never the upload itself. Keyed by the upload's id: hashing up to 5 MB on
+    every rerun would cost more than the page's warm rerun. Raises ValueError for a bad file."""
+    return pitfalls.check_upload(name, _data, max_cells=FULL_MATRIX_CELLS)
 
 
 settings: Settings = st.session_state["settings"]
@@ -148,16 +156,6 @@ example_csv.download_button(
 )
 upload = st.file_uploader("Your matrix (.npy or .csv)", type=["npy", "csv"], key="pitfalls_upload")
 if upload is not None:
-
-    # Made a cached function here, once a file is there: making one reads its source (0.1-0.2 ms),
-    # which every run without an upload would pay at the top of the page.
-    @st.cache_data(max_entries=4, show_spinner="Checking the matrix...")
-    def pitfalls_upload(file_id: str, name: str, _data: bytes) -> pitfalls.UploadCheck:
-        """Load, identify and compare an uploaded matrix (explorer.topics.pitfalls.check_upload); keeps only
-        display-sized results, never the upload itself. Keyed by the upload's id: hashing up to 5 MB on
-        every rerun would cost more than the page's warm rerun. Raises ValueError for a bad file."""
-        return pitfalls.check_upload(name, _data, max_cells=FULL_MATRIX_CELLS)
-
     try:
         check = pitfalls_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:

@@ -18,7 +18,7 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
 def precision_scan(
     dtype: str, method: str, w0: float, window: int, start: int, limit: int
 ) -> pr.PairScan:
@@ -26,7 +26,7 @@ def precision_scan(
     return pr.scan_fastest_pair(dtype, method, w0, window, start, limit)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
 def precision_series(settings: Settings, relative: bool) -> pr.Results:
     """Errors against float64 on ~200 positions up to 10^7 and the exact search for the first k with
     P[k] = P[k+1] after rounding (below ``pr.search_limit``) of the "relative" series, or of all the others.
@@ -51,7 +51,7 @@ def summary_table() -> pd.DataFrame:
     return pr.summary_table(result.errors, result.neighbours)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
 def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
     """The same errors for one column of P."""
     return pr.column_errors(settings, column)

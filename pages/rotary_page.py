@@ -11,18 +11,26 @@ from explorer.rope_presets import CUSTOM
 from explorer.settings import even_settings, format_n
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
-from explorer.ui import blocks, controls
+from explorer.ui import blocks, cached, controls
 
-# --- this page's cached computation (shared by every session) ---
+# --- this page's cached computations (shared by every session) ---
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@cached.page_cache(st.cache_resource(max_entries=4, show_spinner=False))
 def analysis(view_key: tuple, _view: RotaryView) -> rotary.Analysis:
     """Everything the score, decay and layout sections draw for ``_view`` (rotary.analyse), computed once.
     st.cache_resource: its arrays (read-only, at most ~2 MB at the largest settings) are neither pickled
     when stored nor unpickled when read, as st.cache_data would on every section and download that reads
     them. Keyed by ``view_key``, _view's plain key (a tuple hashes in a fifth of the dataclass's time)."""
     return rotary.analyse(_view)
+
+
+@cached.page_cache(st.cache_data(max_entries=4, show_spinner="Reading what your model holds..."))
+def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
+    """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
+    the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
+    page's warm rerun. Raises ValueError for a file that cannot be read."""
+    return rotary.check_upload(name, _data)
 
 
 WHY_EVEN = "RoPE turns coordinates in pairs"
@@ -321,16 +329,6 @@ def check_section() -> None:
                               key="rotary_upload")
     if upload is None:
         return
-
-    # Made a cached function here, once a file is there: making one reads its source (0.1-0.2 ms),
-    # which every run without an upload would pay at the top of the page.
-    @st.cache_data(max_entries=4, show_spinner="Reading what your model holds...")
-    def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
-        """Every array of an uploaded file, read (rotary.check_upload); keeps only what the page shows, never
-        the upload. Keyed by the upload's id: hashing up to 5 MB on every rerun would cost more than the
-        page's warm rerun. Raises ValueError for a file that cannot be read."""
-        return rotary.check_upload(name, _data)
-
     try:
         check = rope_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:

@@ -22,13 +22,13 @@ def measure_around(settings: Settings, ref: int, max_cells: int) -> tuple[int, n
     return first, window_dots(settings.d, settings.n, settings.layout, settings.convention, ref, first, count)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
 def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first: int, count: int) -> np.ndarray:
     """P[k]·P[ref] for k = first .. first+count-1 (similarity.window_dots)."""
     return similarity.window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
 def reference_curves(
     settings: Settings, ref: int
 ) -> tuple[similarity.SimilarityCurves, similarity.MeasuredDots, str]:

@@ -1,14 +1,19 @@
 """Cached computations that several pages share: pe_core calls behind st.cache_data.
 
-A page's own cached computations are in its page file, beside the layout that uses them;
-these are the ones two or more topics ask for (the encoding and its block averages, the
-frequencies, the dot product by offset). Every cache has max_entries, so a hundred
-students moving sliders keep the server's memory bounded; arrays kept here are at most
-display-sized, except ``encoding`` whose callers only ask for what is downloaded or small
-enough to draw whole.
+A page's own cached computations are in its page file, beside the layout that uses them,
+made once per process by ``page_cache``; these are the ones two or more topics ask for (the
+encoding and its block averages, the frequencies, the dot product by offset). Every cache
+has max_entries, so a hundred students moving sliders keep the server's memory bounded;
+arrays kept here are at most display-sized, except ``encoding`` whose callers only ask for
+what is downloaded or small enough to draw whole.
 """
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import CodeType
+from typing import TypeVar
 
 import numpy as np
 import streamlit as st
@@ -16,6 +21,42 @@ import streamlit as st
 import pe_core
 from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings
 from explorer.topics.similarity import mirrored_offsets
+
+Function = TypeVar("Function", bound=Callable)
+#: The page files' cached functions, by the code of the function each was made from (see ``page_cache``).
+_PAGE_CACHES: dict[CodeType, Callable] = {}
+_PAGE_CACHES_LOCK = threading.Lock()
+
+
+def page_cache(cache: Callable[[Function], Function]) -> Callable[[Function], Function]:
+    """A page file's cached computation, made once per process: ``cache`` (``st.cache_data(...)``
+    or ``st.cache_resource(...)``) is applied to the function the first time its page runs, and
+    every later run, of every session, gets that same cached function back.
+
+    Streamlit runs a page file from the top on every rerun, and applying a cache decorator reads
+    and tokenises the function's source for the cache's key: 0.6-2.8 ms of every run on the
+    pages that define such functions (one to three each; benchmarks/README.md). Keyed by the
+    function's code, which Streamlit compiles once per page file: an edited file is a new one.
+
+    The function keeps the module namespace of the run that made it, so it may read only its
+    arguments, modules, constants and other functions, never a value a run sets (a cached
+    result is shared by every session anyway); tests/app/test_code_rules.py checks it.
+
+    Example::
+
+        @cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+        def angle_map(settings: Settings, max_rows: int, max_pairs: int): ...
+    """
+
+    def made_once(function: Function) -> Function:
+        code = function.__code__
+        if code not in _PAGE_CACHES:
+            with _PAGE_CACHES_LOCK:  # two sessions' first runs at once make it once
+                if code not in _PAGE_CACHES:
+                    _PAGE_CACHES[code] = cache(function)
+        return _PAGE_CACHES[code]
+
+    return made_once
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

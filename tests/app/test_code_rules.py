@@ -80,3 +80,54 @@ def test_the_style_constants_are_only_styles() -> None:
         value = getattr(style, name)
         assert value.startswith("<style>") and value.endswith("</style>") and value.count("<") == 2, name
         assert not any(word in value.lower() for word in ("script", "url(", "@import", "javascript")), name
+
+
+PAGE_FILES = sorted((ROOT / "pages").glob("*.py"))
+
+
+def _bound_at_module_level(tree: ast.Module) -> set[str]:
+    """Names a page file assigns a value outside its functions: what a run sets (imports and
+    ``def`` names are not assignments; constants are, and are told apart by their UPPER_CASE)."""
+    bound: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _run_values_read_by_page_caches(source: str) -> list[str]:
+    """"function reads name" for every value of a run that a ``cached.page_cache`` function reads:
+    such a function keeps the namespace of the run that made it (explorer.ui.cached.page_cache)."""
+    tree = ast.parse(source)
+    run_values = {name for name in _bound_at_module_level(tree) if not name.isupper()}
+    found = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or not any(
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "page_cache"
+            for d in node.decorator_list
+        ):
+            continue
+        own = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+        own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        found += [f"{node.name} reads {name}" for name in sorted((read - own) & run_values)]
+    return found
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+def test_page_caches_read_nothing_a_run_sets(path: Path) -> None:
+    assert _run_values_read_by_page_caches(path.read_text()) == []
+
+
+def test_the_page_cache_rule_sees_a_run_value() -> None:
+    page = (
+        "import streamlit as st\nfrom explorer.ui import cached\nLIMIT = 3\nsettings = st.session_state['settings']\n"
+        "@cached.page_cache(st.cache_data())\ndef curves(ref):\n    step = ref + LIMIT\n    return settings.L * step\n"
+        "@cached.page_cache(st.cache_data())\ndef fine(settings):\n    return settings.L + LIMIT\n"
+    )
+    assert _run_values_read_by_page_caches(page) == ["curves reads settings"]
