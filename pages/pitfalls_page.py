@@ -11,7 +11,7 @@ from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
 from explorer.ui import blocks, cached, controls
 
-# --- this page's cached computation (shared by every session) ---
+# --- this page's cached computations (shared by every session) ---
 
 
 @cached.page_cache(st.cache_resource(max_entries=4, show_spinner="Comparing the two variants..."))
