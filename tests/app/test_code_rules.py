@@ -120,6 +120,20 @@ def _run_values_read_by_page_caches(source: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+def test_page_files_make_their_caches_once(path: Path) -> None:
+    """A page file's cached function is made through cached.page_cache, never by a bare
+    st.cache_data or st.cache_resource, which Streamlit would make again on every run."""
+    bare = [
+        f"{node.name} (line {node.lineno})" for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for decorator in node.decorator_list
+        if "cache_data" in ast.unparse(decorator) or "cache_resource" in ast.unparse(decorator)
+        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "cached.page_cache")
+    ]
+    assert bare == []
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
 def test_page_caches_read_nothing_a_run_sets(path: Path) -> None:
     assert _run_values_read_by_page_caches(path.read_text()) == []
 
