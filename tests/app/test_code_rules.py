@@ -100,6 +100,11 @@ def _bound_at_module_level(tree: ast.Module) -> set[str]:
     return bound
 
 
+def _is_page_cache(decorator: ast.expr) -> bool:
+    """The decorator is ``cached.page_cache(...)``."""
+    return isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "cached.page_cache"
+
+
 def _run_values_read_by_page_caches(source: str) -> list[str]:
     """"function reads name" for every value of a run that a ``cached.page_cache`` function reads:
     such a function keeps the namespace of the run that made it (explorer.ui.cached.page_cache)."""
@@ -107,10 +112,7 @@ def _run_values_read_by_page_caches(source: str) -> list[str]:
     run_values = {name for name in _bound_at_module_level(tree) if not name.isupper()}
     found = []
     for node in tree.body:
-        if not isinstance(node, ast.FunctionDef) or not any(
-            isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "page_cache"
-            for d in node.decorator_list
-        ):
+        if not isinstance(node, ast.FunctionDef) or not any(map(_is_page_cache, node.decorator_list)):
             continue
         own = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
         own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -128,7 +130,7 @@ def test_page_files_make_their_caches_once(path: Path) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         for decorator in node.decorator_list
         if "cache_data" in ast.unparse(decorator) or "cache_resource" in ast.unparse(decorator)
-        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "cached.page_cache")
+        if not _is_page_cache(decorator)
     ]
     assert bare == []
 
