@@ -75,7 +75,7 @@ from proxy_harness import ReplicasBehindProxy, sticky_cookie_name  # noqa: E402
 from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
 
 from explorer import settings as s  # noqa: E402
-from explorer.page_list import HOME, PAGES  # noqa: E402 (pages as app.py declares them)
+from explorer.page_list import PAGES, address_path  # noqa: E402 (pages as app.py declares them)
 from explorer.ui.navigation import PAGE_FAILED  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "load.json"
@@ -145,7 +145,7 @@ def session_plan(scenario: str, index: int, moves: int) -> tuple[str, str, str, 
     if scenario == "trivial":
         return "", "", "value", [51 + k % 2 for k in range(moves)]
     page = PAGES[index % len(PAGES)]
-    path = "" if page is HOME else page.url_path
+    path = address_path(page)
     if scenario == "same":
         return path, "", "d", [D_CHOICES[(index + k) % len(D_CHOICES)] for k in range(moves)]
     if scenario == "own":
@@ -227,7 +227,7 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
     # itself at start-up (explorer.ui.startup); this covers a server given by --url as well, and
     # reports a page that fails at its defaults.
     warm_up_failures = []
-    for path in [""] if args.scenario == "trivial" else ["" if page is HOME else page.url_path for page in PAGES]:
+    for path in [""] if args.scenario == "trivial" else [address_path(page) for page in PAGES]:
         async with StreamlitSession(base_url) as warm:
             warm_up = await warm.open_page(path, "")
         if (failure := run_failure(warm_up)) is not None:

@@ -90,7 +90,7 @@ def main() -> int:
         for round_number in range(1, args.rounds + 1):
             for info, name, query, values in plan:
                 trivial_ms = asyncio.run(rerun_cpu_ms(trivial.url, trivial.pid, "", "", "value", (50, 51), args.reruns))
-                path = "" if info is page_list.HOME else info.url_path
+                path = page_list.address_path(info)
                 ms = asyncio.run(rerun_cpu_ms(app.url, app.pid, path, query, "d", values, args.reruns))
                 measured.setdefault((info.url_path, name), []).append((ms, trivial_ms))
                 print(f"round {round_number}: {info.url_path} {name}: {ms:.1f} ms (trivial {trivial_ms:.1f})",

@@ -77,3 +77,9 @@ PAGES: tuple[PageInfo, ...] = (
              "A model's RoPE past its trained length: which pairs meet unseen angles, and what each method does.",
              "explorer.topics.contexts", HEIRS),
 )
+
+
+def address_path(info: PageInfo) -> str:
+    """The page's path in the app's address: its url_path, and "" for Home, the default page,
+    served at "/" (explorer/ui/navigation.py)."""
+    return "" if info is HOME else info.url_path

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
 from explorer import page_list
-from explorer.page_list import PageInfo
+from explorer.page_list import PageInfo, address_path
 from explorer.ui.navigation import PAGE_FAILED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,15 +29,10 @@ HOME = page_list.HOME
 MATRIX = PAGE_BY_KEY["matrix"]
 
 
-def url_path(page: PageInfo) -> str:
-    """The page's path in an address: its url_path, and "" for Home, the default page, at "/"."""
-    return "" if page is HOME else page.url_path
-
-
 #: A copied link to each page, by URL path ("" for Home): the shared settings, with a page control
 #: where the page has one to show (tests/app/test_deep_links.py, tests/browser/test_browser.py).
 DEEP_LINKS = {
-    url_path(page): "d=64&L=300&n=100" + {
+    address_path(page): "d=64&L=300&n=100" + {
         "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
         "attention": "&query=40&heads=12",
     }.get(page.url_path, "")
@@ -51,7 +46,7 @@ def page_id(page: PageInfo) -> str:
 
 def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -> AppTest:
     """A fresh session that opens ``page`` with ``query``, as a copied URL does."""
-    at = open_url(url_path(page), query)
+    at = open_url(address_path(page), query)
     assert_page_ran(at, page)
     return at
 

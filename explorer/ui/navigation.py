@@ -43,7 +43,7 @@ def pages() -> dict[str, StreamlitPage]:
         _BUILT.update({
             info.url_path: st.Page(
                 info.path, title=info.title, icon=info.icon, default=info is page_list.HOME,
-                url_path="" if info is page_list.HOME else info.url_path,
+                url_path=page_list.address_path(info),
             )
             for info in page_list.PAGES
         })

@@ -82,7 +82,7 @@ class Visit:
 
 def start_up_visits() -> list[Visit]:
     """Every page at the defaults, then every seed preset on the page that draws it."""
-    visits = [Visit("" if info is page_list.HOME else info.url_path, "") for info in page_list.PAGES]
+    visits = [Visit(page_list.address_path(info), "") for info in page_list.PAGES]
     visits += [Visit(preset.page, f"preset={key}") for key, preset in PRESETS.items()]
     return visits
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs
 
 import pytest
-from app_runs import DEEP_LINKS, HOME, PAGES, page_id, url_path
+from app_runs import DEEP_LINKS, HOME, PAGES, page_id
 from st_client import StreamlitServer, open_once
 
-from explorer.page_list import PageInfo
+from explorer.page_list import PageInfo, address_path
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def new_server() -> Iterator[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_a_deep_link_opens_its_view_on_a_fresh_server(new_server: str, page: PageInfo) -> None:
-    path = url_path(page)
+    path = address_path(page)
     query = DEEP_LINKS[path]
     result = asyncio.run(open_once(new_server, path, query))
     assert result.finished, result.status

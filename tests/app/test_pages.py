@@ -26,11 +26,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from app_runs import assert_page_ran, open_url, page_id, url_path
+from app_runs import assert_page_ran, open_url, page_id
 from streamlit.testing.v1 import AppTest
 
 from explorer import page_list, reproduce
-from explorer.page_list import PageInfo
+from explorer.page_list import PageInfo, address_path
 from explorer.presets import PRESETS
 from explorer.ui.controls import OFFER_DOWNLOADS
 
@@ -43,7 +43,7 @@ NO_NUMBER = re.compile(r"(n/a|no|none)\b")
 
 
 def open_view(page: PageInfo, query: dict[str, str]) -> AppTest:
-    at = open_url(url_path(page), {"code": "true", **query})
+    at = open_url(address_path(page), {"code": "true", **query})
     assert_page_ran(at, page)
     return at
 

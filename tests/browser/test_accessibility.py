@@ -11,7 +11,6 @@ import json
 import re
 
 import pytest
-from app_runs import url_path
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
 from test_browser import (
     FIRST_LOAD_MS,
@@ -27,6 +26,7 @@ from test_browser import (
 )
 
 from explorer import page_list
+from explorer.page_list import address_path
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -80,7 +80,7 @@ def visit(page, base_url: str, info: page_list.PageInfo, query: str, size: dict[
     carry over; a test checks them in the sidebar). By its address again when the page a
     failed test left cannot navigate. Page toggles do not carry over: ``show_code``."""
     page.set_viewport_size(size)
-    path = url_path(info)
+    path = address_path(info)
     if page.url.startswith(base_url):
         try:
             open_from_navigation(page, path)
@@ -138,7 +138,7 @@ def test_largest_settings_draw_every_chart_and_axe_finds_no_serious_violation(
     """At L=16384, d=2048 (where the size budgets bite), every chart drawn without an error, and
     no serious or critical axe-core violation, with headings in order, on the whole page in the
     light theme, its "reproduce this" code shown (test_page_fits_a_phone: the dark one)."""
-    path = url_path(info)
+    path = address_path(info)
     visit(tour, app_server, info, "?d=2048&L=16384")
     expect_sidebar(tour, d="2048", L="16384", n="10000")
     show_code(tour)

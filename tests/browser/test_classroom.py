@@ -19,7 +19,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from app_runs import url_path
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from PIL import Image
@@ -35,6 +34,7 @@ from test_browser import (
 )
 
 from explorer import share
+from explorer.page_list import address_path
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -337,7 +337,7 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
     sizes = list(PROJECTORS)
     page.set_viewport_size(sizes[0])
     for index, info in enumerate(PAGES):
-        path = url_path(info)
+        path = address_path(info)
         if index == 0:
             open_page(page, app_server, path, query)
         else:

@@ -9,7 +9,6 @@ through the tour of every page (test_accessibility.visit).
 from __future__ import annotations
 
 import pytest
-from app_runs import url_path
 from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
 from test_accessibility import (
     PAGE_IDS,
@@ -25,6 +24,7 @@ from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, mu
 from test_browser import SCREENSHOTS, fit_viewport_to_content
 
 from explorer import page_list
+from explorer.page_list import address_path
 
 try:
     from playwright.sync_api import expect
@@ -85,7 +85,7 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     """At 390 x 844, in the dark theme, the code shown: no label is cut off, nothing runs off
     the screen (formulas and code wrap to fit), the mode bar covers no chart title, the
     sidebar's controls open on the screen, and axe finds no serious violation there either."""
-    path = url_path(info)
+    path = address_path(info)
     visit(phone, app_server, info, "", PHONE)
     show_code(phone)
     wait_until_settled(phone)
