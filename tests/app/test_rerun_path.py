@@ -125,6 +125,15 @@ def test_releasing_the_free_heap_gives_back_the_pages_between_live_arrays() -> N
     assert int(freed_mib) > 200  # of the 270 MiB freed
 
 
+def test_the_server_runs_on_streamlits_performance_extra(server: StreamlitServer) -> None:
+    """uvicorn imports uvloop (its event loop) and httptools (its HTTP parser) only to use them
+    (its loop and http settings "auto"): both are mapped in the server once a visitor was served."""
+    asyncio.run(open_and_close(server, "", ""))
+    mapped = {Path(line.split()[-1]) for line in Path(f"/proc/{server.pid}/maps").read_text().splitlines()}
+    extensions = {f"{path.parent.name}/{path.name.split('.')[0]}" for path in mapped if path.suffix == ".so"}
+    assert {"uvloop/loop", "parser/parser"} <= extensions, sorted(extensions)
+
+
 def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -> None:
     """Start-up has run every page (misses before anyone came); the default page and a
     preset are then served from those caches: no new miss anywhere, and new hits."""
