@@ -404,7 +404,8 @@ def scan_fastest_pair(
         if total >= max_candidates:
             return PairScan(np.concatenate(found), int(found[-1][-1]) + 1)
         if total and chunk < SCAN_CHUNK:  # the caller confirms these first: the first candidates usually match
-            return PairScan(np.concatenate(found), b)
+            # At ``end`` nothing further can match (an unholdable position): the scan is whole.
+            return PairScan(np.concatenate(found), b if b < end else limit)
         a, chunk = b, min(2 * chunk, SCAN_CHUNK)
     return PairScan(np.concatenate(found) if found else empty, limit)
 
