@@ -452,15 +452,22 @@ def test_relative_neighbours_above_the_screen_match_brute_force(dtype: str, wind
 )
 # Found by hypothesis: the first chunk with candidates ends at the first unholdable position (465).
 @example(dtype="float8_e4m3fn", method="low", start=0, span=466)
+@example(dtype="float8_e4m3fn", method="low", start=0, span=10_399)
 def test_cast_and_low_scans_skip_only_what_cannot_match(dtype, method, start, span) -> None:
     # Without cast_never_equal and first_unholdable every position is computed: the same candidates
-    # (none at all when cast), and the same stop.
+    # (none at all when cast). The bounded scan may say it got further (nothing beyond its bound can
+    # match, so it is whole); what it got past, computed position by position, holds no candidate.
     bounded = pr.scan_fastest_pair(dtype, method, 1.0, 1, start, start + span)
     with mock.patch.object(pr, "cast_never_equal", return_value=False), \
             mock.patch.object(pr, "first_unholdable", return_value=None):
         every_position = pr.scan_fastest_pair(dtype, method, 1.0, 1, start, start + span)
-    np.testing.assert_array_equal(bounded.candidates, every_position.candidates)
-    assert bounded.stop == every_position.stop
+        np.testing.assert_array_equal(bounded.candidates, every_position.candidates)
+        assert bounded.stop >= every_position.stop
+        skipped = every_position.stop
+        while skipped < bounded.stop:
+            beyond = pr.scan_fastest_pair(dtype, method, 1.0, 1, skipped, bounded.stop)
+            assert beyond.candidates.size == 0, (skipped, beyond.candidates[:5])
+            skipped = beyond.stop
     if method == "cast":
         assert bounded.candidates.size == 0
 
