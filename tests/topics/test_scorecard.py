@@ -47,6 +47,24 @@ def test_scheme_rows_are_what_they_say() -> None:
     np.testing.assert_array_equal(P, pe_core.positional_encoding(7, 8, 100.0, layout="concatenated")[3:])
 
 
+@settings(max_examples=40, deadline=None)
+@given(reads=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 20)), min_size=1, max_size=8),
+       layout=st.sampled_from(["interleaved", "concatenated"]))
+def test_sinusoid_rows_read_again_are_the_encodings_rows_and_each_read_its_own_copy(
+    reads: list[tuple[int, int]], layout: str
+) -> None:
+    """The scheme keeps the rows it computed (evaluate reads the same positions a dozen times); any
+    sequence of reads is bit for bit the encoding's rows, and writing into one read changes no other."""
+    rows = sc.sinusoid_rows(Settings(d=6, n=50.0, layout=layout))
+    P = pe_core.positional_encoding(80, 6, 50.0, layout=layout)
+    for start, count in reads:
+        got = rows(start, count, 1000)
+        np.testing.assert_array_equal(got, P[start : start + count])
+        got[:] = np.nan  # a caller's scratch work stays its own
+    for start, count in reads:
+        np.testing.assert_array_equal(rows(start, count, 1000), P[start : start + count])
+
+
 def test_learned_table_rows_are_the_seeded_table_and_stop_at_its_length() -> None:
     rows = sc.learned_rows(50, 16)
     table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((50, 16))
