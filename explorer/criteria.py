@@ -277,7 +277,8 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
                 k = np.arange(start, min(start + rows, first + count), dtype=np.float64)
                 t = np.multiply.outer(k, quarter_turns)
                 t -= np.rint(t)
-                near_row, near_pair = np.nonzero(np.abs(t) <= NEAR_AXIS * (2.0 / np.pi))
+                # Row-major flat indices, as np.nonzero orders them: its 2-D form scans ~40x slower (numpy 2.4).
+                near_row, near_pair = np.divmod(np.flatnonzero(np.abs(t) <= NEAR_AXIS * (2.0 / np.pi)), w.size)
                 if near_row.size:
                     sin, cos = pe_core.sin_cos_of_products(k[near_row], w[near_pair])
                     values = np.maximum(np.abs(sin), np.where(near_pair < cosine_pairs, np.abs(cos), 0.0))

@@ -282,7 +282,8 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
         np.abs(np.subtract(gap, _float32_cells(b, first, d, cells_b[:count]), out=gap), out=gap)
         lower = max(lower, float((gap.max(axis=0) - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
-        rows, cols = np.nonzero(gap >= np.float32(lower) - error)
+        # Row-major flat indices, as np.nonzero orders them: its 2-D form scans ~40x slower (numpy 2.4).
+        rows, cols = np.divmod(np.flatnonzero(gap >= np.float32(lower) - error), d)
         kept_rows.append(rows + first)
         kept_cols.append(cols)
     rows, cols = np.concatenate(kept_rows), np.concatenate(kept_cols)
