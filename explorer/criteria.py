@@ -419,13 +419,18 @@ def bounded_of(
     )
 
 
-def deterministic_of(rows: Rows, L: int, *, starts: Sequence[int], count: int) -> Measurement:
-    """Deterministic: ``count`` positions from each start computed twice, compared bit for bit."""
+def deterministic_of(
+    rows: Rows, L: int, *, starts: Sequence[int], count: int, again: Rows | None = None
+) -> Measurement:
+    """Deterministic: ``count`` positions from each start computed twice, compared bit for bit:
+    by ``rows``, then by ``again`` (by default ``rows`` itself; a scheme that keeps the rows it
+    computed, as the Criteria scorecard's sinusoid does, passes a ``rows`` that computes them anew)."""
+    again = rows if again is None else again
     differing = total = 0
     for start in starts:
         length = max(L, start + count)
         first = np.ascontiguousarray(rows(start, count, length), dtype=np.float64)
-        second = np.ascontiguousarray(rows(start, count, length), dtype=np.float64)
+        second = np.ascontiguousarray(again(start, count, length), dtype=np.float64)
         differing += int(np.count_nonzero(first.view(np.uint64) != second.view(np.uint64)))
         total += first.size
     passed = differing == 0

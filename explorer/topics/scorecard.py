@@ -86,25 +86,30 @@ _NOTES: dict[tuple[str, str], str] = {
 # ------------------------------------------------------------------------------ schemes
 
 
-def sinusoid_rows(settings: Settings) -> Rows:
+def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
     """The sinusoidal encoding of the settings (independent of the sentence length).
 
-    Each block of rows computed is kept, and a later read inside one is a copy of its rows:
-    ``evaluate`` reads the first positions and those before L a dozen times over (at
-    L=16384, d=2048 and offset 256 it asks for 2,563 rows, of which 1,025 are computed:
-    60-80 ms less of a cold run). Each row is bit for bit what ``pe_core.positional_encoding``
-    gives for it in any block (it is computed position by position).
+    With ``keep``, each block of rows computed is kept, and a later read inside one is a copy of
+    its rows: ``evaluate`` reads the first positions and those before L a dozen times over (at
+    L=16384, d=2048 and offset 256 it asks for 2,563 rows, of which 1,025 are computed, and
+    512 more computed anew for the determinism criterion). Each row is bit for bit what
+    ``pe_core.positional_encoding`` gives for it in any block (it is computed position by position).
     """
     s = settings
+
+    def encoding(start: int, count: int) -> np.ndarray:
+        return pe_core.positional_encoding(count, s.d, s.n, layout=s.layout, convention=s.convention, start=start)
+
+    if not keep:
+        return lambda start, count, length: encoding(start, count)
     kept: list[tuple[int, np.ndarray]] = []  # (first position, its rows)
 
     def rows(start: int, count: int, length: int) -> np.ndarray:
         for first, block in kept:
             if first <= start and start + count <= first + len(block):
                 return block[start - first : start - first + count].copy()
-        block = pe_core.positional_encoding(count, s.d, s.n, layout=s.layout, convention=s.convention, start=start)
-        kept.append((start, block))
-        return block.copy()
+        kept.append((start, encoding(start, count)))
+        return kept[-1][1].copy()
 
     return rows
 
@@ -348,7 +353,8 @@ def evaluate(settings: Settings, offset: int = 1) -> Scorecard:
             unique,
             criteria.bounded_of(rows, L, p.width, far=far, ranges=p.bounded_ranges, largest_abs=largest_abs.get(key)),
             criteria.consistent_of(rows, L, offset=offset),
-            criteria.deterministic_of(rows, L, starts=p.deterministic_starts, count=p.deterministic_count),
+            criteria.deterministic_of(rows, L, starts=p.deterministic_starts, count=p.deterministic_count,
+                                      again=sinusoid_rows(s, keep=False) if key == "sinusoid" else None),
             criteria.defined_beyond_of(rows, L, probes=(L, far), width=p.width),
             shift,
         ]

@@ -65,6 +65,21 @@ def test_sinusoid_rows_read_again_are_the_encodings_rows_and_each_read_its_own_c
         np.testing.assert_array_equal(rows(start, count, 1000), P[start : start + count])
 
 
+def test_the_sinusoids_determinism_is_two_computations_not_a_kept_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scheme keeps the rows it computed, but the determinism criterion computes them again:
+    an encoding that changed between two calls must fail it."""
+    calls = iter(range(1_000_000))
+    encoding = pe_core.positional_encoding
+
+    def drifting(*args: object, **kwargs: object) -> np.ndarray:
+        return encoding(*args, **kwargs) + next(calls) * 1e-12
+
+    monkeypatch.setattr(pe_core, "positional_encoding", drifting)
+    card = sc.evaluate(Settings(d=16, L=40))
+    deterministic = dict(card.results)["sinusoid"][list(sc.CRITERIA).index("deterministic")]
+    assert not deterministic.passed and deterministic.value > 0
+
+
 def test_learned_table_rows_are_the_seeded_table_and_stop_at_its_length() -> None:
     rows = sc.learned_rows(50, 16)
     table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((50, 16))
