@@ -91,8 +91,8 @@ def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
 
     With ``keep``, each block of rows computed is kept, and a later read inside one is a copy of
     its rows: ``evaluate`` reads the first positions and those before L a dozen times over (at
-    L=16384, d=2048 and offset 256 it asks for 2,563 rows, of which 1,025 are computed, and
-    512 more computed anew for the determinism criterion). Each row is bit for bit what
+    L=16384, d=2048 and offset 256 it asks its kept rows for 2,051, of which 1,025 are computed;
+    the determinism criterion's second reading, 512 rows, is computed anew). Each row is bit for bit what
     ``pe_core.positional_encoding`` gives for it in any block (it is computed position by position).
     """
     s = settings
