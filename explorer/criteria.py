@@ -43,6 +43,11 @@ WINDOW = 256
 DIRECT_PAIRS_CELLS = 2**22
 #: Cells computed at a time when a check walks all L positions (16 MB of float64).
 CHUNK_CELLS = 2**21
+#: Angles ``sinusoid_largest_abs`` screens at a time (2 MiB of float64 in each of its arrays): below
+#: the server's mmap threshold (explorer.ui.startup), so they stay in the heap, made once. With
+#: CHUNK_CELLS the screen's fresh 16 MB arrays were mapped and faulted in anew each time: 108 ms
+#: at L=16384, d=2048, 26 ms now (benchmarks/README.md).
+SCREEN_CELLS = 2**18
 #: A shift map passes if it misses by at most this, relative to the largest |value| (or 1).
 SHIFT_TOLERANCE = 1e-9
 
@@ -264,27 +269,31 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
     arithmetic (``sin_cos_of_products``). When their maximum is above the bound (always once
     k = 0 is read: cos 0 = 1 exactly), it is the maximum of the whole matrix; otherwise every
     cell is computed. The screen costs a few multiplications per cell instead of a sine and
-    a cosine.
+    a cosine, SCREEN_CELLS at a time in arrays made once.
     """
     w = pe_core.frequencies(d, n, convention)
     quarter_turns = w * (2.0 / np.pi)
     cosine_pairs = d // 2  # an odd d's last pair is a lone sine
-    rows = max(1, CHUNK_CELLS // w.size)
     best = -np.inf
     if max(max(abs(first), abs(first + count - 1)) for first, count in ranges) <= SCREEN_MAX_POSITION:
+        rows = max(1, SCREEN_CELLS // w.size)
+        turns, whole, near = np.empty((rows, w.size)), np.empty((rows, w.size)), np.empty((rows, w.size), dtype=bool)
         for first, count in ranges:
             for start in range(first, first + count, rows):
                 k = np.arange(start, min(start + rows, first + count), dtype=np.float64)
-                t = np.multiply.outer(k, quarter_turns)
-                t -= np.rint(t)
+                t, r, m = turns[: k.size], whole[: k.size], near[: k.size]
+                np.multiply.outer(k, quarter_turns, out=t)
+                np.subtract(t, np.rint(t, out=r), out=t)
+                np.less_equal(np.abs(t, out=t), NEAR_AXIS * (2.0 / np.pi), out=m)
                 # Row-major flat indices, as np.nonzero orders them: its 2-D form scans ~40x slower (numpy 2.4).
-                near_row, near_pair = np.divmod(np.flatnonzero(np.abs(t) <= NEAR_AXIS * (2.0 / np.pi)), w.size)
+                near_row, near_pair = np.divmod(np.flatnonzero(m), w.size)
                 if near_row.size:
                     sin, cos = pe_core.sin_cos_of_products(k[near_row], w[near_pair])
                     values = np.maximum(np.abs(sin), np.where(near_pair < cosine_pairs, np.abs(cos), 0.0))
                     best = max(best, float(values.max()))
     if best >= OFF_AXIS_LARGEST:
         return best
+    rows = max(1, CHUNK_CELLS // w.size)
     return max(
         (float(np.abs(pe_core.positional_encoding(min(rows, first + count - start), d, n, convention=convention,
                                                   start=start)).max())
