@@ -29,10 +29,15 @@ raises that threshold to the largest block freed so far (up to 32 MiB), after wh
 matrices of a few megabytes are carved from the heap, whose holes it keeps (50 sessions with
 their own settings: a peak 177 MB above the start, 109 MB with the threshold held; a smaller
 threshold pays page faults on every array: at 256 KiB the mean cold run cost 55 ms of CPU
-instead of 43; benchmarks/README.md, "A class on one server"). And after each burst of runs the
-heap's free pages go back to the system (``release_free_heap``: malloc returns by itself only the
-free space at the top of the heap): 50 sessions with their own settings left 272 MB 5 s after they
-closed without it, 249-253 with it.
+instead of 43; benchmarks/README.md, "A class on one server"). The free space at the top of the
+heap is kept up to 8 MiB, twice the mmap threshold, as glibc's own adjustment would keep it: with
+the mmap threshold held, glibc otherwise holds this at 128 KiB and gives back the top of the heap
+on nearly every free, so that a computation's blocks of a few hundred KiB, freed and made again,
+fault their pages in anew each time (Home's cold computation at the largest settings 445 -> 336 ms,
+the Scorecard's 676 -> 393; benchmarks/README.md). And after each burst of runs the heap's free
+pages go back to the system (``release_free_heap``: malloc returns by itself only the free space at
+the top of the heap, beyond that 8 MiB): 50 sessions with their own settings left 272 MB 5 s after
+they closed without it, 249-253 with it.
 """
 
 from __future__ import annotations
@@ -63,11 +68,14 @@ _LOG = logging.getLogger("explorer.ui.startup")
 #: Bound on one warm-up visit: a visit still running then is logged and left behind.
 VISIT_TIMEOUT_S = 60.0
 _RERUNNING = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
-#: mallopt's parameter numbers (glibc's malloc.h) for the arena limit and the mmap threshold.
-_M_ARENA_MAX, _M_MMAP_THRESHOLD = -8, -3
+#: mallopt's parameter numbers (glibc's malloc.h) for the arena limit, the mmap threshold and the
+#: trim threshold.
+_M_ARENA_MAX, _M_MMAP_THRESHOLD, _M_TRIM_THRESHOLD = -8, -3, -1
 #: malloc's arenas, and the size from which a block is mapped on its own (returned to the
 #: system when freed); setting it also keeps glibc from raising it.
 MALLOC_ARENAS, MMAP_THRESHOLD_BYTES = 2, 4 * 1024 * 1024
+#: Free space at the top of a heap that malloc keeps for the next blocks instead of giving it back.
+TRIM_THRESHOLD_BYTES = 2 * MMAP_THRESHOLD_BYTES
 #: Seconds without a finished run after which the heap's free pages go back to the system.
 HEAP_RELEASE_INTERVAL_S = 1.0
 
@@ -150,13 +158,17 @@ def _glibc() -> ctypes.CDLL | None:
     return libc if libc is not None and hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
 
-def tune_malloc(arenas: int = MALLOC_ARENAS, mmap_threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
-    """Cap glibc's malloc arenas for the threads started from now on and hold its mmap threshold;
-    False where the C library is not glibc, which has no such settings."""
+def tune_malloc(
+    arenas: int = MALLOC_ARENAS, mmap_threshold: int = MMAP_THRESHOLD_BYTES, trim_threshold: int = TRIM_THRESHOLD_BYTES
+) -> bool:
+    """Cap glibc's malloc arenas for the threads started from now on, hold its mmap threshold, and
+    keep up to ``trim_threshold`` bytes free at the top of each heap; False where the C library is
+    not glibc, which has no such settings."""
     libc = _glibc()
     if libc is None:
         return False
-    return bool(libc.mallopt(_M_ARENA_MAX, arenas)) and bool(libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold))
+    return all(libc.mallopt(parameter, value) for parameter, value in (
+        (_M_ARENA_MAX, arenas), (_M_MMAP_THRESHOLD, mmap_threshold), (_M_TRIM_THRESHOLD, trim_threshold)))
 
 
 def release_free_heap() -> bool:

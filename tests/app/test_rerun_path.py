@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import resource
 import subprocess
 import sys
 import urllib.request
@@ -103,6 +104,34 @@ def test_start_up_tunes_malloc_on_glibc_so_large_arrays_go_back_when_freed() -> 
 
     assert run("untuned") == ["None", "False", "True"]
     assert run("tuned") == ["True", "True", "True"]
+
+
+def test_start_up_keeps_the_heaps_free_top_so_a_block_freed_and_made_again_is_not_faulted_in_again() -> None:
+    """In a fresh interpreter: a 1 MiB array (from the heap, below the mmap threshold) made and freed
+    100 times, as a computation's blocks are. Tuned, its pages are touched once; with the trim
+    threshold glibc holds once the mmap threshold is set (128 KiB), the top of the heap goes back to
+    the system at each free and all 256 pages are faulted in again at each make."""
+    script = (
+        "import resource, sys, numpy\n"
+        "from explorer.ui import startup\n"
+        "tuned = startup.tune_malloc(trim_threshold=int(sys.argv[1])) if sys.argv[1] else startup.tune_malloc()\n"
+        "below = numpy.ones(2**16)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+        "for _ in range(100):\n"
+        "    block = numpy.ones(2**17); del block\n"
+        "print(tuned, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)\n"
+    )
+
+    def faults(trim_threshold: str) -> int:
+        result = subprocess.run([sys.executable, "-c", script, trim_threshold], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60, check=True)
+        tuned, count = result.stdout.split()
+        assert tuned == "True"
+        return int(count)
+
+    pages = 2**20 // resource.getpagesize()
+    assert faults("") < 3 * pages
+    assert faults(str(128 * 1024)) > 50 * pages
 
 
 def test_releasing_the_free_heap_gives_back_the_pages_between_live_arrays() -> None:
