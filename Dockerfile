@@ -5,7 +5,7 @@ FROM python:3.11-slim
 # less resident memory with 50 sessions open, measured by benchmarks/load_test.py).
 # MALLOC_MMAP_THRESHOLD_: arrays of 4 MiB and more unmapped when freed, not left as holes in the
 # heap (50 sessions with their own settings: peak 177 -> 109 MB above the start).
-# MALLOC_TRIM_THRESHOLD_: up to 8 MiB kept free at the top of a heap, so that a computation's
+# MALLOC_TRIM_THRESHOLD_: up to 4 MiB kept free at the top of a heap, so that a computation's
 # blocks, freed and made again, are not faulted in anew each time (Home's cold computation at the
 # largest settings 445 -> 336 ms, benchmarks/README.md). The app's start-up sets all three too
 # (explorer/ui/startup.py); here they hold from the first allocation.
@@ -13,7 +13,7 @@ FROM python:3.11-slim
 # threads only wait for each other there (benchmarks/README.md, "Cold computations": Home's
 # cold run 141-606 ms with two BLAS threads under load, 141-161 ms with one).
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 MALLOC_ARENA_MAX=2 \
-    MALLOC_MMAP_THRESHOLD_=4194304 MALLOC_TRIM_THRESHOLD_=8388608 OPENBLAS_NUM_THREADS=1
+    MALLOC_MMAP_THRESHOLD_=4194304 MALLOC_TRIM_THRESHOLD_=4194304 OPENBLAS_NUM_THREADS=1
 RUN useradd --create-home --uid 10001 explorer
 WORKDIR /app
 

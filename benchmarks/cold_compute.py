@@ -23,7 +23,7 @@ be shared, and absolute times then drift by tens of percent. Figures are written
 benchmarks/results/cold.json. Exit status 1 if any page row misses the budget.
 
 BLAS threads and malloc: the server computes with NumPy's BLAS in one thread and with glibc's
-malloc tuned (explorer/ui/startup.py: two arenas, the mmap threshold held at 4 MiB, up to 8 MiB
+malloc tuned (explorer/ui/startup.py: two arenas, the mmap threshold held at 4 MiB, up to 4 MiB
 kept free at the top of a heap), and so does this benchmark, like for like (the same calls).
 Before 2026-11-29 it ran with malloc's defaults, whose dynamic thresholds keep a computation's
 freed blocks mapped: it measured less than the server paid (``--malloc default`` still does, to

@@ -29,15 +29,17 @@ raises that threshold to the largest block freed so far (up to 32 MiB), after wh
 matrices of a few megabytes are carved from the heap, whose holes it keeps (50 sessions with
 their own settings: a peak 177 MB above the start, 109 MB with the threshold held; a smaller
 threshold pays page faults on every array: at 256 KiB the mean cold run cost 55 ms of CPU
-instead of 43; benchmarks/README.md, "A class on one server"). The free space at the top of the
-heap is kept up to 8 MiB, twice the mmap threshold, as glibc's own adjustment would keep it: with
-the mmap threshold held, glibc otherwise holds this at 128 KiB and gives back the top of the heap
-on nearly every free, so that a computation's blocks of a few hundred KiB, freed and made again,
-fault their pages in anew each time (Home's cold computation at the largest settings 445 -> 336 ms,
-the Scorecard's 676 -> 393; benchmarks/README.md). And after each burst of runs the heap's free
-pages go back to the system (``release_free_heap``: malloc returns by itself only the free space at
-the top of the heap, beyond that 8 MiB): 50 sessions with their own settings left 272 MB 5 s after
-they closed without it, 249-253 with it.
+instead of 43; benchmarks/README.md, "A class on one server"). The free space at the top of a
+heap is kept up to the same 4 MiB: with the mmap threshold held, glibc otherwise holds this at
+128 KiB and gives back the top of the heap on nearly every free, so that a computation's blocks of
+a few hundred KiB, freed and made again, fault their pages in anew each time (Home's cold
+computation at the largest settings 445 -> 336 ms, the Scorecard's 676 -> 393, with 8 MiB; 4 MiB
+timed alike within this machine's noise, and a class of 50 with settings of their own peaked at
++68 and +71 MB with it, +89 and +92 with 8 MiB, +74 and +79 before; benchmarks/README.md). And
+after each burst of runs the heap's
+free pages go back to the system (``release_free_heap``: malloc returns by itself only the free
+space at the top of the heap, beyond that 4 MiB): 50 sessions with their own settings left 272 MB
+5 s after they closed without it, 249-253 with it.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ _M_ARENA_MAX, _M_MMAP_THRESHOLD, _M_TRIM_THRESHOLD = -8, -3, -1
 #: system when freed); setting it also keeps glibc from raising it.
 MALLOC_ARENAS, MMAP_THRESHOLD_BYTES = 2, 4 * 1024 * 1024
 #: Free space at the top of a heap that malloc keeps for the next blocks instead of giving it back.
-TRIM_THRESHOLD_BYTES = 2 * MMAP_THRESHOLD_BYTES
+TRIM_THRESHOLD_BYTES = MMAP_THRESHOLD_BYTES
 #: Seconds without a finished run after which the heap's free pages go back to the system.
 HEAP_RELEASE_INTERVAL_S = 1.0
 
