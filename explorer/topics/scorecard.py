@@ -135,8 +135,12 @@ def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
 
     Its first rows are the first values of the same random stream, so only the rows up to
     the last one asked for are drawn, never the whole table; they are kept, so that the
-    scorecard's dozen reads of the table draw it once (each read gets its own copy).
+    scorecard's dozen reads of the table draw it once (each read gets its own copy). A read
+    beyond them draws only the rows after them, from the same generator: a Generator's normals
+    drawn in parts are the values drawn at once (at L=16384, d=2048, 512 rows drawn instead of
+    1,024).
     """
+    generator = np.random.default_rng(seed)
     drawn = np.empty((0, d))
 
     def rows(start: int, count: int, length: int) -> np.ndarray:
@@ -144,7 +148,7 @@ def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
         if start + count > trained:
             raise criteria.NoCodeError(f"the table has {trained:,} rows; position {start + count - 1:,} has none")
         if start + count > drawn.shape[0]:
-            drawn = np.random.default_rng(seed).standard_normal((start + count, d))
+            drawn = np.concatenate([drawn, generator.standard_normal((start + count - drawn.shape[0], d))])
         return drawn[start : start + count].copy()
 
     return rows

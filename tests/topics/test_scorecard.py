@@ -89,6 +89,21 @@ def test_learned_table_rows_are_the_seeded_table_and_stop_at_its_length() -> Non
         rows(45, 6, 100)
 
 
+@settings(max_examples=60, deadline=None)
+@given(reads=st.lists(st.tuples(st.integers(0, 79), st.integers(1, 80)), min_size=1, max_size=6),
+       d=st.integers(1, 9))
+def test_learned_table_rows_read_in_any_order_are_the_table_drawn_at_once(reads, d) -> None:
+    # Rows drawn in parts as reads reach further (the rows after those drawn) are the table's.
+    rows = sc.learned_rows(80, d)
+    table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((80, d))
+    for start, count in reads:
+        count = min(count, 80 - start)
+        got = rows(start, count, 80)
+        np.testing.assert_array_equal(got, table[start : start + count])
+        got[:] = np.nan  # each read its own copy
+    np.testing.assert_array_equal(rows(0, 80, 80), table)
+
+
 # --- the scorecard at the defaults: seed 004's verdicts ---------------------------------
 
 
