@@ -50,17 +50,18 @@ def test_scheme_rows_are_what_they_say() -> None:
 @settings(max_examples=40, deadline=None)
 @given(reads=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 20)), min_size=1, max_size=8),
        layout=st.sampled_from(["interleaved", "concatenated"]))
-def test_sinusoid_rows_read_again_are_the_encodings_rows_and_each_read_its_own_copy(
+def test_sinusoid_rows_read_again_are_the_encodings_rows_and_no_read_can_change_them(
     reads: list[tuple[int, int]], layout: str
 ) -> None:
     """The scheme keeps the rows it computed (evaluate reads the same positions a dozen times); any
-    sequence of reads is bit for bit the encoding's rows, and writing into one read changes no other."""
+    sequence of reads is bit for bit the encoding's rows, and no read can be written into."""
     rows = sc.sinusoid_rows(Settings(d=6, n=50.0, layout=layout))
     P = pe_core.positional_encoding(80, 6, 50.0, layout=layout)
     for start, count in reads:
         got = rows(start, count, 1000)
         np.testing.assert_array_equal(got, P[start : start + count])
-        got[:] = np.nan  # a caller's scratch work stays its own
+        with pytest.raises(ValueError, match="read-only"):
+            got[:] = np.nan
     for start, count in reads:
         np.testing.assert_array_equal(rows(start, count, 1000), P[start : start + count])
 
@@ -100,7 +101,8 @@ def test_learned_table_rows_read_in_any_order_are_the_table_drawn_at_once(reads,
         count = min(count, 80 - start)
         got = rows(start, count, 80)
         np.testing.assert_array_equal(got, table[start : start + count])
-        got[:] = np.nan  # each read its own copy
+        with pytest.raises(ValueError, match="read-only"):
+            got[:] = np.nan
     np.testing.assert_array_equal(rows(0, 80, 80), table)
 
 
