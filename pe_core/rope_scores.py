@@ -101,10 +101,6 @@ def _turns_of_steps(q: np.ndarray, rates: np.ndarray) -> Callable[[np.ndarray], 
     range, exact tables (``sin_cos_outer``) of (q0 + aC)B r and of bB r combined by the
     angle-addition formulas, a few ulp, for about 2 sqrt(range) rows of sines and cosines instead
     of one row per q. For scattered q (fewer than those rows), ``sin_cos_outer`` of each.
-
-    The arrays it returns are valid until its next call (its callers use each block's before
-    asking for the next): through the tables they are written into arrays made at the first call
-    and reused, where a dozen arrays made anew per block were faulted in page by page each time.
     """
     if q.size == 0:
         return lambda values: sin_cos_outer(values * _STEP, rates)
@@ -116,20 +112,10 @@ def _turns_of_steps(q: np.ndarray, rates: np.ndarray) -> Callable[[np.ndarray], 
     sin_a, cos_a = sin_cos_outer((low + np.arange(-(-span // step)) * step) * _STEP, rates)
     sin_b, cos_b = sin_cos_outer(np.arange(step, dtype=np.float64) * _STEP, rates)
 
-    scratch: list[np.ndarray] = []  # sin a, cos a, sin b, cos b, a product, and the two results
-
     def turns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a, b = np.divmod((values - low).astype(np.int64), step)
-        if not scratch or scratch[0].shape[0] < a.size:
-            scratch[:] = [np.empty((a.size, rates.size)) for _ in range(7)]
-        sa, ca, sb, cb, product, sin, cos = (array[: a.size] for array in scratch)
-        np.take(sin_a, a, axis=0, out=sa)
-        np.take(cos_a, a, axis=0, out=ca)
-        np.take(sin_b, b, axis=0, out=sb)
-        np.take(cos_b, b, axis=0, out=cb)
-        np.add(np.multiply(sa, cb, out=sin), np.multiply(ca, sb, out=product), out=sin)  # sa cb + ca sb
-        np.subtract(np.multiply(ca, cb, out=cos), np.multiply(sa, sb, out=product), out=cos)  # ca cb - sa sb
-        return sin, cos
+        sa, ca, sb, cb = sin_a[a], cos_a[a], sin_b[b], cos_b[b]
+        return sa * cb + ca * sb, ca * cb - sa * sb
 
     return turns
 
@@ -148,10 +134,8 @@ def _trig_sums(t: np.ndarray, rates: np.ndarray, cos_coef: np.ndarray, sin_coef:
     with_cos = (cos_coef * cos_j + sin_coef * sin_j).T  # (pairs, B)
     with_sin = (sin_coef * cos_j - cos_coef * sin_j).T
     turns = _turns_of_steps(np.floor_divide(t, _STEP), rates)
-    # Rows of q per block: their sines and cosines (rows x pairs) and their table (rows x B) both bounded,
-    # a quarter of _BLOCK_TERMS: the seven arrays ``turns`` writes into (512 KiB each at d = 2048) stay
-    # within the free heap malloc keeps (explorer.ui.startup), not mapped and faulted in at each call.
-    for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // 4 // max(rates.size, _STEP))):
+    # Rows of q per block: their sines and cosines (rows x pairs) and their table (rows x B) both bounded.
+    for q, run, row, j in _q_blocks(t, max(1, _BLOCK_TERMS // max(rates.size, _STEP))):
         sin_q, cos_q = turns(q)
         table = cos_q @ with_cos + sin_q @ with_sin  # table[q, j] = the sum at t = qB + j
         out[run] = table[row, j]

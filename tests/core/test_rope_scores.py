@@ -224,24 +224,6 @@ def test_decay_bound_is_the_same_for_isolated_distances_and_ranges() -> None:
     np.testing.assert_allclose(whole[0], whole[1], rtol=0, atol=1e-12)  # even in the distance
 
 
-def test_many_blocks_of_distances_each_give_their_own_numbers() -> None:
-    """The sines and cosines of each block of distances are written into arrays reused from block to
-    block to block (at d = 2048 the bound takes 4 steps of 64 distances at a time, the score 64 steps): every
-    block's numbers, the last and smaller block's too, are the loops' at the distances sampled."""
-    d, base = 2048, 10000.0
-    th = theta(d, base)
-    t = np.arange(64 * 11 + 5)  # blocks of 4, 4 and 4 steps of 64 distances, the last 5 of them
-    bound = pe_core.rope_decay_bound(t, d, base)
-    for x in (*range(0, t.size, 61), t.size - 1):
-        assert abs(bound[x] - roformer_bound(int(x), th)) <= 1e-12
-    q, k = RNG.standard_normal(d), RNG.standard_normal(d)
-    t = np.arange(-64 * 300, 64 * 300, 3)  # 600 steps of 64: nine blocks of 64, then 24
-    scores = pe_core.rope_score_by_offset(t, q, k, base, layout="interleaved")
-    for index in (0, 7, 64 * 64 // 3 + 1, 5 * 64 * 64 // 3 + 5, t.size - 1):
-        expected = q @ roformer_matrix(float(t[index]), th).T @ k
-        assert abs(scores[index] - expected) <= 1e-9 * max(1.0, abs(expected))
-
-
 @SETTINGS
 @given(d=st.integers(1, 24).map(lambda h: 2 * h), seed=st.integers(0, 2**32 - 1), t=st.integers(-10**6, 10**6))
 def test_the_score_never_exceeds_roformers_bound(d: int, seed: int, t: int) -> None:
