@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pe_core
+from explorer.arrays import true_cells
 from explorer.settings import L_MAX
 
 #: Two positions closer than this (Euclidean distance of their encodings) count as one:
@@ -285,8 +286,7 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
                 np.multiply.outer(k, quarter_turns, out=t)
                 np.subtract(t, np.rint(t, out=r), out=t)
                 np.less_equal(np.abs(t, out=t), NEAR_AXIS * (2.0 / np.pi), out=m)
-                # Row-major flat indices, as np.nonzero orders them: its 2-D form scans ~40x slower (numpy 2.4).
-                near_row, near_pair = np.divmod(np.flatnonzero(m), w.size)
+                near_row, near_pair = true_cells(m)
                 if near_row.size:
                     sin, cos = pe_core.sin_cos_of_products(k[near_row], w[near_pair])
                     values = np.maximum(np.abs(sin), np.where(near_pair < cosine_pairs, np.abs(cos), 0.0))
