@@ -368,8 +368,8 @@ def main() -> int:
     startup.single_threaded_blas()
     tuned = args.malloc == "server" and startup.tune_malloc()
     load_before = load_average()
-    print(f"1-minute load average before: {load_before}; BLAS in one thread, malloc "
-          f"{'tuned' if tuned else 'untuned'}, as the server" + ("" if tuned else " is not"), flush=True)
+    allocator = "malloc tuned, as the server's" if tuned else "malloc at glibc's defaults, unlike the server's"
+    print(f"1-minute load average before: {load_before}; BLAS in one thread, as the server; {allocator}", flush=True)
     print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'/300ms':>7}")
     rows = []
     baseline = row("baseline: positional_encoding(16384, 2048)", "largest",

@@ -99,10 +99,11 @@ def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
     """The sinusoidal encoding of the settings (independent of the sentence length).
 
     With ``keep``, each block of rows computed is kept, and a later read inside one is a read-only
-    view of its rows (``read_only``): ``evaluate`` reads the first positions and those before L a dozen times over (at
-    L=16384, d=2048 and offset 256 it asks its kept rows for 2,051, of which 1,025 are computed;
-    the determinism criterion's second reading, 512 rows, is computed anew). Each row is bit for bit what
-    ``pe_core.positional_encoding`` gives for it in any block (it is computed position by position).
+    view of its rows (``read_only``): ``evaluate`` reads the first positions and those before L a
+    dozen times over (at L=16384, d=2048 and offset 256 it asks its kept rows for 2,051, of which
+    1,025 are computed; the determinism criterion's second reading, 512 rows, is computed anew).
+    Each row is bit for bit what ``pe_core.positional_encoding`` gives for it in any block (it is
+    computed position by position).
     """
     s = settings
 

@@ -36,10 +36,9 @@ a few hundred KiB, freed and made again, fault their pages in anew each time (Ho
 computation at the largest settings 445 -> 336 ms, the Scorecard's 676 -> 393, with 8 MiB; 4 MiB
 timed alike within this machine's noise, and a class of 50 with settings of their own peaked at
 +68 and +71 MB with it, +89 and +92 with 8 MiB, +74 and +79 before; benchmarks/README.md). And
-after each burst of runs the heap's
-free pages go back to the system (``release_free_heap``: malloc returns by itself only the free
-space at the top of the heap, beyond that 4 MiB): 50 sessions with their own settings left 272 MB
-5 s after they closed without it, 249-253 with it.
+after each burst of runs the heap's free pages go back to the system (``release_free_heap``:
+malloc returns by itself only the free space at the top of the heap, beyond that 4 MiB): 50
+sessions with their own settings left 272 MB 5 s after they closed without it, 249-253 with it.
 """
 
 from __future__ import annotations
