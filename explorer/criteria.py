@@ -277,7 +277,7 @@ def sinusoid_largest_abs(ranges: Sequence[tuple[int, int]], d: int, n: float, co
     cosine_pairs = d // 2  # an odd d's last pair is a lone sine
     best = -np.inf
     if max(max(abs(first), abs(first + count - 1)) for first, count in ranges) <= SCREEN_MAX_POSITION:
-        rows = max(1, SCREEN_CELLS // w.size)
+        rows = max(1, min(SCREEN_CELLS // w.size, max(count for _, count in ranges)))  # no larger than a range
         turns, whole, near = np.empty((rows, w.size)), np.empty((rows, w.size)), np.empty((rows, w.size), dtype=bool)
         for first, count in ranges:
             for start in range(first, first + count, rows):
