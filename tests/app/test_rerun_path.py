@@ -50,6 +50,14 @@ def cache_lookups(server: StreamlitServer) -> dict[tuple[str, str], int]:
     return {(m[1], m[2]): int(m[3]) for line in text.splitlines() if (m := LOOKUP.match(line))}
 
 
+def in_a_fresh_interpreter(script: str, *args: str) -> list[str]:
+    """What ``script`` prints, run with ``args`` by a new Python from the repository root, split into
+    words: process-wide settings (BLAS threads, malloc's) are then the script's alone."""
+    result = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60, check=True)
+    return result.stdout.split()
+
+
 async def open_and_close(server: StreamlitServer, page: str, query: str) -> RunResult:
     async with StreamlitSession(server.url) as session:
         return await session.open_page(page, query)
@@ -72,8 +80,7 @@ def test_start_up_holds_blas_to_one_thread() -> None:
         "before = max(p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas')\n"
         "print(before, startup.single_threaded_blas())\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    before, after = map(int, result.stdout.split())
+    before, after = map(int, in_a_fresh_interpreter(script))
     assert after == 1
     assert before > 1 or os.cpu_count() == 1
 
@@ -97,13 +104,8 @@ def test_start_up_tunes_malloc_on_glibc_so_large_arrays_go_back_when_freed() -> 
         "print(tuned, mapped_while_held, libc.mallinfo2().hblkhd < 16 * 1024 * 1024)\n"
     )
 
-    def run(mode: str) -> list[str]:
-        result = subprocess.run([sys.executable, "-c", script, mode], cwd=ROOT, capture_output=True, text=True,
-                                timeout=60, check=True)
-        return result.stdout.split()
-
-    assert run("untuned") == ["None", "False", "True"]
-    assert run("tuned") == ["True", "True", "True"]
+    assert in_a_fresh_interpreter(script, "untuned") == ["None", "False", "True"]
+    assert in_a_fresh_interpreter(script, "tuned") == ["True", "True", "True"]
 
 
 def test_start_up_keeps_the_heaps_free_top_so_a_block_freed_and_made_again_is_not_faulted_in_again() -> None:
@@ -123,9 +125,7 @@ def test_start_up_keeps_the_heaps_free_top_so_a_block_freed_and_made_again_is_no
     )
 
     def faults(trim_threshold: str) -> int:
-        result = subprocess.run([sys.executable, "-c", script, trim_threshold], cwd=ROOT, capture_output=True,
-                                text=True, timeout=60, check=True)
-        tuned, count = result.stdout.split()
+        tuned, count = in_a_fresh_interpreter(script, trim_threshold)
         assert tuned == "True"
         return int(count)
 
@@ -147,9 +147,7 @@ def test_releasing_the_free_heap_gives_back_the_pages_between_live_arrays() -> N
         "before = rss(); released = startup.release_free_heap(); after = rss()\n"
         "print(released, round(before - after))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            check=True)
-    released, freed_mib = result.stdout.split()
+    released, freed_mib = in_a_fresh_interpreter(script)
     assert released == "True"
     assert int(freed_mib) > 200  # of the 270 MiB freed
 
