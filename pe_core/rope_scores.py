@@ -409,6 +409,34 @@ def rope_rotated_block_average(
     return x * mean_cos[:, pair] + sign * x[..., partner] * mean_sin[:, pair]
 
 
+def _decay_of_ranges(
+    t: np.ndarray, turns: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], turn_j: np.ndarray, out: np.ndarray
+) -> None:
+    r"""``rope_decay_bound`` of whole blocks of distances t = qB + j, into ``out``: pair after pair, the
+    partial sums of every distance at once, :math:`S_{k+1} = S_k + e^{iqB\theta_k}e^{ij\theta_k}`, and
+    their running sum of magnitudes.
+
+    By pairs, not by distances: a cumulative sum along the pairs (``np.cumsum`` of each distance's
+    row) is one long chain of dependent additions, where each step here adds two whole vectors
+    (the decay at L=16384, d=2048: 155 -> 100 ms on the benchmarks' machine). The partial sums are
+    the same additions in the same order; only the mean over the pairs is summed in another order.
+    """
+    pairs = turn_j.shape[1]
+    turn_j = np.ascontiguousarray(turn_j.T)  # row k: e^{i j θ_k}, j = 0..B-1
+    # At most 2^16 distances and 4 MB of the q's turns at a time.
+    per_block = max(1, min(_BLOCK_TERMS // (4 * _STEP), _BLOCK_TERMS // pairs))
+    for q, run, row, j in _q_blocks(t, per_block):
+        sin_q, cos_q = turns(q)
+        turn_q = np.ascontiguousarray((cos_q + 1j * sin_q).T)  # row k: e^{i qB θ_k} of the block's q
+        partial, term = np.zeros((2, q.size, _STEP), dtype=np.complex128)
+        magnitude, total = np.empty((q.size, _STEP)), np.zeros((q.size, _STEP))
+        for k in range(pairs):
+            np.multiply.outer(turn_q[k], turn_j[k], out=term)  # e^{i (qB + j) θ_k}
+            np.add(partial, term, out=partial)  # S_{k+1}
+            np.add(total, np.abs(partial, out=magnitude), out=total)
+        out[run] = total.reshape(-1)[row * _STEP + j] / pairs
+
+
 def rope_decay_bound(
     distances: object,
     d: int,
@@ -467,35 +495,24 @@ def rope_decay_bound(
     theta = rope_frequencies(d, base, scaling=scaling, length=length)
     sin_j, cos_j = sin_cos_outer(np.arange(_STEP, dtype=np.float64), theta)
     turn_j = cos_j + 1j * sin_j  # e^{i j θ}, j = 0..B-1
-    out = np.empty(t.size)
-    # Whole blocks of B distances t = qB + j (j = 0..B-1) at once for a range of distances (the pages'
-    # case): nothing is computed twice. Scattered distances, a block of them at a time.
-    distinct = np.unique(t // _STEP).size
-    whole_blocks = distinct * _STEP <= 2 * t.size
-    per_block = max(1, _BLOCK_TERMS // (pairs * (_STEP if whole_blocks else 1)))
-    # Buffers written in place block after block: a new 4 MB array per block costs its page faults.
-    rows = min(distinct, per_block) * _STEP if whole_blocks else min(t.size, per_block)
-    terms, magnitudes = np.empty((rows, pairs), dtype=np.complex128), np.empty((rows, pairs))
-
-    def mean_of_partial_sums(block: np.ndarray) -> np.ndarray:
-        np.cumsum(block, axis=1, out=block)  # S_1 .. S_{d/2}
-        size = magnitudes[: block.shape[0]]
-        np.abs(block, out=size)
-        return size.mean(axis=1)
-
     turns = _turns_of_steps(np.floor_divide(t, _STEP), theta)
-    if whole_blocks:
-        for q, run, row, j in _q_blocks(t, per_block):
-            sin_q, cos_q = turns(q)
-            block = terms[: q.size * _STEP]
-            # Row qB + j of the block holds e^{i (qB + j) θ_k}.
-            np.multiply((cos_q + 1j * sin_q)[:, None, :], turn_j[None, :, :], out=block.reshape(q.size, _STEP, pairs))
-            out[run] = mean_of_partial_sums(block)[row * _STEP + j]
-    else:
-        for first in range(0, t.size, per_block):
-            q, j = np.divmod(t[first : first + per_block], _STEP)
-            sin_q, cos_q = turns(q)
-            block = terms[: q.size]
-            np.multiply(cos_q + 1j * sin_q, turn_j[j.astype(np.int64)], out=block)
-            out[first : first + q.size] = mean_of_partial_sums(block)
+    out = np.empty(t.size)
+    # A range of distances (the pages' case): whole blocks of B distances t = qB + j, nothing computed
+    # twice. Scattered distances: a block of them at a time.
+    if np.unique(t // _STEP).size * _STEP <= 2 * t.size:
+        _decay_of_ranges(t, turns, turn_j, out)
+        return out.reshape(shape)
+    per_block = max(1, _BLOCK_TERMS // pairs)
+    # Buffers written in place block after block: a new 4 MB array per block costs its page faults.
+    rows = min(t.size, per_block)
+    terms, magnitudes = np.empty((rows, pairs), dtype=np.complex128), np.empty((rows, pairs))
+    for first in range(0, t.size, per_block):
+        q, j = np.divmod(t[first : first + per_block], _STEP)
+        sin_q, cos_q = turns(q)
+        block = terms[: q.size]
+        np.multiply(cos_q + 1j * sin_q, turn_j[j.astype(np.int64)], out=block)
+        np.cumsum(block, axis=1, out=block)  # S_1 .. S_{d/2}
+        size = magnitudes[: q.size]
+        np.abs(block, out=size)
+        out[first : first + q.size] = size.mean(axis=1)
     return out.reshape(shape)
