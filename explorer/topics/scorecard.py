@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -140,26 +141,54 @@ def binary_rows(start: int, count: int, length: int) -> np.ndarray:
     return ((k[:, None] >> np.arange(pe_core.bits_needed(length - 1))) & 1).astype(np.float64)
 
 
+class _LearnedStream:
+    """The first rows of ``default_rng(seed).standard_normal((rows, d))``, drawn as far as asked.
+
+    A Generator's normals drawn in parts are the values drawn at once, so the rows beyond those
+    drawn come from the same generator; each row is drawn once. A lock: the sessions' runs are
+    threads, and two extending the rows at once would interleave the generator's stream.
+    """
+
+    def __init__(self, d: int, seed: int) -> None:
+        self._generator = np.random.default_rng(seed)
+        self._drawn = np.empty((0, d))
+        self._lock = threading.Lock()
+
+    def first(self, count: int) -> np.ndarray:
+        """A read-only view of the first ``count`` rows."""
+        with self._lock:
+            drawn = self._drawn
+            if count > drawn.shape[0]:
+                more = self._generator.standard_normal((count - drawn.shape[0], drawn.shape[1]))
+                self._drawn = drawn = np.concatenate([drawn, more])
+        return read_only(drawn[:count])
+
+
+#: The learned tables' streams kept: one d's table and its other seed's (``_learned_seed_note``). What
+#: ``evaluate`` reads of one is at most about 2^20 values (8 MB), whatever L.
+LEARNED_STREAMS = 2
+
+
+@functools.lru_cache(maxsize=LEARNED_STREAMS)
+def _learned_stream(d: int, seed: int) -> _LearnedStream:
+    return _LearnedStream(d, seed)
+
+
 def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
     """Rows of the table ``default_rng(seed).standard_normal((trained, d))``; none beyond it.
 
     Its first rows are the first values of the same random stream, so only the rows up to
-    the last one asked for are drawn, never the whole table; they are kept, so that the
-    scorecard's dozen reads of the table draw it once (each read a read-only view). A read
-    beyond them draws only the rows after them, from the same generator: a Generator's normals
-    drawn in parts are the values drawn at once (at L=16384, d=2048, 512 rows drawn instead of
-    1,024).
+    the last one asked for are drawn, never the whole table; they are kept for the table's d
+    and seed, whatever its length (``_LearnedStream``), so the scorecard's dozen reads of it
+    (the closest pair, the shift, the seed note and the criteria, each with its own length)
+    draw it once: at L=16384, d=2048 and offset 256, 513 rows instead of 2,049.
     """
-    generator = np.random.default_rng(seed)
-    drawn = np.empty((0, d))
+    stream = _learned_stream(d, seed)
 
     def rows(start: int, count: int, length: int) -> np.ndarray:
-        nonlocal drawn
         if start + count > trained:
             raise criteria.NoCodeError(f"the table has {trained:,} rows; position {start + count - 1:,} has none")
-        if start + count > drawn.shape[0]:
-            drawn = np.concatenate([drawn, generator.standard_normal((start + count - drawn.shape[0], d))])
-        return read_only(drawn[start : start + count])
+        return stream.first(start + count)[start:]
 
     return rows
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -91,19 +93,45 @@ def test_learned_table_rows_are_the_seeded_table_and_stop_at_its_length() -> Non
 
 
 @settings(max_examples=60, deadline=None)
-@given(reads=st.lists(st.tuples(st.integers(0, 79), st.integers(1, 80)), min_size=1, max_size=6),
+@given(reads=st.lists(st.tuples(st.integers(1, 80), st.integers(0, 79), st.integers(1, 80)), min_size=1, max_size=6),
        d=st.integers(1, 9))
 def test_learned_table_rows_read_in_any_order_are_the_table_drawn_at_once(reads, d) -> None:
-    # Rows drawn in parts as reads reach further (the rows after those drawn) are the table's.
-    rows = sc.learned_rows(80, d)
+    # Tables of any length share the rows drawn for their d; drawn in parts as reads reach further
+    # (the rows after those drawn), they are the table's.
+    sc._learned_stream.cache_clear()
     table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((80, d))
-    for start, count in reads:
-        count = min(count, 80 - start)
-        got = rows(start, count, 80)
+    for trained, start, count in reads:
+        rows = sc.learned_rows(trained, d)
+        if start >= trained:
+            with pytest.raises(criteria.NoCodeError):
+                rows(start, 1, trained)
+            continue
+        count = min(count, trained - start)
+        got = rows(start, count, trained)
         np.testing.assert_array_equal(got, table[start : start + count])
         with pytest.raises(ValueError, match="read-only"):
             got[:] = np.nan
-    np.testing.assert_array_equal(rows(0, 80, 80), table)
+    np.testing.assert_array_equal(sc.learned_rows(80, d)(0, 80, 80), table)
+
+
+def test_learned_rows_read_by_many_threads_at_once_are_the_table() -> None:
+    # A class's runs are threads: each extending the shared rows at once must not interleave the stream.
+    sc._learned_stream.cache_clear()
+    d, trained = 64, 4000
+    table = np.random.default_rng(sc.LEARNED_SEED).standard_normal((trained, d))
+    reaches = [1 + 97 * thread for thread in range(8)]
+    start = threading.Barrier(len(reaches), timeout=60)
+
+    def read(reach: int) -> np.ndarray:
+        start.wait()
+        rows = sc.learned_rows(trained, d)
+        return np.concatenate([rows(0, count, trained) for count in range(reach, trained + 1, 8 * 97)])
+
+    with ThreadPoolExecutor(len(reaches)) as pool:
+        reads = list(pool.map(read, reaches))
+    for reach, got in zip(reaches, reads, strict=True):
+        expected = np.concatenate([table[:count] for count in range(reach, trained + 1, 8 * 97)])
+        np.testing.assert_array_equal(got, expected)
 
 
 # --- the scorecard at the defaults: seed 004's verdicts ---------------------------------
