@@ -96,15 +96,56 @@ def read_only(rows: np.ndarray) -> np.ndarray:
     return view
 
 
+class _FirstRows:
+    """The first rows of a scheme whose rows do not depend on the sentence's length, computed as far
+    as asked, each once, for every read of the scheme at any L (``more(start, count)`` gives rows
+    start..start+count-1, called for the rows after those kept). A lock: the sessions' runs are
+    threads, and two extending the rows at once would compute them twice, or interleave a random
+    stream.
+    """
+
+    def __init__(self, width: int, more: Callable[[int, int], np.ndarray]) -> None:
+        self._rows = np.empty((0, width))
+        self._more = more
+        self._lock = threading.Lock()
+
+    def reaches(self, start: int) -> bool:
+        """Whether a read from ``start`` begins inside the rows kept or right after them."""
+        return start <= self._rows.shape[0]
+
+    def first(self, count: int) -> np.ndarray:
+        """A read-only view of the first ``count`` rows."""
+        with self._lock:
+            rows = self._rows
+            if count > rows.shape[0]:
+                self._rows = rows = np.concatenate([rows, self._more(rows.shape[0], count - rows.shape[0])])
+        return read_only(rows[:count])
+
+
+#: Schemes' first rows kept (``_FirstRows``): for the last two settings of each. The learned table's
+#: reads stay within about 2^20 values (8 MB) at any settings; the sinusoid's first rows are kept up
+#: to ``FIRST_ROWS_CELLS`` values, or the offset chart's rows if more (reads beyond are kept per reader).
+FIRST_ROWS_KEPT = 2
+FIRST_ROWS_CELLS = 2**20
+
+
+@functools.lru_cache(maxsize=FIRST_ROWS_KEPT)
+def _sinusoid_first_rows(d: int, n: float, layout: str, convention: str) -> _FirstRows:
+    return _FirstRows(d, lambda start, count: pe_core.positional_encoding(count, d, n, layout=layout,
+                                                                          convention=convention, start=start))
+
+
 def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
     """The sinusoidal encoding of the settings (independent of the sentence length).
 
-    With ``keep``, each block of rows computed is kept, and a later read inside one is a read-only
-    view of its rows (``read_only``): ``evaluate`` reads the first positions and those before L a
-    dozen times over (at L=16384, d=2048 and offset 256 it asks its kept rows for 2,051, of which
-    1,025 are computed; the determinism criterion's second reading, 512 rows, is computed anew).
-    Each row is bit for bit what ``pe_core.positional_encoding`` gives for it in any block (it is
-    computed position by position).
+    With ``keep``, the rows computed are kept and a later read inside them is a read-only view
+    (``read_only``): the first positions, which the scorecard's shift, its criteria and its offset
+    chart read at every L, for the settings' d, n, layout and convention (``_FirstRows``); the
+    positions near L, for this reader. At L=16384, d=2048 and offset 256, ``evaluate`` and the
+    offset chart compute 1,538 rows where each reader keeping its own computed 2,434; the
+    determinism criterion's second reading, 512 rows, is computed anew. Each row is bit for bit
+    what ``pe_core.positional_encoding`` gives for it in any block (it is computed position by
+    position).
     """
     s = settings
 
@@ -113,9 +154,13 @@ def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
 
     if not keep:
         return lambda start, count, length: encoding(start, count)
-    kept: list[tuple[int, np.ndarray]] = []  # (first position, its rows)
+    first_rows = _sinusoid_first_rows(s.d, s.n, s.layout, s.convention)
+    first_rows_end = max(FIRST_ROWS_CELLS // s.d, CHART_OFFSETS + 1)
+    kept: list[tuple[int, np.ndarray]] = []  # (first position, its rows), away from the first rows
 
     def rows(start: int, count: int, length: int) -> np.ndarray:
+        if start + count <= first_rows_end and first_rows.reaches(start):
+            return first_rows.first(start + count)[start:]
         for first, block in kept:
             if first <= start and start + count <= first + len(block):
                 return read_only(block[start - first : start - first + count])
@@ -141,37 +186,12 @@ def binary_rows(start: int, count: int, length: int) -> np.ndarray:
     return ((k[:, None] >> np.arange(pe_core.bits_needed(length - 1))) & 1).astype(np.float64)
 
 
-class _LearnedStream:
-    """The first rows of ``default_rng(seed).standard_normal((rows, d))``, drawn as far as asked.
-
-    A Generator's normals drawn in parts are the values drawn at once, so the rows beyond those
-    drawn come from the same generator; each row is drawn once. A lock: the sessions' runs are
-    threads, and two extending the rows at once would interleave the generator's stream.
-    """
-
-    def __init__(self, d: int, seed: int) -> None:
-        self._generator = np.random.default_rng(seed)
-        self._drawn = np.empty((0, d))
-        self._lock = threading.Lock()
-
-    def first(self, count: int) -> np.ndarray:
-        """A read-only view of the first ``count`` rows."""
-        with self._lock:
-            drawn = self._drawn
-            if count > drawn.shape[0]:
-                more = self._generator.standard_normal((count - drawn.shape[0], drawn.shape[1]))
-                self._drawn = drawn = np.concatenate([drawn, more])
-        return read_only(drawn[:count])
-
-
-#: The learned tables' streams kept: one d's table and its other seed's (``_learned_seed_note``). What
-#: ``evaluate`` reads of one is at most about 2^20 values (8 MB), whatever L.
-LEARNED_STREAMS = 2
-
-
-@functools.lru_cache(maxsize=LEARNED_STREAMS)
-def _learned_stream(d: int, seed: int) -> _LearnedStream:
-    return _LearnedStream(d, seed)
+@functools.lru_cache(maxsize=FIRST_ROWS_KEPT)
+def _learned_stream(d: int, seed: int) -> _FirstRows:
+    # A Generator's normals drawn in parts are the values drawn at once: the rows after those drawn
+    # come from the same generator.
+    generator = np.random.default_rng(seed)
+    return _FirstRows(d, lambda start, count: generator.standard_normal((count, d)))
 
 
 def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
@@ -179,7 +199,7 @@ def learned_rows(trained: int, d: int, seed: int = LEARNED_SEED) -> Rows:
 
     Its first rows are the first values of the same random stream, so only the rows up to
     the last one asked for are drawn, never the whole table; they are kept for the table's d
-    and seed, whatever its length (``_LearnedStream``), so the scorecard's dozen reads of it
+    and seed, whatever its length (``_FirstRows``), so the scorecard's dozen reads of it
     (the closest pair, the shift, the seed note and the criteria, each with its own length)
     draw it once: at L=16384, d=2048 and offset 256, 513 rows instead of 2,049.
     """

@@ -9,6 +9,7 @@ import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from unittest import mock
 
 import numpy as np
 import plotly.graph_objects as go
@@ -50,22 +51,51 @@ def test_scheme_rows_are_what_they_say() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(reads=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 20)), min_size=1, max_size=8),
-       layout=st.sampled_from(["interleaved", "concatenated"]))
+@given(reads=st.lists(st.tuples(st.sampled_from([50.0, 60.0]), st.integers(0, 60), st.integers(1, 20)),
+                      min_size=1, max_size=8),
+       layout=st.sampled_from(["interleaved", "concatenated"]), first_rows=st.integers(1, 40))
 def test_sinusoid_rows_read_again_are_the_encodings_rows_and_no_read_can_change_them(
-    reads: list[tuple[int, int]], layout: str
+    reads: list[tuple[float, int, int]], layout: str, first_rows: int
 ) -> None:
-    """The scheme keeps the rows it computed (evaluate reads the same positions a dozen times); any
-    sequence of reads is bit for bit the encoding's rows, and no read can be written into."""
-    rows = sc.sinusoid_rows(Settings(d=6, n=50.0, layout=layout))
-    P = pe_core.positional_encoding(80, 6, 50.0, layout=layout)
-    for start, count in reads:
-        got = rows(start, count, 1000)
-        np.testing.assert_array_equal(got, P[start : start + count])
-        with pytest.raises(ValueError, match="read-only"):
-            got[:] = np.nan
-    for start, count in reads:
-        np.testing.assert_array_equal(rows(start, count, 1000), P[start : start + count])
+    """The scheme keeps the rows it computed (evaluate reads the same positions a dozen times): the
+    first ones for every reader of the same settings, the others for the reader. Any sequence of
+    reads, of two bases, inside or across the first rows kept (up to ``first_rows`` here), is bit for
+    bit the encoding's rows, and no read can be written into."""
+    sc._sinusoid_first_rows.cache_clear()
+    with mock.patch.object(sc, "FIRST_ROWS_CELLS", first_rows * 6), mock.patch.object(sc, "CHART_OFFSETS", 0):
+        readers = {n: sc.sinusoid_rows(Settings(d=6, n=n, layout=layout)) for n in (50.0, 60.0)}
+        P = {n: pe_core.positional_encoding(80, 6, n, layout=layout) for n in readers}
+        for n, start, count in reads:
+            got = readers[n](start, count, 1000)
+            np.testing.assert_array_equal(got, P[n][start : start + count])
+            with pytest.raises(ValueError, match="read-only"):
+                got[:] = np.nan
+        for n, start, count in reads:
+            np.testing.assert_array_equal(readers[n](start, count, 1000), P[n][start : start + count])
+
+
+def test_the_sinusoids_first_rows_are_computed_once_for_every_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another L (another student, the offset chart's shorter sentence) reads the first rows already
+    computed for the same d, n, layout and convention, and computes only the rows after them; other
+    settings compute their own."""
+    sc._sinusoid_first_rows.cache_clear()
+    computed: list[tuple[float, int, int]] = []
+    encoding = pe_core.positional_encoding
+
+    def counted(count: int, d: int, n: float, **kwargs: object) -> np.ndarray:
+        computed.append((n, kwargs["start"], count))
+        return encoding(count, d, n, **kwargs)
+
+    monkeypatch.setattr(pe_core, "positional_encoding", counted)
+    sc.sinusoid_rows(Settings(d=64, n=100.0, L=5000))(0, 300, 5000)
+    sc.sinusoid_rows(Settings(d=64, n=100.0, L=40))(0, 41, 40)
+    assert computed == [(100.0, 0, 300)]
+    sc.sinusoid_rows(Settings(d=64, n=100.0, L=700))(200, 200, 700)
+    assert computed[1:] == [(100.0, 300, 100)]
+    sc.sinusoid_rows(Settings(d=64, n=1000.0, L=5000))(0, 10, 5000)
+    assert computed[2:] == [(1000.0, 0, 10)]
+    np.testing.assert_array_equal(sc.sinusoid_rows(Settings(d=64, n=100.0, L=9))(0, 400, 9),
+                                  encoding(400, 64, 100.0))
 
 
 def test_the_sinusoids_determinism_is_two_computations_not_a_kept_copy(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -388,10 +418,12 @@ def test_snippet_reproduces_the_table_up_to_the_angles_rounding(
     monkeypatch.setattr(pe_core.similarity, "dot_by_offset", textbook_dot_by_offset)
     criteria._sse_by_offset_up_to_max.cache_clear()
     sc._length_free_shift.cache_clear()  # the sinusoid's shift, measured with pe_core's angles
+    sc._sinusoid_first_rows.cache_clear()  # and its first rows, computed with them
     np.testing.assert_array_equal(result, sc.numbers_table(sc.evaluate(settings, offset)).to_numpy())
     monkeypatch.undo()
     criteria._sse_by_offset_up_to_max.cache_clear()
     sc._length_free_shift.cache_clear()
+    sc._sinusoid_first_rows.cache_clear()
     # The app's own numbers: only the sinusoid's measured values move, and by no more than the rounding
     # of angles up to FAR = 10 L rad (w_0 = 1) allows: t per value, 2 t sqrt(d) per distance between two
     # rows, twice that for a spread of distances, (1 + sqrt(2)) t for a rotated row minus a row.
