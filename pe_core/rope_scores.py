@@ -113,6 +113,16 @@ def _turns_of_steps(q: np.ndarray, rates: np.ndarray) -> Callable[[np.ndarray], 
     sin_b, cos_b = sin_cos_outer(np.arange(step, dtype=np.float64) * _STEP, rates)
 
     def turns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if values.size > 1 and np.all(np.diff(values) == 1):
+            # Consecutive q (a range of offsets, the pages' case): whole rows a of the tables times every b,
+            # by broadcasting: the same products and sums, without gathering four copies (half the time).
+            first = int(values[0] - low)
+            a0, b0 = divmod(first, step)
+            a1 = (first + values.size - 1) // step + 1
+            sa, ca = sin_a[a0:a1, None, :], cos_a[a0:a1, None, :]
+            rows = slice(b0, b0 + values.size)
+            return ((sa * cos_b + ca * sin_b).reshape(-1, rates.size)[rows],
+                    (ca * cos_b - sa * sin_b).reshape(-1, rates.size)[rows])
         a, b = np.divmod((values - low).astype(np.int64), step)
         sa, ca, sb, cb = sin_a[a], cos_a[a], sin_b[b], cos_b[b]
         return sa * cb + ca * sb, ca * cb - sa * sb

@@ -319,3 +319,26 @@ def test_bad_arguments_raise_a_message_a_person_can_act_on(call, message: str) -
     with pytest.raises(ValueError, match=None) as raised:
         call()
     assert message in str(raised.value), str(raised.value)
+
+
+@SETTINGS
+@given(low=st.integers(-5000, 5000), span=st.integers(2, 3000), first=st.integers(0, 2999), count=st.integers(2, 600),
+       pairs=st.integers(1, 40), seed=st.integers(0, 2**32 - 1))
+def test_the_turns_of_a_run_of_steps_are_those_of_the_same_steps_one_by_one(low, span, first, count, pairs, seed):
+    """The scores' and the decay's sines and cosines of qB r: a run of consecutive q (computed by
+    broadcasting the tables' rows) bit for bit as the same q taken one by one (gathered from them)."""
+    first, count = first % span, min(count, span - first % span)
+    if count < 2:
+        count, first = 2, max(0, span - 2)
+    q = low + np.arange(span, dtype=np.float64)
+    rates = np.random.default_rng(seed).uniform(1e-6, 1.0, pairs)
+    turns = pe_core.rope_scores._turns_of_steps(q, rates)
+    run = q[first : first + count]
+    sin_run, cos_run = turns(run)
+    order = np.random.default_rng(seed).permutation(count)
+    if np.all(np.diff(order) == 1):
+        order = order[::-1]  # not a run: the gathering path
+    sin_one, cos_one = turns(run[order])
+    np.testing.assert_array_equal(sin_run[order], sin_one)
+    np.testing.assert_array_equal(cos_run[order], cos_one)
+    assert sin_run.shape == cos_run.shape == (count, pairs)
