@@ -113,7 +113,7 @@ STARTUP: dict[str, Callable[[], object]] = {
     "scorecard: the learned table's running maximum": lambda: scorecard.learned_largest_abs([(0, 1)], 1),
 }
 #: Caches those fill, kept between the timed calls.
-STARTUP_CACHES = (scorecard._stream_records,)
+STARTUP_CACHES = (scorecard._stream_records, pr._sin_cos_table)
 
 
 # --------------------------------------------------------------------------- the pages

@@ -590,3 +590,20 @@ def test_the_page_shows_every_format(query: dict[str, str]) -> None:
         assert f"- **{dtype}.** " in helps
     captions = "\n".join(caption.value for caption in at.caption)
     assert "float8_e4m3fn" in captions and "no infinity" in captions and "largest 448" in captions
+
+
+@pytest.mark.parametrize("dtype", [name for name in pr.DTYPES if name != "float32"])
+def test_sines_and_cosines_looked_up_are_those_computed_for_every_value_of_the_format(dtype: str) -> None:
+    """Every value the format holds (infinities and NaN too), in arrays laid out several ways (reversed,
+    strided, of odd length): the table's sin and cos are np.sin and np.cos of it rounded to the format."""
+    numpy_dtype = pr.NUMPY_DTYPES[dtype]
+    bits = np.arange(1 << (8 * numpy_dtype.itemsize), dtype=f"u{numpy_dtype.itemsize}")
+    every = bits.view(numpy_dtype).astype(np.float32)
+    for theta in (every, every[::-1], every[3:], np.repeat(every, 3)[1::2]):
+        sin, cos = pr._sin_cos_in(theta, dtype)
+        with np.errstate(invalid="ignore"):
+            expected_sin, expected_cos = pr.round_to(np.sin(theta), dtype), pr.round_to(np.cos(theta), dtype)
+        np.testing.assert_array_equal(sin, expected_sin)  # NaN where NaN
+        np.testing.assert_array_equal(cos, expected_cos)
+        finite = np.isfinite(expected_sin)
+        assert np.array_equal(sin[finite].view(np.uint32), expected_sin[finite].view(np.uint32))  # -0.0 too
