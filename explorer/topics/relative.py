@@ -427,7 +427,8 @@ def rotation_figure(
         arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
     ]
     layout = {
-        "title": chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°"),
+        "title": chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°" + (
+            f", the same turn as {np.degrees(np.angle(np.exp(1j * phi))):.6g}° (the arc)" if abs(phi) > np.pi else "")),
         "height": 520,
         "margin": MARGIN | {"b": 115},  # the legend below the axis
         "xaxis": {"title": {"text": f"first component: {axis_names[0]}"}, "range": [-1.25, 1.25], "zeroline": True},

@@ -170,7 +170,11 @@ def test_rotation_figure_turns_the_pair_by_delta_w(k, delta, w):
     assert np.cos(end - (theta + phi)) == pytest.approx(1.0, abs=1e-12)
     assert fig.layout.xaxis.title.text == "first component: column 4"
     assert fig.layout.yaxis.title.text == "second component: column 5"
-    assert f"{np.degrees(phi):.6g}°" in fig.layout.title.text
+    title = fig.layout.title.text.replace("<br>", " ")
+    assert f"{np.degrees(phi):.6g}°" in title
+    # Beyond half a turn the title also says the angle the arc turns by: phi wrapped, by the test's own sum.
+    wrapped = np.degrees(phi) - 360.0 * np.floor((np.degrees(phi) + 180.0) / 360.0)
+    assert (f"the same turn as {wrapped:.6g}°" in title) == (abs(phi) > np.pi)
     assert fig.layout.yaxis.scaleanchor == "x"
 
 
