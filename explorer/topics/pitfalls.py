@@ -264,15 +264,18 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     are computed exactly, with pe_core's own arithmetic. Identical variants differ nowhere.
     """
     rows_per_block = max(1, max_cells // d)
-    same_values = a.layout == b.layout and a.start == b.start and np.array_equal(
+    same_angles = a.start == b.start and np.array_equal(
         pe_core.frequencies(d, a.n, a.convention), pe_core.frequencies(d, b.n, b.convention)
     )
     largest_position = max(abs(v.start) + L for v in (a, b))
-    if same_values:
+    if same_angles and a.layout == b.layout:
         return 0.0, 0, 0
     if largest_position > SCREEN_MAX_POSITION:
         return _max_difference_in_float64(a, b, L, d, rows_per_block)
     error = (_screen_error(a, L, d) + _screen_error(b, L, d) + _SCREEN_SLACK).astype(np.float32)
+    # The same angles in another column order (the sidebar's layout against the other one): B's float32
+    # cells are A's, moved, and their sines and cosines are computed once.
+    b_from_a = _same_cell_columns(d, a.layout, b.layout) if same_angles else None
     lower = -np.inf
     kept_rows, kept_cols = [], []
     # Written in place, block after block: fresh memory costs more than the arithmetic here.
@@ -280,7 +283,11 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     for first in range(0, L, rows_per_block):
         count = min(rows_per_block, L - first)
         gap = _float32_cells(a, first, d, cells_a[:count])
-        np.abs(np.subtract(gap, _float32_cells(b, first, d, cells_b[:count]), out=gap), out=gap)
+        if b_from_a is None:
+            other = _float32_cells(b, first, d, cells_b[:count])
+        else:
+            other = np.take(gap, b_from_a, axis=1, out=cells_b[:count])
+        np.abs(np.subtract(gap, other, out=gap), out=gap)
         lower = max(lower, float((gap.max(axis=0) - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
         rows, cols = true_cells(gap >= np.float32(lower) - error)
@@ -293,6 +300,15 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     ])
     best = int(np.argmax(exact))  # cells are in row order: the first of equal maxima
     return float(exact[best]), int(rows[best]), int(cols[best])
+
+
+def _same_cell_columns(d: int, a_layout: str, b_layout: str) -> np.ndarray:
+    """For each column of ``b_layout``, the column of ``a_layout`` holding the same pair's sine or cosine."""
+    a_pair, a_sine = pe_core.column_pairs(d, a_layout)
+    b_pair, b_sine = pe_core.column_pairs(d, b_layout)
+    column_of = np.empty(2 * d, dtype=np.int64)
+    column_of[2 * a_pair + a_sine] = np.arange(d)
+    return column_of[2 * b_pair + b_sine]
 
 
 def _max_difference_in_float64(a: Variant, b: Variant, L: int, d: int, rows: int) -> tuple[float, int, int]:

@@ -315,6 +315,18 @@ def test_max_difference_is_the_first_largest_cell_of_the_full_difference(a, b, L
     assert pitfalls.max_difference(a, b, L, d, max_cells) == (float(gap.max()), row, col)
 
 
+@settings(max_examples=60, deadline=None)
+@given(a=variants, L=st.integers(1, 120), d=st.integers(1, 40), max_cells=st.integers(1, 3000))
+def test_max_difference_of_one_encoding_in_two_layouts_is_that_of_the_full_matrices(a, L, d, max_cells) -> None:
+    # The same angles in the other column order (the page's default comparison): its cells are the first's,
+    # moved, and the screen must keep the same cells as with each computed on its own.
+    b = pitfalls.Variant(layout=next(x for x in pe_core.LAYOUTS if x != a.layout), convention=a.convention, n=a.n,
+                         start=a.start)
+    gap = np.abs(full(a, L, d) - full(b, L, d))
+    row, col = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    assert pitfalls.max_difference(a, b, L, d, max_cells) == (float(gap.max()), row, col)
+
+
 def test_max_difference_at_the_largest_settings_matches_the_full_matrices() -> None:
     s = Settings(d=2048, L=16384)
     a = pitfalls.variant("sidebar", s, other_n=1e6, offset=1)
