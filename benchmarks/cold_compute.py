@@ -122,7 +122,7 @@ STARTUP_CACHES = (scorecard._stream_records, pr._sin_cos_table)
 def clear_module_caches() -> None:
     """Empty the functools caches inside the topic modules, so that every call is cold."""
     for module in (criteria, scorecard, pitfalls, similarity_topic, relative_topic, pr, embeddings, contexts_topic,
-                   pe_core):
+                   pe_core, pe_core.display):
         for value in vars(module).values():
             if hasattr(value, "cache_clear") and value not in STARTUP_CACHES:
                 value.cache_clear()

@@ -342,3 +342,29 @@ def test_the_turns_of_a_run_of_steps_are_those_of_the_same_steps_one_by_one(low,
     np.testing.assert_array_equal(sin_run[order], sin_one)
     np.testing.assert_array_equal(cos_run[order], cos_one)
     assert sin_run.shape == cos_run.shape == (count, pairs)
+
+
+def test_block_means_asked_again_are_shared_and_other_inputs_are_not_served_them() -> None:
+    """The Rotary page's four closed-form block means of one run (scores, mixing error, both cos tables)
+    are computed once; other blocks, frequencies or positions get their own, equal to a fresh computation."""
+    display = pe_core.display
+    display._block_means_of.cache_clear()
+    L, d, edges = 3000, 64, pe_core.block_edges(3000, 40)
+    theta = pe_core.rope_frequencies(d, 500.0)
+    x = np.random.default_rng(1).standard_normal((2, d))
+    pe_core.rope_rotated_block_average(x, L, edges, 500.0)
+    pe_core.rope_rotated_block_average(x, L, edges, 500.0, rotation_layout="interleaved")
+    for layout in pe_core.ROPE_LAYOUTS:
+        pe_core.rope_cache_block_average(L, d, 500.0, layout=layout, max_rows=40)
+    assert display._block_means_of.cache_info().misses == 1
+    sin, cos = display._block_means(np.arange(L, dtype=np.float64), edges, theta)
+    with pytest.raises(ValueError, match="read-only"):
+        sin[0, 0] = 0.0
+    for k, other_edges, w in ((np.arange(L) + 7, edges, theta), (np.arange(L), pe_core.block_edges(L, 41), theta),
+                              (np.arange(L), edges, pe_core.rope_frequencies(d, 501.0))):
+        got = display._block_means(k, other_edges, w)
+        display._block_means_of.cache_clear()
+        fresh = display._block_means(k, other_edges, w)
+        np.testing.assert_array_equal(got[0], fresh[0])
+        np.testing.assert_array_equal(got[1], fresh[1])
+        assert not np.array_equal(got[1], cos)
