@@ -160,8 +160,8 @@ def _block_means(k: np.ndarray, edges: np.ndarray, w: np.ndarray) -> tuple[np.nd
 
     Blocks of consecutive positions: a block's mean depends on its first position, its size and w
     alone. The last ``BLOCK_MEANS_KEPT`` results are kept by those: the Rotary page asks for the
-    same ones four times a run (its scores, its mixing error and both cos tables share L, the blocks
-    and θ'; 10 ms each at L=16384, d=2048 on the benchmarks' machine).
+    same ones up to four times a run (its scores, its mixing error and both cos tables share L and θ',
+    and their blocks at most settings; 10 ms each at L=16384, d=2048 on the benchmarks' machine).
     """
     first = np.asarray(k[edges[:-1]], dtype=np.float64)
     count = np.diff(edges).astype(np.float64)
