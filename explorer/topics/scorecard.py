@@ -245,12 +245,18 @@ def learned_closest_pair(d: int, count: int, seed: int = LEARNED_SEED) -> tuple[
     return criteria.closest_pair_of(learned_rows(count, d, seed), count, count)
 
 
-@functools.lru_cache(maxsize=8)
 def binary_closest_pair(count: int) -> tuple[float, int]:
-    """``criteria.closest_pair_of`` the binary codes of 0..count-1, for every d and L: a longer
-    sentence only adds high bits, 0 at these positions, and the squared differences (0 or 1)
-    add up exactly in any order, so its distances are these, to the bit."""
-    return criteria.closest_pair_of(binary_rows, count, count)
+    r"""``criteria.closest_pair_of`` the binary codes of 0..count-1, for every d and L, in closed form:
+
+    .. math:: \min_{k \ne k'} \lVert b(k) - b(k') \rVert = 1, \text{ first at offset } 1
+
+    Two distinct codes differ in at least one bit, each difference 0 or ±1, and b(0), b(1) differ in
+    their lowest bit alone; a longer sentence only adds high bits, 0 at these positions. The walk over
+    every offset found the same (1.0, 1) in 34 ms at L=16384; a test compares the two.
+    """
+    if count < 2:
+        return criteria.closest_pair_of(binary_rows, count, count)
+    return 1.0, 1
 
 
 def scheme_rows(settings: Settings) -> dict[str, Rows]:
