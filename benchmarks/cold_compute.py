@@ -340,10 +340,19 @@ def time_cold(run: Callable[[], object], repeats: int) -> list[float]:
     return times
 
 
-def row(page: str, label: str, times: list[float], budget: bool = True) -> dict:
+def yardstick(repeats: int) -> float:
+    """Median seconds of a small fixed computation, ``positional_encoding(4096, 1024)``, timed just before
+    a page's rows: this machine's speed moves by tens of percent within minutes (the baseline row took
+    706 and 1,276 ms in two runs 20 minutes apart), so each row is also given in these units, which
+    runs minutes or days apart can compare."""
+    return statistics.median(time_cold(lambda: pe_core.positional_encoding(4096, 1024), repeats))
+
+
+def row(page: str, label: str, times: list[float], yard_s: float, budget: bool = True) -> dict:
     median = statistics.median(times)
     return {
         "page": page, "settings": label, "times_s": times, "median_s": median, "max_s": max(times),
+        "yardstick_s": yard_s, "in_yardsticks": median / yard_s,
         "ratio_to_budget": median / BUDGET_S if budget else None, "within_budget": median <= BUDGET_S or not budget,
     }
 
@@ -351,8 +360,8 @@ def row(page: str, label: str, times: list[float], budget: bool = True) -> dict:
 def print_row(r: dict) -> None:
     ratio = "" if r["ratio_to_budget"] is None else f"{r['ratio_to_budget']:6.2f}"
     flag = "" if r["within_budget"] else "  OVER"
-    print(f"{r['page']:<44} {r['settings']:<30} {r['median_s'] * 1e3:9.1f} {r['max_s'] * 1e3:9.1f} {ratio:>7}{flag}",
-          flush=True)
+    print(f"{r['page']:<44} {r['settings']:<30} {r['median_s'] * 1e3:9.1f} {r['max_s'] * 1e3:9.1f} "
+          f"{r['in_yardsticks']:8.2f} {ratio:>7}{flag}", flush=True)
 
 
 def main() -> int:
@@ -370,15 +379,16 @@ def main() -> int:
     load_before = load_average()
     allocator = "malloc tuned, as the server's" if tuned else "malloc at glibc's defaults, unlike the server's"
     print(f"1-minute load average before: {load_before}; BLAS in one thread, as the server; {allocator}", flush=True)
-    print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'/300ms':>7}")
+    print(f"{'page / computation':<44} {'settings':<30} {'median ms':>9} {'max ms':>9} {'x yard':>8} {'/300ms':>7}")
     rows = []
+    yard_s = yardstick(args.repeats)
     baseline = row("baseline: positional_encoding(16384, 2048)", "largest",
-                   time_cold(lambda: pe_core.positional_encoding(16384, 2048), args.repeats), budget=False)
+                   time_cold(lambda: pe_core.positional_encoding(16384, 2048), args.repeats), yard_s, budget=False)
     print_row(baseline)
     for name, warm in STARTUP.items():
         start = time.perf_counter()
         warm()
-        r = row(f"start-up: {name}", "once", [time.perf_counter() - start], budget=False)
+        r = row(f"start-up: {name}", "once", [time.perf_counter() - start], yard_s, budget=False)
         print_row(r)
         rows.append(r)
     labels = QUICK_SETTINGS if args.quick else tuple(SETTINGS)
@@ -388,8 +398,9 @@ def main() -> int:
         cases = [(label, SETTINGS[label], {}) for label in labels]
         cases += [(f"largest, {label}", LARGEST, controls) for label, controls in page.controls.items()]
         cases += [(label, settings, {}) for label, settings in page.settings.items()]
+        yard_s = yardstick(args.repeats)
         for label, settings, controls in cases:
-            r = row(page.name, label, time_cold(lambda: page.run(settings, controls), args.repeats))  # noqa: B023
+            r = row(page.name, label, time_cold(lambda: page.run(settings, controls), args.repeats), yard_s)  # noqa: B023
             print_row(r)
             rows.append(r)
     load_after = load_average()
