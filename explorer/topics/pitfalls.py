@@ -274,8 +274,9 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
         return _max_difference_in_float64(a, b, L, d, rows_per_block)
     error = (_screen_error(a, L, d) + _screen_error(b, L, d) + _SCREEN_SLACK).astype(np.float32)
     # The same angles in another column order (the sidebar's layout against the other one): B's float32
-    # cells are A's, moved, and their sines and cosines are computed once.
-    b_from_a = _same_cell_columns(d, a.layout, b.layout) if same_angles else None
+    # cells are A's sines and cosines, in B's columns, and are computed once.
+    moves = (tuple(zip(pe_core.sine_cosine_columns(d, b.layout), pe_core.sine_cosine_columns(d, a.layout), strict=True))
+             if same_angles else None)
     lower = -np.inf
     kept_rows, kept_cols = [], []
     # Written in place, block after block: fresh memory costs more than the arithmetic here.
@@ -283,10 +284,12 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     for first in range(0, L, rows_per_block):
         count = min(rows_per_block, L - first)
         gap = _float32_cells(a, first, d, cells_a[:count])
-        if b_from_a is None:
+        if moves is None:
             other = _float32_cells(b, first, d, cells_b[:count])
         else:
-            other = np.take(gap, b_from_a, axis=1, out=cells_b[:count])
+            other = cells_b[:count]
+            for b_columns, a_columns in moves:
+                other[:, b_columns] = gap[:, a_columns]
         np.abs(np.subtract(gap, other, out=gap), out=gap)
         lower = max(lower, float((gap.max(axis=0) - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
@@ -300,15 +303,6 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     ])
     best = int(np.argmax(exact))  # cells are in row order: the first of equal maxima
     return float(exact[best]), int(rows[best]), int(cols[best])
-
-
-def _same_cell_columns(d: int, a_layout: str, b_layout: str) -> np.ndarray:
-    """For each column of ``b_layout``, the column of ``a_layout`` holding the same pair's sine or cosine."""
-    a_pair, a_sine = pe_core.column_pairs(d, a_layout)
-    b_pair, b_sine = pe_core.column_pairs(d, b_layout)
-    column_of = np.empty(2 * d, dtype=np.int64)
-    column_of[2 * a_pair + a_sine] = np.arange(d)
-    return column_of[2 * b_pair + b_sine]
 
 
 def _max_difference_in_float64(a: Variant, b: Variant, L: int, d: int, rows: int) -> tuple[float, int, int]:
