@@ -129,10 +129,15 @@ FIRST_ROWS_KEPT = 2
 FIRST_ROWS_CELLS = 2**20
 
 
+def _sinusoid_encoding(d: int, n: float, layout: str, convention: str) -> Callable[[int, int], np.ndarray]:
+    """``encoding(start, count)``: rows start..start+count-1 of the sinusoidal encoding."""
+    return lambda start, count: pe_core.positional_encoding(count, d, n, layout=layout, convention=convention,
+                                                            start=start)
+
+
 @functools.lru_cache(maxsize=FIRST_ROWS_KEPT)
 def _sinusoid_first_rows(d: int, n: float, layout: str, convention: str) -> _FirstRows:
-    return _FirstRows(d, lambda start, count: pe_core.positional_encoding(count, d, n, layout=layout,
-                                                                          convention=convention, start=start))
+    return _FirstRows(d, _sinusoid_encoding(d, n, layout, convention))
 
 
 def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
@@ -148,10 +153,7 @@ def sinusoid_rows(settings: Settings, *, keep: bool = True) -> Rows:
     position).
     """
     s = settings
-
-    def encoding(start: int, count: int) -> np.ndarray:
-        return pe_core.positional_encoding(count, s.d, s.n, layout=s.layout, convention=s.convention, start=start)
-
+    encoding = _sinusoid_encoding(s.d, s.n, s.layout, s.convention)
     if not keep:
         return lambda start, count, length: encoding(start, count)
     first_rows = _sinusoid_first_rows(s.d, s.n, s.layout, s.convention)
