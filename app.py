@@ -25,23 +25,27 @@ if __name__ != "__main__":
 else:
     from explorer.ui import classroom, controls, navigation, style
 
-    st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
+    controls.begin_run()
+    presenting = classroom.page_config(
+        page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide"
+    )
     style.apply()
 
     PAGES = navigation.pages()
     # Expanded: with more than twelve pages Streamlit hides the last ones behind "View more".
     page = st.navigation(navigation.routes(PAGES), expanded=True)
-    controls.begin_run()
     st.session_state["settings"] = controls.shared_settings()
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
-    bar, notice_area = st.container(), st.container()
-    classroom.presentation_mode(bar)
+    # Above the page: presentation mode's style, the Share bar, then the notices of the URL's values.
+    bar = st.container()
+    if presenting:
+        style.present(bar)
     navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)
     controls.sidebar_ui()
-    controls.show_notices(notice_area)
+    controls.show_notices(bar)
     controls.write_url()
     classroom.share_panel(share_pressed, page)

@@ -8,7 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from explorer import share
-from explorer.ui import controls, keyboard, style
+from explorer.ui import controls, keyboard
 
 #: Key of the Share button (not in the URL).
 SHARE_BUTTON_KEY = "share_view"
@@ -19,14 +19,13 @@ def presenting() -> bool:
     return bool(st.session_state.get(share.PRESENT_KEY, False))
 
 
-def presentation_mode(bar: DeltaGenerator) -> None:
-    """Before the page runs: presentation mode (``present=true`` in the URL, or its toggle)
-    applied: the sidebar closed and the larger style, in ``bar`` above the page."""
-    if controls.seed_bool(share.PRESENT_KEY):
-        st.set_page_config(initial_sidebar_state="collapsed")
-        style.present(bar)
-    else:
-        st.set_page_config(initial_sidebar_state="auto")
+def page_config(**config: object) -> bool:
+    """Before the page runs: the app's page ``config`` with presentation mode's sidebar, closed when
+    presenting (``present=true`` in the URL, or its toggle). One st.set_page_config: each call is a
+    message of every rerun. Returns whether this run presents (the app then sends the larger style)."""
+    presenting_now = controls.seed_bool(share.PRESENT_KEY)
+    st.set_page_config(**config, initial_sidebar_state="collapsed" if presenting_now else "auto")
+    return presenting_now
 
 
 def classroom_bar(bar: DeltaGenerator) -> bool:

@@ -21,6 +21,8 @@ from urllib.parse import parse_qs
 
 import pytest
 from st_client import RunResult, StreamlitServer, StreamlitSession
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.PageConfig_pb2 import PageConfig
 
 from explorer.presets import PRESETS
 from explorer.ui import startup
@@ -220,3 +222,29 @@ def test_a_page_control_reruns_only_its_fragment(
     assert rerun_charts <= sent
     assert not sent & kept_charts, f"unchanged charts re-sent: {sent & kept_charts}"
     assert not sent & {"d", "n", "L", "layout", "convention", "preset"}, "the sidebar ran again"
+
+
+async def page_configs_of_a_step(server: StreamlitServer, query: str) -> tuple[list[PageConfig], list[PageConfig]]:
+    """The page configs a first run and then a d step send."""
+    async with StreamlitSession(server.url, keep_payloads=True) as session:
+        first = await session.open_page("matrix", query)
+        step = await session.set_slider("d", 126, first)
+
+    def configs(run: RunResult) -> list[PageConfig]:
+        messages = [ForwardMsg.FromString(payload) for payload in run.payloads]
+        return [m.page_config_changed for m in messages if m.WhichOneof("type") == "page_config_changed"]
+
+    return configs(first), configs(step)
+
+
+@pytest.mark.parametrize(("query", "sidebar"), [("", PageConfig.AUTO), ("present=true", PageConfig.COLLAPSED)])
+def test_a_run_sends_one_page_config_with_the_app_title_and_the_sidebar_of_its_mode(
+    server: StreamlitServer, query: str, sidebar: int
+) -> None:
+    # Every message goes out on every rerun: presentation mode's sidebar is in the app's one page config.
+    for configs in asyncio.run(page_configs_of_a_step(server, query)):
+        assert len(configs) == 1, configs
+        (config,) = configs
+        assert config.title == "Positional Encoding Explorer"
+        assert config.layout == PageConfig.WIDE
+        assert config.initial_sidebar_state == sidebar
