@@ -240,6 +240,61 @@ def _screen_error(v: Variant, L: int, d: int) -> np.ndarray:
     return 2.0**-23 * (1 + 2.0**-23) * K * w + 4 * 2.0**-24 + 2.0**-40
 
 
+#: Largest |position| for which the shift screen below holds every midpoint k + (s_a + s_b)/2 exactly in float32.
+SHIFT_SCREEN_MAX_POSITION = 2**22
+
+
+def _shift_amplitudes(a: Variant, b: Variant, d: int) -> np.ndarray:
+    r"""Per pair i, :math:`c_i = 2|\sin((s_a - s_b)\,\omega_i / 2)|`, the largest |A - B| the pair can show."""
+    w = pe_core.frequencies(d, a.n, a.convention)
+    return 2 * np.abs(np.sin((a.start - b.start) * w / 2))
+
+
+def _float32_shift_gaps(a: Variant, b: Variant, first: int, d: int, out: np.ndarray) -> np.ndarray:
+    r"""|A - B| on rows first .. first+len(out)-1 of one encoding from two starts (same frequencies and layout).
+
+    Each pair's two cells differ in closed form: with :math:`h = (s_a + s_b)/2` and
+    :math:`c_i = 2|\sin((s_a - s_b)\omega_i/2)|`,
+
+    .. math::
+
+        |\sin((k + s_a)\omega_i) - \sin((k + s_b)\omega_i)| = c_i\,|\cos((k + h)\,\omega_i)|, \qquad
+        |\cos((k + s_a)\omega_i) - \cos((k + s_b)\omega_i)| = c_i\,|\sin((k + h)\,\omega_i)|:
+
+    one sine and one cosine a pair instead of two of each, from float32 angles.
+    """
+    w = pe_core.frequencies(d, a.n, a.convention).astype(np.float32)
+    # k + h is a whole or half number below 2^22: exact in float32.
+    k = (first + np.arange(out.shape[0]) + (a.start + b.start) / 2).astype(np.float32)
+    theta = np.multiply.outer(k, w)
+    amplitude = _shift_amplitudes(a, b, d).astype(np.float32)
+    sines, cosines = pe_core.sine_cosine_columns(d, a.layout)
+    half = d // 2
+    for columns, trig, pairs in ((sines, np.cos, slice(None)), (cosines, np.sin, slice(0, half))):
+        cells = out[:, columns]
+        trig(theta[:, pairs], out=cells)
+        np.abs(cells, out=cells)
+        np.multiply(cells, amplitude[pairs], out=cells)
+    return out
+
+
+def _shift_screen_error(a: Variant, b: Variant, L: int, d: int) -> np.ndarray:
+    r"""Per column j, a bound on |_float32_shift_gaps - |A - B|| over the positions, as ``_screen_error``'s.
+
+    With K the largest |k + h|: the angle is off by at most :math:`2^{-23}(1 + 2^{-23}) K \omega_j` (k + h
+    exact, :math:`\omega` and the product rounded once each), float32 sin and cos by 4 ulp; :math:`c_j` is
+    rounded to float32 (relative 2^-24) and the product once more (2^-23 for a value of at most 2); each of
+    the two exact cells is within 2^-40 of the true value.
+    """
+    half_sum = (a.start + b.start) / 2
+    K = max(abs(half_sum), abs(L - 1 + half_sum))
+    pair, _ = pe_core.column_pairs(d, a.layout)
+    w = pe_core.frequencies(d, a.n, a.convention)[pair]
+    amplitude = _shift_amplitudes(a, b, d)[pair]
+    angle = 2.0**-23 * (1 + 2.0**-23) * K * w
+    return amplitude * (1 + 2.0**-23) * (angle + 5 * 2.0**-24) + 2.0**-23 + 2.0**-37 + 2 * 2.0**-40
+
+
 def _exact_gaps(a: Variant, b: Variant, rows: np.ndarray, cols: np.ndarray, d: int) -> np.ndarray:
     """|A - B| at the cells (rows, cols), each value bit for bit positional_encoding's."""
     values = []
@@ -262,27 +317,36 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
     and a cell with :math:`\tilde G + \epsilon_j < M` is below it: only the cells with
     :math:`\tilde G + \epsilon_j \ge M` (a handful, unless A and B agree almost everywhere)
     are computed exactly, with pe_core's own arithmetic. Identical variants differ nowhere.
+    One encoding from two starts (same frequencies and layout) is screened from its gaps in
+    closed form (``_float32_shift_gaps``, bound ``_shift_screen_error``): half the sines and cosines.
     """
     rows_per_block = max(1, max_cells // d)
-    same_angles = a.start == b.start and np.array_equal(
+    same_frequencies = np.array_equal(
         pe_core.frequencies(d, a.n, a.convention), pe_core.frequencies(d, b.n, b.convention)
     )
+    same_angles = same_frequencies and a.start == b.start
     largest_position = max(abs(v.start) + L for v in (a, b))
     if same_angles and a.layout == b.layout:
         return 0.0, 0, 0
     if largest_position > SCREEN_MAX_POSITION:
         return _max_difference_in_float64(a, b, L, d, rows_per_block)
-    error = (_screen_error(a, L, d) + _screen_error(b, L, d) + _SCREEN_SLACK).astype(np.float32)
+    # Written in place, block after block: fresh memory costs more than the arithmetic here.
+    cells_a, cells_b = (np.empty((min(rows_per_block, L), d), dtype=np.float32) for _ in (a, b))
+    # One encoding from two starts (the page's offset variant against the sidebar's): its gaps in closed form.
+    shifted = same_frequencies and a.layout == b.layout and largest_position <= SHIFT_SCREEN_MAX_POSITION
+    if shifted:
+        error = (_shift_screen_error(a, b, L, d) + _SCREEN_SLACK).astype(np.float32)
+    else:
+        error = (_screen_error(a, L, d) + _screen_error(b, L, d) + _SCREEN_SLACK).astype(np.float32)
     # The same angles in another column order (the sidebar's layout against the other one): B's float32
     # cells are A's sines and cosines, in B's columns, and are computed once.
     moves = (tuple(zip(pe_core.sine_cosine_columns(d, b.layout), pe_core.sine_cosine_columns(d, a.layout), strict=True))
              if same_angles else None)
-    lower = -np.inf
-    kept_rows, kept_cols = [], []
-    # Written in place, block after block: fresh memory costs more than the arithmetic here.
-    cells_a, cells_b = (np.empty((min(rows_per_block, L), d), dtype=np.float32) for _ in (a, b))
-    for first in range(0, L, rows_per_block):
-        count = min(rows_per_block, L - first)
+
+    def block_gaps(first: int, count: int) -> np.ndarray:
+        """The float32 |A - B| of ``count`` rows from ``first``, in cells_a."""
+        if shifted:
+            return _float32_shift_gaps(a, b, first, d, cells_a[:count])
         gap = _float32_cells(a, first, d, cells_a[:count])
         if moves is None:
             other = _float32_cells(b, first, d, cells_b[:count])
@@ -290,7 +354,13 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
             other = cells_b[:count]
             for b_columns, a_columns in moves:
                 other[:, b_columns] = gap[:, a_columns]
-        np.abs(np.subtract(gap, other, out=gap), out=gap)
+        return np.abs(np.subtract(gap, other, out=gap), out=gap)
+
+    lower = -np.inf
+    kept_rows, kept_cols = [], []
+    for first in range(0, L, rows_per_block):
+        count = min(rows_per_block, L - first)
+        gap = block_gaps(first, count)
         lower = max(lower, float((gap.max(axis=0) - error).max()))
         # The running lower bound only grows: a cell dropped here is below the final one too.
         rows, cols = true_cells(gap >= np.float32(lower) - error)

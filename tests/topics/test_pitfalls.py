@@ -327,6 +327,36 @@ def test_max_difference_of_one_encoding_in_two_layouts_is_that_of_the_full_matri
     assert pitfalls.max_difference(a, b, L, d, max_cells) == (float(gap.max()), row, col)
 
 
+@settings(max_examples=60, deadline=None)
+@given(a=variants, start=st.integers(-1000, 16384), L=st.integers(1, 120), d=st.integers(1, 40),
+       max_cells=st.integers(1, 3000))
+def test_max_difference_of_one_encoding_from_two_starts_is_that_of_the_full_matrices(a, start, L, d, max_cells) -> None:
+    # The offset variant against the sidebar's: screened from its gaps in closed form, it must keep the
+    # same cells as with both encodings computed.
+    b = pitfalls.Variant(layout=a.layout, convention=a.convention, n=a.n, start=start)
+    gap = np.abs(full(a, L, d) - full(b, L, d))
+    row, col = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    assert pitfalls.max_difference(a, b, L, d, max_cells) == (float(gap.max()), row, col)
+
+
+@pytest.mark.parametrize(
+    ("layout", "convention", "n", "starts", "L", "d"),
+    [
+        ("interleaved", "paper", 1e4, (0, -1000), 2000, 512),
+        ("concatenated", "tensor2tensor", 1e4, (16384, 3), 3000, 256),
+        ("interleaved", "paper", 1e8, (7, 16384), 4000, 64),
+        ("concatenated", "paper", 2.0, (-999, 15000), 3000, 301),
+    ],
+)
+def test_the_shift_screen_is_within_its_bound_of_the_exact_gaps(layout, convention, n, starts, L, d) -> None:
+    # The screen is exact only if its float32 gaps are within the stated bound of the float64 ones, column
+    # by column (the bound is nearly reached: its angle term is what float32 rounding can do).
+    variant_a, variant_b = (pitfalls.Variant(layout, convention, n, start) for start in starts)
+    exact = np.abs(full(variant_a, L, d) - full(variant_b, L, d))
+    screened = pitfalls._float32_shift_gaps(variant_a, variant_b, 0, d, np.empty((L, d), dtype=np.float32))
+    assert np.all(np.abs(screened - exact) <= pitfalls._shift_screen_error(variant_a, variant_b, L, d))
+
+
 def test_max_difference_at_the_largest_settings_matches_the_full_matrices() -> None:
     s = Settings(d=2048, L=16384)
     a = pitfalls.variant("sidebar", s, other_n=1e6, offset=1)
