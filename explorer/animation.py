@@ -133,7 +133,10 @@ def play_figure(
     figure again validated), its title fitted as ``figures.figure`` fits it."""
     layout = _play_layout(layout, frames, label=label, redraw=redraw, frame_ms=frame_ms, active=active,
                           labels=labels)
-    return PlayFigure(data=list(data), layout=fitted_title(layout), frames=frames, _validate=False)
+    data, layout = list(data), fitted_title(layout)
+    if all(isinstance(trace, dict) for trace in data):
+        return PlayFigure.plain(data, layout, _play_frames=list(frames))
+    return PlayFigure(data=data, layout=layout, frames=frames, _validate=False)
 
 
 def _play_layout(

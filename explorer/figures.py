@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
+import plotly.io as pio
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import plotlyjsShortTypes, to_typed_array_spec
 
@@ -79,13 +80,72 @@ LINE_MAX_POINTS = 2000
 class Figure(go.Figure):
     """A go.Figure whose ``to_dict`` (what st.plotly_chart and the JSON writers call) gives
     Plotly's dict for less (``encoded_copy``: Plotly deep-copies every array, then copies it
-    again to encode it, and walks the dict twice). Everything else is go.Figure's."""
+    again to encode it, and walks the dict twice). Everything else is go.Figure's.
+
+    One made by ``plain`` keeps its trace and layout dicts as they are until Plotly's API is
+    asked for (``fig.layout``, ``fig.data``, ``update_layout``...), and is a go.Figure from then
+    on. go.Figure's constructor, even unvalidated, makes an object of every trace and property
+    and deep-copies the default template into the layout (0.5-0.7 ms a chart on every new
+    setting, half of it the template), where what a page does with most figures is serialise
+    them, which the dicts give directly.
+    """
+
+    @classmethod
+    def plain(cls, data: list[dict], layout: dict, **attributes: object) -> Figure:
+        """A figure of trace dicts and a layout dict, not yet made into Plotly's objects;
+        ``attributes`` are set on it as they are (a subclass's own, ``_``-prefixed). Its dicts and
+        lists are copied (arrays shared), so that the caller's dicts stay the caller's, as with go.Figure."""
+        fig = cls.__new__(cls)
+        fig.__dict__.update(attributes, _plain=(structure_copy(data), structure_copy(layout)))
+        return fig
+
+    def __getattr__(self, name: str) -> object:
+        # Reached only for what the instance lacks: go.Figure's state, which a plain figure makes now.
+        plain = self.__dict__.pop("_plain", None)
+        if plain is None:
+            raise AttributeError(name)
+        go.Figure.__init__(self, data=plain[0], layout=plain[1], _validate=False)
+        return getattr(self, name)
+
+    @property
+    def is_plain(self) -> bool:
+        """True while the figure is its dicts (``plain``), before Plotly's API was asked for."""
+        return "_plain" in self.__dict__
+
+    def fit_plain_title(self) -> bool:
+        """``fit_title`` on a plain figure, keeping it plain; False for one that is Plotly's already."""
+        plain = self.__dict__.get("_plain")
+        if plain is None:
+            return False
+        self.__dict__["_plain"] = (plain[0], fitted_title(plain[1]))
+        return True
 
     def to_dict(self) -> dict:
+        plain = self.__dict__.get("_plain")
+        if plain is not None:
+            data, layout = plain
+            # What go.Figure adds: each trace's type (scatter unless given) and the default template.
+            traces = [trace if "type" in trace else {"type": "scatter", **trace} for trace in data]
+            if layout.get("template") is None and pio.templates.default is not None:
+                layout = layout | {"template": _template_dict(pio.templates.default)}
+            return {"data": encoded_copy(traces), "layout": encoded_copy(layout)}
         result = {"data": encoded_copy(self._data), "layout": encoded_copy(self._layout)}
         if self._frame_objs:
             result["frames"] = encoded_copy([frame._props for frame in self._frame_objs])
         return result
+
+
+def _template_dict(template: object) -> dict:
+    """The default template (a name or a Template) as go.Figure writes it into a layout, made once
+    for each template object (a name registered again is another object)."""
+    template = pio.templates[template] if isinstance(template, str) else template
+    if _TEMPLATE_DICT[0] is not template:
+        _TEMPLATE_DICT[:] = [template, template.to_plotly_json()]
+    return _TEMPLATE_DICT[1]
+
+
+#: The last template written (``_template_dict``) and its dict, shared read-only: ``encoded_copy`` copies it.
+_TEMPLATE_DICT: list = [None, None]
 
 
 def figure(data: Sequence[dict], layout: dict) -> Figure:
@@ -96,7 +156,7 @@ def figure(data: Sequence[dict], layout: dict) -> Figure:
     tests build each such figure again validated (go.Figure(fig.to_dict())), where a misspelt
     property raises, and compare the two JSONs. Its title is wrapped as ``fit_title`` wraps it
     (which then has nothing left to do): set property by property, that validated them."""
-    return Figure(data=list(data), layout=fitted_title(layout), _validate=False)
+    return Figure.plain(list(data), fitted_title(layout))
 
 
 def fitted_title(layout: dict) -> dict:
@@ -297,6 +357,8 @@ def fit_title(fig: go.Figure) -> go.Figure:
     its size and what is above it (subplot titles, Play controls) keeps its place. Plotly
     centres a title's lines on its anchor, so the pad above it grows by half a line each, or
     the first line would rise into the mode bar."""
+    if isinstance(fig, Figure) and fig.fit_plain_title():
+        return fig
     text = fig.layout.title.text
     if not text:
         return fig

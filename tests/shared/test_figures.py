@@ -408,6 +408,36 @@ def _contexts_figures() -> dict[str, object]:
     }
 
 
+#: Unvalidated figures made from a figure's own traces (add_play), so Plotly's objects from the start.
+FROM_TRACES = {"shift play"}
+
+
+@pytest.mark.parametrize("name", list(_unvalidated_figures()))
+def test_a_plain_figure_serialises_as_the_go_figure_it_becomes(name: str) -> None:
+    """A figure kept as its dicts gives the dict that go.Figure's own objects give once Plotly's API
+    is asked for (the trace types, the default template): serialising it and fitting its title,
+    what a page does with it, leave it plain."""
+    fig = _unvalidated_figures()[name]()
+    figures.fit_title(fig)
+    plain = fig.to_dict()
+    assert fig.is_plain == (name not in FROM_TRACES)
+    fig.layout  # noqa: B018 (Plotly's API: the figure becomes go.Figure's objects)
+    assert not fig.is_plain
+    assert fig.to_dict() == plain
+
+
+def test_a_plain_figure_keeps_its_own_copy_of_the_callers_dicts() -> None:
+    trace = {"x": [0, 1], "y": np.array([1.0, 2.0]), "line": {"dash": "dot"}}  # a scatter, by default
+    layout = {"title": {"text": "t"}, "xaxis": {"range": [0, 1]}}
+    fig = figures.figure([trace], layout)
+    before = fig.to_dict()
+    trace["x"].append(2)
+    trace["line"]["dash"] = "solid"
+    layout["xaxis"]["range"] = [0, 5]
+    assert fig.to_dict() == before and fig.is_plain
+    assert go.Figure(fig.to_dict()).to_dict() == before
+
+
 @pytest.mark.parametrize("name", list(_unvalidated_figures()))
 def test_every_unvalidated_figure_is_what_validation_makes_of_it(name: str) -> None:
     """figures.figure skips Plotly's validation: built again validated, a figure must raise nothing
