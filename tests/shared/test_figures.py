@@ -14,6 +14,7 @@ import plotly.colors
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
+import streamlit as st
 from _plotly_utils.utils import convert_to_base64
 from independent import assert_same_as_validated
 
@@ -424,6 +425,13 @@ def test_a_plain_figure_serialises_as_the_go_figure_it_becomes(name: str) -> Non
     fig.layout  # noqa: B018 (Plotly's API: the figure becomes go.Figure's objects)
     assert not fig.is_plain
     assert fig.to_dict() == plain
+
+
+def test_st_plotly_chart_sends_a_plain_figure_without_making_plotlys_objects() -> None:
+    # What the plain figure saves holds only while Streamlit asks it for its dict alone.
+    fig = figures.figure([{"type": "scatter", "x": np.arange(3), "y": np.arange(3.0)}], {"title": {"text": "t"}})
+    st.plotly_chart(fig, width="stretch")
+    assert fig.is_plain
 
 
 def test_a_plain_figure_keeps_its_own_copy_of_the_callers_dicts() -> None:
