@@ -87,7 +87,8 @@ class Figure(go.Figure):
     on. go.Figure's constructor, even unvalidated, makes an object of every trace and property
     and deep-copies the default template into the layout (0.5-0.7 ms a chart on every new
     setting, half of it the template), where what a page does with most figures is serialise
-    them, which the dicts give directly.
+    them, which the dicts give directly. Like any figure here, it belongs to the run that built
+    it (none is cached or shared between sessions): its first use of Plotly's API is not locked.
     """
 
     @classmethod
