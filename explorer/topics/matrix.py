@@ -10,15 +10,14 @@ import itertools
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 import pe_core
 from explorer import reproduce
-from explorer.figures import MARGIN, chart_title, heatmap_grid, log_axis, pair_text
+from explorer.figures import MARGIN, Figure, chart_title, figure, heatmap_grid, log_axis, pair_text
 from explorer.settings import Settings
 
 
-def rates_figure(w: np.ndarray) -> go.Figure:
+def rates_figure(w: np.ndarray) -> Figure:
     """Seed 001's angle rates ω_i and seed 003's wavelengths λ_i = 2π/ω_i over the pair index,
     side by side on log axes. One figure, not two: Streamlit draws every changed chart anew
     on a slider step, and each costs the browser ~15 ms whatever its size."""
@@ -27,10 +26,10 @@ def rates_figure(w: np.ndarray) -> go.Figure:
     mode = "lines+markers" if w.size <= 64 else "lines"
     pair_ticks = {"dtick": 1} if w.size <= 10 else {}  # whole pair indices only (seed 000 has 2 pairs)
     traces = [
-        go.Scatter(x=pairs, y=w, name="ω_i", mode=mode,
-                   hovertemplate="pair i = %{x}<br>ω_i = %{y:.7g} rad/position<extra></extra>"),
-        go.Scatter(x=pairs, y=lengths, name="λ_i", mode=mode, xaxis="x2", yaxis="y2",
-                   hovertemplate="pair i = %{x}<br>λ_i = 2π/ω_i = %{y:.7g} positions<extra></extra>"),
+        {"type": "scatter", "x": pairs, "y": w, "name": "ω_i", "mode": mode,
+         "hovertemplate": "pair i = %{x}<br>ω_i = %{y:.7g} rad/position<extra></extra>"},
+        {"type": "scatter", "x": pairs, "y": lengths, "name": "λ_i", "mode": mode, "xaxis": "x2", "yaxis": "y2",
+         "hovertemplate": "pair i = %{x}<br>λ_i = 2π/ω_i = %{y:.7g} positions<extra></extra>"},
     ]
     # One title over both panels, not one above each: side by side on a phone, a panel is about
     # 110 px wide, and their titles ran into each other and off the chart.
@@ -45,7 +44,7 @@ def rates_figure(w: np.ndarray) -> go.Figure:
         "xaxis2": {"domain": [0.56, 1.0], "anchor": "y2", "title": {"text": "pair i"}} | pair_ticks,
         "yaxis2": {"anchor": "x2", "title": {"text": "λ_i (positions)"}} | log_axis(lengths),
     }
-    return go.Figure(traces, layout)
+    return figure(traces, layout)
 
 
 def window_note(first: int, count: int, length: int, columns: tuple[int, int], what: str) -> str:

@@ -20,7 +20,7 @@ from independent import assert_same_as_validated
 
 import pe_core
 from explorer import figures
-from explorer.topics import attention, contexts, relative, waves
+from explorer.topics import attention, contexts, matrix, relative, waves
 
 
 def starts_of_blocks(size: int, blocks: int) -> np.ndarray:
@@ -375,6 +375,8 @@ def _unvalidated_figures() -> dict[str, object]:
         "columns": lambda: waves.columns_over_positions_figure(np.ones((300, 2)), ["a", "b"], title="t", first=7),
         "circle": lambda: waves.unit_circle_figure(float(w[2]), 3000, pair=2),
         "circle play": lambda: waves.unit_circle_play_figure(float(w[2]), np.arange(10, 70), pair=2, shown=30),
+        "rates": lambda: matrix.rates_figure(w),
+        "rates of two pairs": lambda: matrix.rates_figure(w[:2]),
         **{f"attention {name}": build for name, build in _attention_figures().items()},
         **{f"contexts {name}": build for name, build in _contexts_figures().items()},
     }
