@@ -755,12 +755,6 @@ def frame_layout(title: str, height: int, *, above_plot: int = 0) -> dict:
     }
 
 
-def frame_figure(fig: go.Figure, title: str, height: int, *, above_plot: int = 0) -> go.Figure:
-    """``fig`` with ``frame_layout``."""
-    fig.update_layout(frame_layout(title, height, above_plot=above_plot))
-    return fig
-
-
 def line_mode(points: int) -> str:
     """Markers on a line only while there are few enough points to tell them apart."""
     return "lines+markers" if points <= MARKER_LIMIT else "lines"
