@@ -32,18 +32,18 @@ st.markdown(
 )
 
 st.header("The formula")
-st.latex(
+# One element for the formula, its symbols and its variants (a page's elements each cost its every rerun).
+st.markdown(
+    "$$\n"
     r"PE(k, 2i) = \sin\!\left(\frac{k}{n^{2i/d}}\right),\allowbreak\qquad "
     r"PE(k, 2i{+}1) = \cos\!\left(\frac{k}{n^{2i/d}}\right)"
-)
-st.markdown(
+    "\n$$"
+    "\n\n"
     "- **k**: the position of a token in the sequence, 0 .. L-1;\n"
     "- **d**: the size of the embedding (the number of columns of P);\n"
     "- **n**: the base, 10000 in the paper; the wavelengths grow from 2π to about 2π·n;\n"
     "- **i**: the index of a sine/cosine pair, 0 .. d/2-1; the pair turns at "
-    "ω_i = n^(-2i/d) radians per position."
-)
-st.markdown(
+    "ω_i = n^(-2i/d) radians per position.\n\n"
     "Two variants are in use, both in the sidebar. **Frequencies**: *paper* ω_i = n^(-2i/d), or "
     "*tensor2tensor* ω_i = n^(-i/(d/2-1)), whose slowest pair turns at exactly 1/n (the TensorFlow "
     "notebook, fairseq). **Layout**: *interleaved* sin, cos, sin, cos... (the paper), or "

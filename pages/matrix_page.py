@@ -25,11 +25,14 @@ def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0)
 
 settings: Settings = st.session_state["settings"]
 st.title("Encoding matrix")
-st.latex(
+# One element for the formula and its reading (a page's elements each cost its every rerun, and these come
+# before its first chart).
+st.markdown(
+    "$$\n"
     r"P[k, 2i] = \sin\!\left(k\,\omega_i\right),\allowbreak\quad P[k, 2i{+}1] = \cos\!\left(k\,\omega_i\right),"
     r"\allowbreak\quad \omega_i = n^{-2i/d}\ \text{(paper)}\ \text{or}\ n^{-i/(m-1)}\ \text{(tensor2tensor)}"
-)
-st.markdown(
+    "\n$$"
+    "\n\n"
     "Each row is the encoding of one position k; each pair of columns is a sine and a cosine "
     "turning at its own frequency ω_i. Fast pairs (left) change colour from row to row; slow "
     "pairs (right) barely move, so together they give every position a unique, bounded code."

@@ -41,11 +41,13 @@ st.markdown(
     "key's by n·θ_i, with the sinusoid's frequencies θ_i = b^(−2i/d) (b, the base, is the sidebar's n: a "
     "config's rope_theta). Two turns by m·θ_i and n·θ_i leave (m − n)·θ_i between query and key, so the score "
     "depends on m − n alone: the sinusoid's shift-is-a-rotation (Relative positions), moved into attention.\n\n"
-    r"$$\theta_i = b^{-2i/d},\allowbreak\qquad R_m = \operatorname{diag}_i \begin{bmatrix}\cos m\theta_i & "
-    r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}$$"
-    "\n\n"
-    r"$$z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
-    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)$$"
+    "$$\n"
+    r"\theta_i = b^{-2i/d},\allowbreak\qquad R_m = \operatorname{diag}_i \begin{bmatrix}\cos m\theta_i & "
+    r"-\sin m\theta_i\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}"
+    "\n$$\n\n$$\n"
+    r"z_{x,i} = x_{u_i} + \mathrm{i}\,x_{v_i}:\allowbreak\quad (R_m q)\cdot(R_n k) = q^\top R_{n-m}\,k "
+    r"\allowbreak = \sum_i \mathrm{Re}\,\left(z_{q,i}\, z_{k,i}^{*}\, e^{\mathrm{i}(m-n)\theta_i}\right)"
+    "\n$$"
 )
 
 # --- the model, the query and the key, the scaling --------------------------------------------

@@ -62,16 +62,21 @@ TABLE_RADIUS = 5
 
 settings = blocks.even_d_page("Similarity", "the closed forms need sine/cosine pairs")
 d, L = settings.d, settings.L
+# One element for the text and its two formulas (a page's elements each cost its every rerun, and these come
+# before its first chart).
 st.markdown(
     "Nearby positions have similar encodings. Compare every position k with one reference "
     "position, as seed 001 does with position 20: the dot product is largest at the "
-    "reference and falls off with distance; the sum of squared differences (SSE) does the opposite."
-)
-st.latex(
+    "reference and falls off with distance; the sum of squared differences (SSE) does the opposite.\n\n"
+    "$$\n"
     r"P[k]\cdot P[k{+}\delta] = \sum_{i} \big(\sin\omega_i k\,\sin\omega_i (k{+}\delta)"
     r" + \cos\omega_i k\,\cos\omega_i (k{+}\delta)\big) = \sum_{i} \cos(\omega_i \delta)"
+    "\n$$"
+    "\n\n"
+    "$$\n"
+    r"\lVert P[k]-P[k{+}\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)"
+    "\n$$"
 )
-st.latex(r"\lVert P[k]-P[k{+}\delta]\rVert^2 = d - 2\sum_i \cos(\omega_i\delta)")
 
 shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 by_offset = cached.dot_by_offset(settings)
