@@ -61,13 +61,12 @@ def play_frames(settings: Settings, view: View) -> tuple[np.ndarray, dict[str, n
 
 settings = blocks.even_d_page("Attention by offset", "the sinusoid and RoPE turn sine/cosine pairs")
 d, L = settings.d, settings.L
+# One element for the text, the schemes and the softmax (a page's elements each cost its every rerun).
 st.markdown(
     "A query at position m and a key at position n = m + δ, with **no content at all**: no token, only "
     "positions. What does each way of encoding position put into their attention score as the key moves "
     "away, and where does the query's softmax then look? This is the prior a scheme brings before any "
-    "token has a say."
-)
-st.markdown(
+    "token has a say.\n\n"
     "- **Sinusoidal**, added to the input (Vaswani et al. 2017): with the identity for the query and key "
     r"projections, $s(\delta) = P[m]\cdot P[m{+}\delta] = \sum_i \cos(\omega_i\delta)$, the sidebar's frequencies."
     "\n- **RoPE** (Su et al. 2021, RoFormer): q and k turned by their positions; for all-ones q = k, "
@@ -79,9 +78,11 @@ st.markdown(
     "distance of 128); the buckets are T5's, the biases here a seeded random table."
     "\n- **Learned absolute table**: a row per position (here seeded random values, each +1 or −1); "
     r"$s = P[m]\cdot P[n]$ depends on m, not on δ alone."
-    "\n- **No position**: s = 0."
+    "\n- **No position**: s = 0.\n\n"
+    "$$\n"
+    r"a_n = \frac{e^{s_n}}{\sum_{n'} e^{s_{n'}}}\quad\text{over the keys } n' \text{ the query sees}"
+    "\n$$"
 )
-st.latex(r"a_n = \frac{e^{s_n}}{\sum_{n'} e^{s_{n'}}}\quad\text{over the keys } n' \text{ the query sees}")
 
 # --- the page's controls (the query position is the section's own, below) ---
 schemes = controls.multi_control(

@@ -98,20 +98,21 @@ def parse_model(raws: list[str]) -> tuple[str, list[str]]:
 # --- the page ---
 
 st.title("Longer contexts")
+# One element for the text and its formula (a page's elements each cost its every rerun).
 st.markdown(
     "A model trained on texts of L0 tokens has turned each pair of its RoPE through the angles δθ_i of the "
     "offsets it met. Run it on longer texts and the fast pairs have nothing new to show, since they turned "
     "through whole circles long ago; a slow pair that never completed a turn in training now meets angles it "
     "never saw. The context-extension methods lower the frequencies θ_i so that it does not. Choose a model, "
-    "or paste its config.json, a target length and a method."
-)
-st.latex(
+    "or paste its config.json, a target length and a method.\n\n"
+    "$$\n"
     # Each equation a group, which KaTeX does not break (it may break after ⟺ and ∧, and at
     # \allowbreak): on a phone "λ_i = 2π/θ_i" was split after its "=". The closing thin space: a
     # formula that ends in a subscript overhangs KaTeX's box by 2 px, which then scrolls (axe:
     # scrollable-region-focusable).
     r"{\theta_i = b^{-2i/d}},\quad\allowbreak {\lambda_i = 2\pi/\theta_i},\qquad\allowbreak"
     r"\text{unseen}_i \iff {L_0\theta_i < 2\pi} \,\wedge\, {L\theta'_i > L_0\theta_i}\,"
+    "\n$$"
 )
 
 st.header("The model")

@@ -62,14 +62,14 @@ d, L = settings.d, settings.L
 shape = f"d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
 
 st.title("Precision")
+# One element for the text and the three ways (a page's elements each cost its every rerun).
 st.markdown(
     "Models rarely keep the encoding in float64. **float32** keeps 24 significant bits, **float16** 11, "
     "**bfloat16** (the top half of a float32) 8, and the 8-bit floats of today's training and inference only "
     "4 (**float8_e4m3fn**) or 3 (**float8_e5m2**): a format holds every whole number up to 2^bits, and beyond "
     "it the spacing between its numbers grows with the number. The values of P stay in [−1, 1], where the wider "
     "formats are fine; the trouble is the **angle k·ω_i**, which grows with the position k. Three ways to get P[k]:"
-)
-st.markdown(
+    "\n\n"
     "- **float64, then cast**: compute in float64 and round each value to the format;\n"
     "- **computed in the dtype**: k and ω_i rounded to the format, their product rounded, sin and cos taken in "
     "float32 (as frameworks do for float16 and bfloat16; for the 8-bit formats it shows what their every step "

@@ -29,16 +29,19 @@ WINDOW = relative.TRANSITION_WINDOW
 
 settings = blocks.even_d_page("Relative positions", "a lone sine has no cosine partner to rotate with")
 d, L = settings.d, settings.L
+# One element for the text and its two formulas (a page's elements each cost its every rerun, and these come
+# before its first chart).
 st.markdown(
     "For any offset δ there is one matrix M(δ), the same for every position, that turns the "
     "encoding of position k into the encoding of position k + δ. This is why the paper chose "
-    "sinusoids: a relative position is a linear function of the absolute one (end of section 3.5)."
-)
-st.latex(r"P[k]\,M(\delta) = P[k{+}\delta]\quad\text{for every position } k")
-st.latex(
+    "sinusoids: a relative position is a linear function of the absolute one (end of section 3.5).\n\n"
+    "$$\n"
+    r"P[k]\,M(\delta) = P[k{+}\delta]\quad\text{for every position } k"
+    "\n$$\n\n$$\n"
     r"\big[\sin\omega_i k,\ \cos\omega_i k\big]\,W(\delta\omega_i) = \big[\sin\omega_i (k{+}\delta),\ "
     r"\cos\omega_i (k{+}\delta)\big],\qquad W(\phi) = \begin{bmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi"
     r"\end{bmatrix}"
+    "\n$$"
 )
 
 span = max(L - 1, 1)

@@ -28,15 +28,14 @@ settings: Settings = st.session_state["settings"]
 L = settings.L
 
 st.title("Criteria scorecard")
+# One element for the text and the schemes (a page's elements each cost its every rerun).
 st.markdown(
     "Seed 000 asks a positional encoding to be **unique** for each position, to keep the **same distance "
     "for the same offset** whatever the sentence's length, to be **bounded** and work for longer sentences, "
     "and to be **deterministic**. Seed 004 explains why the simpler ideas fail. Here five schemes are "
     "measured against those criteria, and two more: whether the scheme is **defined beyond the trained "
     "length** L, and whether moving by δ positions is **one fixed linear map** (the paper's reason for "
-    "sinusoids). Every number is computed now, for the sidebar's settings."
-)
-st.markdown(
+    "sinusoids). Every number is computed now, for the sidebar's settings.\n\n"
     "- **Integer position**: P[k] = k (one column; broadcasting it to d columns only multiplies the "
     "distances by √d).\n"
     "- **Scaled to [0, 1]**: P[k] = k / (L − 1) in a sentence of L positions.\n"
