@@ -9,6 +9,7 @@ the difference of the drawn means is exactly the mean of the difference.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -215,9 +216,17 @@ SCREEN_MAX_POSITION = 2**24
 _SCREEN_SLACK = 2.0**-20
 
 
+@functools.lru_cache(maxsize=4)
+def _float32_frequencies(d: int, n: float, convention: str) -> np.ndarray:
+    """``pe_core.frequencies`` rounded to float32 (read-only): made once for every block of a screen."""
+    w = pe_core.frequencies(d, n, convention).astype(np.float32)
+    w.setflags(write=False)
+    return w
+
+
 def _float32_cells(v: Variant, first: int, d: int, out: np.ndarray) -> np.ndarray:
     """Rows first .. first+len(out)-1 of the variant into ``out``, from float32 angles and float32 sin/cos."""
-    w = pe_core.frequencies(d, v.n, v.convention).astype(np.float32)
+    w = _float32_frequencies(d, v.n, v.convention)
     k = (v.start + first + np.arange(out.shape[0])).astype(np.float32)
     theta = np.multiply.outer(k, w)
     sines, cosines = pe_core.sine_cosine_columns(d, v.layout)
@@ -245,9 +254,16 @@ SHIFT_SCREEN_MAX_POSITION = 2**22
 
 
 def _shift_amplitudes(a: Variant, b: Variant, d: int) -> np.ndarray:
-    r"""Per pair i, :math:`c_i = 2|\sin((s_a - s_b)\,\omega_i / 2)|`, the largest |A - B| the pair can show."""
-    w = pe_core.frequencies(d, a.n, a.convention)
-    return 2 * np.abs(np.sin((a.start - b.start) * w / 2))
+    r"""Per pair i, :math:`c_i = 2|\sin((s_a - s_b)\,\omega_i / 2)|`, the largest |A - B| the pair can show
+    (read-only: made once for every block of a screen)."""
+    return _amplitudes_of_shift(d, a.n, a.convention, a.start - b.start)
+
+
+@functools.lru_cache(maxsize=4)
+def _amplitudes_of_shift(d: int, n: float, convention: str, shift: int) -> np.ndarray:
+    amplitudes = 2 * np.abs(np.sin(shift * pe_core.frequencies(d, n, convention) / 2))
+    amplitudes.setflags(write=False)
+    return amplitudes
 
 
 def _float32_shift_gaps(a: Variant, b: Variant, first: int, d: int, out: np.ndarray) -> np.ndarray:
@@ -263,7 +279,7 @@ def _float32_shift_gaps(a: Variant, b: Variant, first: int, d: int, out: np.ndar
 
     one sine and one cosine a pair instead of two of each, from float32 angles.
     """
-    w = pe_core.frequencies(d, a.n, a.convention).astype(np.float32)
+    w = _float32_frequencies(d, a.n, a.convention)
     # k + h is a whole or half number below 2^22: exact in float32.
     k = (first + np.arange(out.shape[0]) + (a.start + b.start) / 2).astype(np.float32)
     theta = np.multiply.outer(k, w)
@@ -330,10 +346,12 @@ def max_difference(a: Variant, b: Variant, L: int, d: int, max_cells: int) -> tu
         return 0.0, 0, 0
     if largest_position > SCREEN_MAX_POSITION:
         return _max_difference_in_float64(a, b, L, d, rows_per_block)
-    # Written in place, block after block: fresh memory costs more than the arithmetic here.
-    cells_a, cells_b = (np.empty((min(rows_per_block, L), d), dtype=np.float32) for _ in (a, b))
     # One encoding from two starts (the page's offset variant against the sidebar's): its gaps in closed form.
     shifted = same_frequencies and a.layout == b.layout and largest_position <= SHIFT_SCREEN_MAX_POSITION
+    # Written in place, block after block: fresh memory costs more than the arithmetic here. B's cells only
+    # where B is built.
+    cells_a = np.empty((min(rows_per_block, L), d), dtype=np.float32)
+    cells_b = None if shifted else np.empty_like(cells_a)
     if shifted:
         error = (_shift_screen_error(a, b, L, d) + _SCREEN_SLACK).astype(np.float32)
     else:

@@ -623,3 +623,19 @@ def test_one_comparison_per_setting_shared_by_sessions_and_read_only(monkeypatch
     assert any("L=31" in str(chart.proto.spec) for chart in other.get("plotly_chart"))
     with pytest.raises(ValueError, match="read-only"):
         made[0].difference[0, 0] = 1.0
+
+
+def test_the_screens_per_block_inputs_are_made_once_and_not_served_stale() -> None:
+    # A screen reads the float32 frequencies and the shift's amplitudes for each of its blocks: the same
+    # inputs are a hit (the same read-only array), other inputs their own values.
+    w = pitfalls._float32_frequencies(64, 1e4, "paper")
+    assert pitfalls._float32_frequencies(64, 1e4, "paper") is w and not w.flags.writeable
+    np.testing.assert_array_equal(w, pe_core.frequencies(64, 1e4, "paper").astype(np.float32))
+    np.testing.assert_array_equal(pitfalls._float32_frequencies(64, 100.0, "paper"),
+                                  pe_core.frequencies(64, 100.0, "paper").astype(np.float32))
+    a, b, c = (pitfalls.Variant("interleaved", "paper", 1e4, start) for start in (0, -1000, 7))
+    amplitudes = pitfalls._shift_amplitudes(a, b, 64)
+    assert pitfalls._shift_amplitudes(a, b, 64) is amplitudes and not amplitudes.flags.writeable
+    np.testing.assert_allclose(amplitudes, 2 * np.abs(np.sin(1000 * pe_core.frequencies(64) / 2)), rtol=0, atol=0)
+    other = 2 * np.abs(np.sin(-7 * pe_core.frequencies(64) / 2))
+    np.testing.assert_allclose(pitfalls._shift_amplitudes(a, c, 64), other, rtol=0, atol=0)
