@@ -52,9 +52,16 @@ def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -
 
 
 def ran_page_path(at: AppTest) -> str:
-    """The file of the page the last run drew (from AppTest's navigation registry)."""
-    info = at._registered_pages.get(at._finished_page_script_hash, {})  # no public API for it in 1.67
-    return Path(str(info.get("script_path", ""))).resolve().relative_to(ROOT).as_posix()
+    """The file of the page the last run drew (from AppTest's navigation registry).
+
+    AppTest keeps the registry of the last run only, and a run of the page's fragment alone (a
+    shared control's move) registers no page: its page is then found by its hash in the page list.
+    """
+    page_hash = at._finished_page_script_hash  # no public API for either in 1.67
+    info = at._registered_pages.get(page_hash, {})
+    if "script_path" not in info:
+        return next(page.path for page in page_list.PAGES if calc_hash(address_path(page)) == page_hash)
+    return Path(str(info["script_path"])).resolve().relative_to(ROOT).as_posix()
 
 
 def assert_page_ran(at: AppTest, page: PageInfo) -> None:
@@ -62,6 +69,18 @@ def assert_page_ran(at: AppTest, page: PageInfo) -> None:
     # app.py turns a page's exception into a friendly message: that is a failure too.
     assert PAGE_FAILED not in [e.value for e in at.error], f"{page.path} failed (see the log)"
     assert ran_page_path(at) == page.path
+
+
+def move_shared(at: AppTest, kind: str, key: str, value: object) -> AppTest:
+    """Move the sidebar's shared control ``key`` (an AppTest element kind: "slider", "radio"...) to
+    ``value`` as a visitor does, and check that the page's fragment reran alone (controls._moved):
+    AppTest's element tree then holds the page without the sidebar, which the browser keeps as it
+    is. ``at.run()`` (nothing moved) runs the app whole again, sidebar included."""
+    getattr(at.sidebar, kind)(key=key).set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.sidebar, f"moving {key} ran the app whole, not the page alone"
+    assert at.title, f"moving {key} drew no page"
+    return at
 
 
 def open_url(url_path: str, query: dict[str, str | list[str]] | None = None, *, run: bool = True) -> AppTest:

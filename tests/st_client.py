@@ -16,7 +16,7 @@ import asyncio
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.message import Message
 from http.cookies import SimpleCookie
@@ -28,6 +28,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.Exception_pb2 import Exception as ExceptionProto
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 
 # The Streamlit server launcher of the browser tests, so that there is one way to start a server.
@@ -139,6 +140,9 @@ class StreamlitSession:
         self._ws: websockets.ClientConnection | None = None
         self._page_script_hash = ""
         self._query_string = ""
+        # The widgets the tab shows: a fragment's run re-sends only its own, and the browser keeps the others.
+        self._shown_widget_ids: dict[str, str] = {}
+        self._shown_fragment_ids: dict[str, str] = {}
 
     async def connect(self) -> None:
         """Open the WebSocket; raises websockets.InvalidStatus if the server refuses it."""
@@ -175,16 +179,25 @@ class StreamlitSession:
         self._query_string = query_string  # the tab's URL, until the app writes another
         return await self._run(back)
 
+    async def set_choice(self, key: str, label: str, known: RunResult) -> RunResult:
+        """Choose the option shown as ``label`` in the radio or select box with user key ``key``, as a click does."""
+        return await self._move(key, known, lambda state: setattr(state, "string_value", label))
+
     async def set_slider(self, key: str, value: float, known: RunResult) -> RunResult:
-        """Move the slider with user key ``key`` (drawn in run ``known``) to ``value``, as a drag does:
-        a slider inside an st.fragment reruns only that fragment, as the browser asks."""
+        """Move the slider with user key ``key`` (drawn in run ``known``, or still shown from an
+        earlier run when ``known`` was a fragment's) to ``value``, as a drag does: a slider inside an
+        st.fragment reruns only that fragment, as the browser asks."""
+        return await self._move(key, known, lambda state: state.double_array_value.data.append(float(value)))
+
+    async def _move(self, key: str, known: RunResult, set_value: Callable[[WidgetState], None]) -> RunResult:
+        shown = key not in known.widget_ids
         back = BackMsg()
         back.rerun_script.query_string = self._query_string
         back.rerun_script.page_script_hash = self._page_script_hash
-        back.rerun_script.fragment_id = known.fragment_ids.get(key, "")
+        back.rerun_script.fragment_id = (self._shown_fragment_ids if shown else known.fragment_ids).get(key, "")
         state = back.rerun_script.widget_states.widgets.add()
-        state.id = known.widget_ids[key]
-        state.double_array_value.data.append(float(value))
+        state.id = self._shown_widget_ids[key] if shown else known.widget_ids[key]
+        set_value(state)
         return await self._run(back)
 
     async def wait_closed(self, timeout_s: float) -> bool:
@@ -232,6 +245,11 @@ class StreamlitSession:
         result.seconds = time.perf_counter() - start
         result.page_script_hash = self._page_script_hash
         result.query_string = self._query_string
+        if result.status != "FINISHED_FRAGMENT_RUN_SUCCESSFULLY":
+            self._shown_widget_ids.clear()
+            self._shown_fragment_ids.clear()
+        self._shown_widget_ids |= result.widget_ids
+        self._shown_fragment_ids |= result.fragment_ids
         return result
 
 

@@ -13,7 +13,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import figures, share
 from explorer.settings import Settings, even_settings
@@ -198,12 +197,6 @@ def first_chart_sent() -> None:
 CODE_KEY = "code"
 
 
-def in_fragment_rerun() -> bool:
-    """True while only a fragment reruns (a control inside it moved), not the whole page."""
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
-
-
 def fragment(body: Callable[[], None]) -> None:
     """Run ``body`` as an st.fragment, now: a control inside it reruns only ``body``, not
     the page, and the URL still follows (the page's other controls keep their keys)."""
@@ -211,7 +204,7 @@ def fragment(body: Callable[[], None]) -> None:
     @functools.wraps(body)  # st.fragment tells fragments apart by their function's name
     def run() -> None:
         body()
-        if in_fragment_rerun():
+        if navigation.in_fragment_rerun() and not navigation.rerunning_page():
             controls.write_url()
             if st.session_state.get(CODE_KEY, False):
                 # The page's "reproduce this" code, outside the fragment, holds its controls' values.

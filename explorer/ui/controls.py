@@ -20,9 +20,15 @@ from explorer.presets import CUSTOM, PRESETS, preset_label
 #: Session state key of the sidebar toggle that offers the charts' data as files (explorer.ui.downloads).
 OFFER_DOWNLOADS = "offer_downloads"
 
+#: The key of the st.fragment each page runs in (explorer.ui.navigation.run_page): a move of a
+#: shared control reruns it alone.
+PAGE_FRAGMENT = "page"
+
 _SEEDED = "_url_seeded"  # keys already read from the URL in this session
 _PENDING = "_pending"  # values a preset set for controls that are not drawn yet
 _DEFAULTS = "_url_defaults"  # key -> default of every control drawn in this run
+_BEFORE_PAGE = "_url_keys_before_page"  # the keys of _DEFAULTS when the page began, in the last whole run
+_SHOWN = "_sidebar_shown"  # what the sidebar's controls show in the browser
 _NOTICES = "_notices"
 _SWITCH_TO = "_switch_to"
 
@@ -30,6 +36,29 @@ _SWITCH_TO = "_switch_to"
 def begin_run() -> None:
     """Forget which controls the previous run drew."""
     st.session_state[_DEFAULTS] = {}
+
+
+def begin_page() -> None:
+    """In a whole run, as the page begins: the controls drawn so far are the app's, not the page's."""
+    st.session_state[_BEFORE_PAGE] = set(st.session_state.get(_DEFAULTS, {}))
+
+
+def begin_page_rerun() -> s.Settings:
+    """As the page's fragment reruns alone: forget the page's own controls (it draws them again, and
+    one it no longer draws leaves the URL, as in a whole run) and read the shared settings again
+    (a callback may have set them). Returns them."""
+    state = st.session_state
+    before = state.get(_BEFORE_PAGE, set())
+    state[_DEFAULTS] = {key: default for key, default in state[_DEFAULTS].items() if key in before}
+    return shared_settings()
+
+
+def needs_whole_run() -> bool:
+    """True when a rerun of the page alone cannot show what the session holds: the sidebar's
+    controls show other values than session state's (a page's preset, config or reading set d or
+    n; a move left a preset, whose name the sidebar still shows), or a preset waits to open its page."""
+    state = st.session_state
+    return _SWITCH_TO in state or any(state.get(key) != shown for key, shown in state.get(_SHOWN, {}).items())
 
 
 def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> None:
@@ -50,8 +79,13 @@ def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, 
     state.setdefault(key, default)
 
 
-def _mark_custom() -> None:
-    st.session_state["preset"] = CUSTOM
+def _moved(key: str) -> None:
+    """A shared control the visitor moved: no preset any more, and only the page reruns (the
+    browser already shows the move; ``needs_whole_run`` asks for a whole run if more changed)."""
+    state = st.session_state
+    state["preset"] = CUSTOM
+    state.setdefault(_SHOWN, {})[key] = state[key]
+    st.rerun(PAGE_FRAGMENT)
 
 
 def _apply_preset() -> None:
@@ -117,21 +151,22 @@ def sidebar_ui() -> None:
     with st.sidebar:
         st.selectbox("Preset", (CUSTOM, *PRESETS), format_func=preset_label, key="preset", on_change=_apply_preset)
         st.slider(
-            "d: embedding size", s.D_MIN, s.D_MAX, step=2, key="d", on_change=_mark_custom,
+            "d: embedding size", s.D_MIN, s.D_MAX, step=2, key="d", on_change=_moved, args=("d",),
             help="Number of dimensions; sine/cosine pairs, so even.",
         )
         st.select_slider(
-            "n: base (log scale)", s.N_OPTIONS, format_func=s.format_n, key="n", on_change=_mark_custom,
+            "n: base (log scale)", s.N_OPTIONS, format_func=s.format_n, key="n", on_change=_moved, args=("n",),
             help="The paper uses 10000; wavelengths grow from 2π to about 2π·n.",
         )
-        st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_mark_custom)
+        st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_moved, args=("L",))
         st.radio(
-            "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_mark_custom,
+            "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
+            args=("layout",),
             help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines].",
         )
         st.radio(
             "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,
-            on_change=_mark_custom,
+            on_change=_moved, args=("convention",),
             help="paper: ω_i = n^(-2i/d). tensor2tensor: ω_i = n^(-i/(m-1)), slowest exactly 1/n.",
         )
         # Not in the URL: it changes what this visitor is offered, not the view.
@@ -139,6 +174,8 @@ def sidebar_ui() -> None:
             "Offer the charts' data (CSV, NPY)", key=OFFER_DOWNLOADS,
             help="Download buttons under every chart, for the exact values it shows.",
         )
+    state = st.session_state
+    state[_SHOWN] = {key: state[key] for key in ("preset", *SHARED_DEFAULTS)}
 
 
 def int_control(

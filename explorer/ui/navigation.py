@@ -13,8 +13,10 @@ from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import page_list
+from explorer.ui import controls
 
 #: The pages as first built in this process, by URL path (see ``pages``).
 _BUILT: dict[str, StreamlitPage] = {}
@@ -145,14 +147,56 @@ PAGE_FAILED = (
 )
 
 
+_this_run = threading.local()
+
+
+def in_fragment_rerun() -> bool:
+    """True while only a fragment reruns (a control inside it moved), not the whole app."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def rerunning_page() -> bool:
+    """True while the page's fragment reruns alone: the fragments inside it run in full, as in a whole run."""
+    return getattr(_this_run, "page", False)
+
+
 def run_page(page: StreamlitPage) -> None:
-    """Run a page; an unexpected error becomes a short message and a server log entry.
+    """Run a page in an st.fragment keyed ``controls.PAGE_FRAGMENT``; an unexpected error becomes a
+    short message and a server log entry.
+
+    A move of a shared control (d, n, L, the layout, the frequencies) or of a page's own control
+    reruns the page alone: the navigation, the style sheet, the Share bar and the sidebar stay in
+    the browser as they are, where a whole run sends them again, about a third of a light page's
+    warm rerun (benchmarks/README.md). When the page's run leaves the sidebar showing other values
+    than the session holds (a preset, a pasted config), or a preset waits to open its page, the
+    app reruns whole.
 
     Streamlit's own rerun and stop signals are BaseExceptions, so they pass through.
     """
-    try:
-        with RUN_SLOTS.held():
-            page.run()
-    except Exception:
-        logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
-        st.error(PAGE_FAILED, icon=":material/error:")
+
+    def page_fragment() -> None:
+        alone = in_fragment_rerun()  # the body runs in a whole run, or when this fragment reruns
+        if alone:
+            st.session_state["settings"] = controls.begin_page_rerun()
+            if controls.needs_whole_run():
+                st.rerun(scope="app")
+            # st.navigation marks the page it returns to run once a run; this rerun is a run.
+            page._can_be_called = True
+        else:
+            controls.begin_page()
+        _this_run.page = alone
+        try:
+            with RUN_SLOTS.held():
+                page.run()
+        except Exception:
+            logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
+            st.error(PAGE_FAILED, icon=":material/error:")
+        finally:
+            _this_run.page = False
+        if alone:
+            if controls.needs_whole_run():
+                st.rerun(scope="app")
+            controls.write_url()
+
+    st.fragment(page_fragment, key=controls.PAGE_FRAGMENT)()

@@ -26,6 +26,7 @@ from app_runs import (
     SIDEBAR_KEYS,
     assert_page_ran,
     element_bytes,
+    move_shared,
     open_page,
     open_url,
     page_id,
@@ -117,8 +118,8 @@ def test_home_summary_matches_the_criteria_module() -> None:
 
 def test_home_criteria_follow_the_sidebar() -> None:
     at = open_page(HOME)
-    at.sidebar.slider(key="d").set_value(2).run()
-    at.sidebar.slider(key="L").set_value(s.L_MAX).run()
+    move_shared(at, "slider", "d", 2).run()
+    move_shared(at, "slider", "L", s.L_MAX)
     unique = at.metric[0]
     # d=2: one pair at w=1; offsets 710 apart come back within 6.03e-05 of each other.
     assert float(unique.value) == pytest.approx(criteria.unique(s.L_MAX, 2, s.N_DEFAULT).value, rel=1e-5)
@@ -339,10 +340,10 @@ def test_every_page_clamps_the_same_bad_url_with_a_notice_per_key(page: PageInfo
 
 def test_moving_controls_updates_the_url_and_survives_every_page() -> None:
     at = open_page(HOME)
-    at.sidebar.slider(key="d").set_value(256).run()
+    move_shared(at, "slider", "d", 256)
     assert at.query_params.get("d") == "256"
-    at.sidebar.select_slider(key="n").set_value(100.0).run()
-    at.sidebar.radio(key="layout").set_value("concatenated").run()
+    move_shared(at.run(), "select_slider", "n", 100.0)
+    move_shared(at.run(), "radio", "layout", "concatenated").run()
     expected_query = {"d": "256", "n": "100", "layout": "concatenated"}
     assert {k: at.query_params.get(k) for k in expected_query} == expected_query
     moved = s.Settings(d=256, n=100.0, layout="concatenated")

@@ -25,6 +25,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.PageConfig_pb2 import PageConfig
 
 from explorer.presets import PRESETS
+from explorer.topics.rotary import QK_LABELS
 from explorer.ui import startup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,10 +242,75 @@ async def page_configs_of_a_step(server: StreamlitServer, query: str) -> tuple[l
 def test_a_run_sends_one_page_config_with_the_app_title_and_the_sidebar_of_its_mode(
     server: StreamlitServer, query: str, sidebar: int
 ) -> None:
-    # Every message goes out on every rerun: presentation mode's sidebar is in the app's one page config.
-    for configs in asyncio.run(page_configs_of_a_step(server, query)):
-        assert len(configs) == 1, configs
-        (config,) = configs
-        assert config.title == "Positional Encoding Explorer"
-        assert config.layout == PageConfig.WIDE
-        assert config.initial_sidebar_state == sidebar
+    # Every message of a whole run goes out on every whole run: presentation mode's sidebar is in
+    # the app's one page config. A d step reruns the page alone, and the config stays as it is.
+    first, step = asyncio.run(page_configs_of_a_step(server, query))
+    assert len(first) == 1, first
+    (config,) = first
+    assert config.title == "Positional Encoding Explorer"
+    assert config.layout == PageConfig.WIDE
+    assert config.initial_sidebar_state == sidebar
+    assert step == []
+
+
+#: What a whole run draws around the page: the sidebar's controls and the Share bar's.
+CHROME_WIDGETS = {"preset", "d", "n", "L", "layout", "convention", "offer_downloads", "share_view", "present"}
+
+
+async def steps_of_d(server: StreamlitServer, query: str, values: tuple[int, ...]) -> list[RunResult]:
+    """A first run of Encoding matrix with ``query``, then the sidebar's d moved to each value in turn."""
+    async with StreamlitSession(server.url, keep_payloads=True) as session:
+        runs = [await session.open_page("matrix", query)]
+        for value in values:
+            runs.append(await session.set_slider("d", value, runs[-1]))
+    return runs
+
+
+def element_kinds(run: RunResult) -> set[str]:
+    messages = [ForwardMsg.FromString(payload) for payload in run.payloads]
+    return {m.WhichOneof("type") for m in messages} | {
+        m.delta.new_element.WhichOneof("type") for m in messages
+        if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"
+    }
+
+
+def test_a_shared_control_reruns_the_page_alone(server: StreamlitServer) -> None:
+    """A move of the sidebar's d reruns the page's fragment (controls.PAGE_FRAGMENT): its charts and the
+    URL follow; the navigation, the style sheet, the sidebar and the Share bar are not sent again."""
+    first, step, back = asyncio.run(steps_of_d(server, "L=300", (64, 128)))
+    assert set(first.widget_ids) >= CHROME_WIDGETS
+    assert {"navigation", "html", "page_config_changed"} <= element_kinds(first)
+    for run, d in ((step, 64), (back, 128)):
+        assert run.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not run.exceptions, run.status
+        assert {"matrix_heatmap", "matrix_rates"} <= set(run.widget_ids), "the page did not draw its charts"
+        assert not set(run.widget_ids) & CHROME_WIDGETS, "the app ran whole"
+        assert not {"navigation", "html", "page_config_changed"} & element_kinds(run)
+        expected = {"L": ["300"]} | ({} if d == 128 else {"d": [str(d)]})
+        assert parse_qs(run.query_string) == expected
+
+
+def test_a_move_away_from_a_preset_runs_the_app_whole_once(server: StreamlitServer) -> None:
+    """The sidebar still shows the preset's name after its values are moved, so the first move runs the
+    app whole (the preset box then reads "custom"); the next one reruns the page alone."""
+    first, leaving, after = asyncio.run(steps_of_d(server, "preset=seed004-heatmap", (64, 66)))
+    assert first.widget_ids.keys() >= CHROME_WIDGETS and "preset=seed004-heatmap" in first.query_string
+    assert leaving.status == "FINISHED_SUCCESSFULLY" and set(leaving.widget_ids) >= CHROME_WIDGETS, leaving.status
+    assert "preset" not in parse_qs(leaving.query_string) and parse_qs(leaving.query_string)["d"] == ["64"]
+    assert after.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not set(after.widget_ids) & CHROME_WIDGETS
+    assert parse_qs(after.query_string)["d"] == ["66"]
+
+
+async def rotary_seed_then_ones(server: StreamlitServer) -> tuple[RunResult, RunResult]:
+    async with StreamlitSession(server.url) as session:
+        first = await session.open_page("rotary", "seed=5")
+        return first, await session.set_choice("qk", QK_LABELS["ones"], first)
+
+
+def test_a_page_control_the_page_no_longer_draws_leaves_the_url(server: StreamlitServer) -> None:
+    """Rotary draws its seed only for seeded random q and k: choosing all ones reruns the page alone,
+    and the seed leaves the URL as in a whole run (controls.begin_page_rerun)."""
+    first, ones = asyncio.run(rotary_seed_then_ones(server))
+    assert parse_qs(first.query_string) == {"seed": ["5"]} and "seed" in first.widget_ids
+    assert ones.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not ones.exceptions, ones.status
+    assert "seed" not in ones.widget_ids
+    assert parse_qs(ones.query_string) == {"qk": ["ones"]}
