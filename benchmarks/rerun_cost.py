@@ -27,9 +27,11 @@ largest settings (L=16384, d=2048). Results go to benchmarks/results/rerun_cost.
 exit status is 1 if a page's row misses the budget.
 
 ``--floor`` adds the rows of "chrome only": a copy of the app whose Encoding matrix draws only its
-title, served the same way. What it costs is what every page costs before it draws anything (the
-navigation, the sidebar's controls, the Share bar, the style sheet, the URL): the floor under
-every page's row, on this machine, in this run. It is not a page, and does not set the exit status.
+title, served the same way. What it costs is what every page's step costs before the page draws
+anything: a d step reruns the page's fragment alone (explorer/ui/navigation.py), so Streamlit's
+start of the run the browser asked for, its turn into the fragment's run, the settings and the URL;
+the floor under every page's row, on this machine, in this run. It is not a page, and does not set
+the exit status.
 """
 
 from __future__ import annotations
