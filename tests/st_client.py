@@ -183,6 +183,10 @@ class StreamlitSession:
         """Choose the option shown as ``label`` in the radio or select box with user key ``key``, as a click does."""
         return await self._move(key, known, lambda state: setattr(state, "string_value", label))
 
+    async def click(self, key: str, known: RunResult) -> RunResult:
+        """Click the button with user key ``key``."""
+        return await self._move(key, known, lambda state: setattr(state, "trigger_value", True))
+
     async def set_slider(self, key: str, value: float, known: RunResult) -> RunResult:
         """Move the slider with user key ``key`` (drawn in run ``known``, or still shown from an
         earlier run when ``known`` was a fragment's) to ``value``, as a drag does: a slider inside an

@@ -314,3 +314,27 @@ def test_a_page_control_the_page_no_longer_draws_leaves_the_url(server: Streamli
     assert ones.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not ones.exceptions, ones.status
     assert "seed" not in ones.widget_ids
     assert parse_qs(ones.query_string) == {"qk": ["ones"]}
+
+
+async def home_preset_clicked(server: StreamlitServer, key: str) -> tuple[RunResult, RunResult, RunResult]:
+    """Home, its preset ``key`` clicked, then Home again (the settings kept) and the same preset clicked again."""
+    async with StreamlitSession(server.url) as session:
+        home = await session.open_page("", "")
+        opened = await session.click(f"home_preset_{key}", home)
+        home_again = await session.open_page("", "")
+        return home, opened, await session.click(f"home_preset_{key}", home_again)
+
+
+def test_a_preset_button_inside_the_page_opens_its_page(server: StreamlitServer) -> None:
+    """Home's preset buttons are drawn in the page's fragment, so a click first reruns the page alone;
+    the preset must still set the sidebar and open its page, which only a whole run does: also when
+    the sidebar already holds the preset's values (a second click), so that nothing looks stale."""
+    key = "seed001-shift"
+    preset = PRESETS[key]
+    home, *clicks = asyncio.run(home_preset_clicked(server, key))
+    assert f"home_preset_{key}" in home.fragment_ids, "the button is not in the page's fragment"
+    for opened in clicks:
+        assert opened.status == "FINISHED_SUCCESSFULLY" and not opened.exceptions, opened.status
+        assert opened.page_url_path == preset.page
+        assert opened.slider_values["d"] == [preset.settings.d] and opened.slider_values["L"] == [preset.settings.L]
+        assert parse_qs(opened.query_string)["preset"] == [key]
