@@ -38,7 +38,7 @@ else:
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
-    # Above the page: presentation mode's style, the Share bar, then the notices of the URL's values.
+    # Above the page: presentation mode's style and the Share bar (the notices of the URL's values are the page's).
     bar = st.container()
     if presenting:
         style.present(bar)
@@ -46,6 +46,5 @@ else:
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)
     controls.sidebar_ui()
-    controls.show_notices(bar)
     controls.write_url()
     classroom.share_panel(share_pressed, page)

@@ -177,6 +177,9 @@ def run_page(page: StreamlitPage) -> None:
 
     def page_fragment() -> None:
         alone = in_fragment_rerun()  # the body runs in a whole run, or when this fragment reruns
+        # Above the page, the notices of the URL's values it read: in this fragment, so that the
+        # next step clears them, as the next run did when every step ran the app whole.
+        notices = st.container()
         if alone:
             st.session_state["settings"] = controls.begin_page_rerun()
             if controls.needs_whole_run():
@@ -198,5 +201,6 @@ def run_page(page: StreamlitPage) -> None:
             if controls.needs_whole_run():
                 st.rerun(scope="app")
             controls.write_url()
+        controls.show_notices(notices)
 
     st.fragment(page_fragment, key=controls.PAGE_FRAGMENT)()

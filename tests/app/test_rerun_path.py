@@ -338,3 +338,16 @@ def test_a_preset_button_inside_the_page_opens_its_page(server: StreamlitServer)
         assert opened.page_url_path == preset.page
         assert opened.slider_values["d"] == [preset.settings.d] and opened.slider_values["L"] == [preset.settings.L]
         assert parse_qs(opened.query_string)["preset"] == [key]
+
+
+def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(server: StreamlitServer) -> None:
+    """A link's value out of range gets a one-line notice above the page, drawn in the page's fragment,
+    so that a step, which reruns that fragment alone, clears it as a whole rerun would."""
+    first, step = asyncio.run(steps_of_d(server, "L=99999", (64,)))
+    messages = [ForwardMsg.FromString(payload) for payload in first.payloads]
+    notices = [m.delta for m in messages if m.WhichOneof("type") == "delta"
+               and m.delta.WhichOneof("type") == "new_element" and m.delta.new_element.WhichOneof("type") == "alert"]
+    assert len(notices) == 1 and "L" in notices[0].new_element.alert.body, first.alerts
+    assert notices[0].fragment_id, "the notice is drawn outside the page's fragment: a step would leave it"
+    assert step.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and step.alerts == []
+    assert parse_qs(step.query_string) == {"L": ["16384"], "d": ["64"]}
