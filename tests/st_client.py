@@ -194,13 +194,14 @@ class StreamlitSession:
         return await self._move(key, known, lambda state: state.double_array_value.data.append(float(value)))
 
     async def _move(self, key: str, known: RunResult, set_value: Callable[[WidgetState], None]) -> RunResult:
-        shown = key not in known.widget_ids
+        drawn_earlier = key not in known.widget_ids  # not re-sent by a fragment's run, still shown by the tab
         back = BackMsg()
         back.rerun_script.query_string = self._query_string
         back.rerun_script.page_script_hash = self._page_script_hash
-        back.rerun_script.fragment_id = (self._shown_fragment_ids if shown else known.fragment_ids).get(key, "")
+        fragment_ids = self._shown_fragment_ids if drawn_earlier else known.fragment_ids
+        back.rerun_script.fragment_id = fragment_ids.get(key, "")
         state = back.rerun_script.widget_states.widgets.add()
-        state.id = self._shown_widget_ids[key] if shown else known.widget_ids[key]
+        state.id = self._shown_widget_ids[key] if drawn_earlier else known.widget_ids[key]
         set_value(state)
         return await self._run(back)
 

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from st_client import RunResult, StreamlitServer, StreamlitSession
+from streamlit.proto.Delta_pb2 import Delta
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.PageConfig_pb2 import PageConfig
 
@@ -225,6 +226,17 @@ def test_a_page_control_reruns_only_its_fragment(
     assert not sent & {"d", "n", "L", "layout", "convention", "preset"}, "the sidebar ran again"
 
 
+def forward_messages(run: RunResult) -> list[ForwardMsg]:
+    """What a run sent (a session with keep_payloads), decoded."""
+    return [ForwardMsg.FromString(payload) for payload in run.payloads]
+
+
+def new_elements(run: RunResult) -> list[Delta]:
+    """The deltas of a run that draw an element (not a block)."""
+    return [m.delta for m in forward_messages(run)
+            if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"]
+
+
 async def page_configs_of_a_step(server: StreamlitServer, query: str) -> tuple[list[PageConfig], list[PageConfig]]:
     """The page configs a first run and then a d step send."""
     async with StreamlitSession(server.url, keep_payloads=True) as session:
@@ -232,8 +244,7 @@ async def page_configs_of_a_step(server: StreamlitServer, query: str) -> tuple[l
         step = await session.set_slider("d", 126, first)
 
     def configs(run: RunResult) -> list[PageConfig]:
-        messages = [ForwardMsg.FromString(payload) for payload in run.payloads]
-        return [m.page_config_changed for m in messages if m.WhichOneof("type") == "page_config_changed"]
+        return [m.page_config_changed for m in forward_messages(run) if m.WhichOneof("type") == "page_config_changed"]
 
     return configs(first), configs(step)
 
@@ -267,10 +278,9 @@ async def steps_of_d(server: StreamlitServer, query: str, values: tuple[int, ...
 
 
 def element_kinds(run: RunResult) -> set[str]:
-    messages = [ForwardMsg.FromString(payload) for payload in run.payloads]
-    return {m.WhichOneof("type") for m in messages} | {
-        m.delta.new_element.WhichOneof("type") for m in messages
-        if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"
+    """The kinds of message a run sent, and of the elements it drew."""
+    return {m.WhichOneof("type") for m in forward_messages(run)} | {
+        delta.new_element.WhichOneof("type") for delta in new_elements(run)
     }
 
 
@@ -344,9 +354,7 @@ def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(serv
     """A link's value out of range gets a one-line notice above the page, drawn in the page's fragment,
     so that a step, which reruns that fragment alone, clears it as a whole rerun would."""
     first, step = asyncio.run(steps_of_d(server, "L=99999", (64,)))
-    messages = [ForwardMsg.FromString(payload) for payload in first.payloads]
-    notices = [m.delta for m in messages if m.WhichOneof("type") == "delta"
-               and m.delta.WhichOneof("type") == "new_element" and m.delta.new_element.WhichOneof("type") == "alert"]
+    notices = [delta for delta in new_elements(first) if delta.new_element.WhichOneof("type") == "alert"]
     assert len(notices) == 1 and "L" in notices[0].new_element.alert.body, first.alerts
     assert notices[0].fragment_id, "the notice is drawn outside the page's fragment: a step would leave it"
     assert step.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and step.alerts == []
