@@ -8,6 +8,13 @@ the query string, the page and the widget values) starts a run; the server answe
 finally ``script_finished``. A run that reruns itself (a preset, st.switch_page) first
 finishes with FINISHED_EARLY_FOR_RERUN and goes on; the run is over at the first other
 status. Nothing is drawn: the client only records what a test or a benchmark asks about.
+
+Like a browser tab, it keeps Streamlit's message cache (the frontend's ForwardMessageCache): an
+element of 10 kB or more (a chart) arrives with a hash and is kept; each rerun request lists the
+hashes kept, and the server sends a short reference in place of an element the tab already holds.
+An entry leaves the cache when ``maxCachedMessageAge`` runs (2, from new_session) that could have
+redrawn it (a whole run, or a run of the fragment it was drawn in) went by without it. A warm
+slider step in a browser re-sends its charts this way, and so does this client.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import asyncio
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import Message
 from http.cookies import SimpleCookie
@@ -143,6 +150,10 @@ class StreamlitSession:
         # The widgets the tab shows: a fragment's run re-sends only its own, and the browser keeps the others.
         self._shown_widget_ids: dict[str, str] = {}
         self._shown_fragment_ids: dict[str, str] = {}
+        # The browser's message cache: hash -> [payload, run count when last used, fragment drawn in].
+        self._message_cache: dict[str, list] = {}
+        self._run_count = 0
+        self._max_message_age = 2
 
     async def connect(self) -> None:
         """Open the WebSocket; raises websockets.InvalidStatus if the server refuses it."""
@@ -176,6 +187,7 @@ class StreamlitSession:
         back = BackMsg()
         back.rerun_script.query_string = query_string
         back.rerun_script.page_name = page
+        back.rerun_script.cached_message_hashes.extend(self._message_cache)
         self._query_string = query_string  # the tab's URL, until the app writes another
         return await self._run(back)
 
@@ -200,6 +212,7 @@ class StreamlitSession:
         back.rerun_script.page_script_hash = self._page_script_hash
         fragment_ids = self._shown_fragment_ids if drawn_earlier else known.fragment_ids
         back.rerun_script.fragment_id = fragment_ids.get(key, "")
+        back.rerun_script.cached_message_hashes.extend(self._message_cache)
         state = back.rerun_script.widget_states.widgets.add()
         state.id = self._shown_widget_ids[key] if drawn_earlier else known.widget_ids[key]
         set_value(state)
@@ -228,12 +241,15 @@ class StreamlitSession:
             payload = await asyncio.wait_for(self._ws.recv(decode=False), max(deadline - time.monotonic(), 0.001))
             result.messages += 1
             result.bytes_received += len(payload)
-            if self.keep_payloads:
-                result.payloads.append(payload)
             message = ForwardMsg()
             message.ParseFromString(payload)
+            payload, message = self._through_cache(payload, message)
+            if self.keep_payloads:
+                result.payloads.append(payload)
             kind = message.WhichOneof("type")
-            if kind == "navigation":  # st.navigation names the page it runs (new_session names app.py)
+            if kind == "new_session":
+                self._max_message_age = message.new_session.config.max_cached_message_age
+            elif kind == "navigation":  # st.navigation names the page it runs (new_session names app.py)
                 self._page_script_hash = message.navigation.page_script_hash
                 result.page_url_path = next(
                     ("" if page.is_default else page.url_pathname for page in message.navigation.app_pages
@@ -246,6 +262,7 @@ class StreamlitSession:
                 _record_element(message.delta.new_element, result, message.delta.fragment_id)
             elif kind == "script_finished" and message.script_finished != _RERUNNING:
                 result.status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
+                self._expire_cached_messages(message.metadata.run.fragment_ids)
                 break
         result.seconds = time.perf_counter() - start
         result.page_script_hash = self._page_script_hash
@@ -256,6 +273,27 @@ class StreamlitSession:
         self._shown_widget_ids |= result.widget_ids
         self._shown_fragment_ids |= result.fragment_ids
         return result
+
+    def _through_cache(self, payload: bytes, message: ForwardMsg) -> tuple[bytes, ForwardMsg]:
+        """The message as the tab reads it: a reference is the cached message it names (with the
+        reference's own place on the page), a cacheable message is kept."""
+        if message.WhichOneof("type") == "ref_hash":
+            entry = self._message_cache[message.ref_hash]  # a miss is the server's error, as in the browser
+            entry[1] = self._run_count
+            cached = ForwardMsg.FromString(entry[0])
+            cached.metadata.CopyFrom(message.metadata)
+            return cached.SerializeToString(), cached
+        if message.metadata.cacheable and message.hash and message.hash not in self._message_cache:
+            self._message_cache[message.hash] = [payload, self._run_count, message.delta.fragment_id]
+        return payload, message
+
+    def _expire_cached_messages(self, fragment_ids: Sequence[str]) -> None:
+        """After a run, forget what the last ``max_cached_message_age`` runs that could have drawn it did not use."""
+        self._run_count += 1
+        for message_hash, (_, last_used, fragment_id) in list(self._message_cache.items()):
+            could_redraw = not fragment_ids or (fragment_id and fragment_id in fragment_ids)
+            if could_redraw and self._run_count - last_used > self._max_message_age:
+                del self._message_cache[message_hash]
 
 
 def _record_element(element: Element, result: RunResult, fragment_id: str) -> None:

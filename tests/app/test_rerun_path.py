@@ -359,3 +359,17 @@ def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(serv
     assert notices[0].fragment_id, "the notice is drawn outside the page's fragment: a step would leave it"
     assert step.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and step.alerts == []
     assert parse_qs(step.query_string) == {"L": ["16384"], "d": ["64"]}
+
+
+def test_the_client_keeps_the_browsers_message_cache(server: StreamlitServer) -> None:
+    """Like a browser tab, the test client lists the large messages it holds, and the server sends a short
+    reference for a chart the tab already has (what a warm step costs in a browser): a step back to the first
+    d receives the Encoding matrix's charts as references, which the client reads as the charts."""
+    first, step, back = asyncio.run(steps_of_d(server, "L=1000", (64, 128)))
+    for run in (first, step, back):
+        assert {"matrix_heatmap", "matrix_rates"} <= set(run.widget_ids), run.widget_ids
+    assert first.bytes_received > 50_000 and step.bytes_received > 50_000, "the charts are smaller than the cache's"
+    assert back.bytes_received < step.bytes_received / 5, (back.bytes_received, step.bytes_received)
+    decoded = [ForwardMsg.FromString(payload) for payload in back.payloads]
+    assert not [m for m in decoded if m.WhichOneof("type") == "ref_hash"], "a reference was kept unread"
+
