@@ -11,7 +11,7 @@ from explorer.rope_presets import CUSTOM
 from explorer.settings import even_settings, format_n
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, controls, navigation
 
 # --- this page's cached computations (shared by every session) ---
 
@@ -34,7 +34,7 @@ def rope_upload(file_id: str, name: str, _data: bytes) -> rotary.RopeCheck:
 
 
 WHY_EVEN = "RoPE turns coordinates in pairs"
-settings = blocks.even_d_page("Rotary (RoPE)", WHY_EVEN)
+st.title("Rotary (RoPE)")
 # One element for the text and its two formulas (a page's elements each cost its every rerun).
 st.markdown(
     "RoPE turns each pair i of a query's coordinates by the angle m·θ_i, m its position, and each pair of a "
@@ -57,8 +57,6 @@ model = controls.preset_control(
     values=rope_presets.preset_values, format_func=rope_presets.preset_label, container=model_col,
     help="Real models' RoPE, read from their config.json (explorer/data/model_configs).",
 )
-settings = even_settings(st.session_state["settings"], WHY_EVEN)[0]
-d, L, base = settings.d, settings.L, settings.n
 layout = controls.choice_control(
     "rope_layout", "Layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
     format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
@@ -79,36 +77,39 @@ for name, column in zip(rope_presets.METHOD_PARAMETERS[method], parameter_cols, 
     options, default = rope_presets.PARAMETERS[name]
     parameters[name] = controls.option_control(name, rope_presets.PARAMETER_LABELS[name], options, default=default,
                                                container=column)
-scaling, scaling_notices = rope_presets.scaling_from_choice(method, d=d, model=model, **parameters)
-for notice in scaling_notices:
-    st.warning(notice, icon=":material/tune:")
-view = RotaryView(d, base, L, layout, scaling, qk, seed)
-a = view.attention()
-if model != CUSTOM:
-    preset = rope_presets.rope_preset(model)
-    edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
-    st.caption(
-        f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
-        f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
-        + (f" Changed here: {edited}." if edited else "")
-    )
-st.caption(
-    f"Scaling: {rope_presets.describe_scaling(scaling, d)}. {rope_presets.attention_note(scaling, L)} Every chart "
-    f"uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the sinusoid's; here "
-    "θ_i = b^(−2i/d) and the layout is the one above."
-)
 
-#: The reproduce-this code's arguments (the pair section's controls add theirs).
-blocks_per_axis = rotary.score_blocks(L)
-cache_rows, cache_cols = rotary.cache_grid(L, d)
-snippet: dict[str, int] = {"blocks": blocks_per_axis, "cache_rows": cache_rows, "cache_cols": cache_cols}
+
+def the_view() -> RotaryView:
+    """The view of the shared settings and the controls above, with the notices and captions that say what it is."""
+    settings, odd_notice = even_settings(st.session_state["settings"], WHY_EVEN)
+    if odd_notice:
+        st.warning(odd_notice, icon=":material/warning:")
+    d, L, base = settings.d, settings.L, settings.n
+    scaling, scaling_notices = rope_presets.scaling_from_choice(method, d=d, model=model, **parameters)
+    for notice in scaling_notices:
+        st.warning(notice, icon=":material/tune:")
+    if model != CUSTOM:
+        preset = rope_presets.rope_preset(model)
+        edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
+        st.caption(
+            f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
+            f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
+            + (f" Changed here: {edited}." if edited else "")
+        )
+    st.caption(
+        f"Scaling: {rope_presets.describe_scaling(scaling, d)}. {rope_presets.attention_note(scaling, L)} Every "
+        f"chart uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the "
+        "sinusoid's; here θ_i = b^(−2i/d) and the layout is the one above."
+    )
+    return RotaryView(d, base, L, layout, scaling, qk, seed)
 
 
 # --- one pair ------------------------------------------------------------------------------------
 
 
-def pair_section() -> None:
+def pair_section(view: RotaryView, convention: str, snippet: dict[str, int]) -> None:
     """One pair of q and k in its plane, Play, and the transition matrix: moving these reruns only this."""
+    d, L = view.d, view.L
     st.header("One pair, turned in its plane")
     pair_col, m_col, n_col = st.columns(3)
     pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
@@ -116,10 +117,11 @@ def pair_section() -> None:
     n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=n_col)
     # Keyed by what they depend on (rotary.pair_inputs): an L step replays them, unless it changes θ'_i or a.
     inputs = rotary.pair_inputs(view, pair)
-    blocks.cached_section("rotary_pair", lambda: pair_chart(pair, m, n), inputs, settings.convention, pair, m, n)
+    blocks.cached_section("rotary_pair", lambda: pair_chart(view, convention, pair, m, n), inputs,
+                          convention, pair, m, n)
     blocks.downloads("the four points", lambda: rotary.pair_table(rotary.pair_view(view, pair, m, n)),
                      key="rotary_pair")
-    blocks.cached_section("rotary_pair_play", lambda: pair_play(pair, n), inputs, pair, n,
+    blocks.cached_section("rotary_pair_play", lambda: pair_play(view, pair, n), inputs, pair, n,
                           rotary.play_last(float(view.theta()[pair]), L))
     blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
     controls.reseed(("delta", "pair"))
@@ -130,7 +132,7 @@ def pair_section() -> None:
     snippet.update(pair=pair, m=m, n=n)
 
 
-def pair_chart(pair: int, m: int, n: int) -> None:
+def pair_chart(view: RotaryView, convention: str, pair: int, m: int, n: int) -> None:
     """The pair in its plane and its numbers, then the same rotation as the transition matrix's block."""
     p = rotary.pair_view(view, pair, m, n)
     chart_col, numbers_col = st.columns([3, 2])
@@ -142,14 +144,14 @@ def pair_chart(pair: int, m: int, n: int) -> None:
     numbers_col.metric(from_offset, f"{p.from_offset:.6g}",
                        help="a² Re(z_q conj(z_k) e^(i(m−n)θ')) for this pair: the offset alone.")
     numbers_col.caption(
-        f"Pair {pair} is columns {p.columns[0]} and {p.columns[1]} ({layout}); θ'_{pair} = {p.theta:.10g} rad per "
+        f"Pair {pair} is columns {p.columns[0]} and {p.columns[1]} ({view.layout}); θ'_{pair} = {p.theta:.10g} rad per "
         f"position. Both arrows turn counterclockwise; the angle between them changes by (m − n)·θ', so their dot "
         "product, this pair's part of the score, is the same for every m, n with the same m − n."
     )
-    transition(pair, m)
+    transition(view, convention, pair, m)
 
 
-def pair_play(pair: int, n: int) -> None:
+def pair_play(view: RotaryView, pair: int, n: int) -> None:
     figure = rotary.pair_play_figure(view, pair, n)
     blocks.chart(figure, key="rotary_pair_play")
     swept = [int(name) for name in figure.frame_names]
@@ -165,8 +167,8 @@ def pair_play(pair: int, n: int) -> None:
     )
 
 
-def transition(pair: int, m: int) -> None:
-    block = rotary.transition_block(d, base, pair, m)
+def transition(view: RotaryView, convention: str, pair: int, m: int) -> None:
+    block = rotary.transition_block(view.d, view.base, pair, m)
 
     def matrix(values: np.ndarray) -> str:
         return (r"\begin{bmatrix}" + " & ".join(f"{v:.6f}" for v in values[0]) + r"\\"
@@ -180,21 +182,21 @@ def transition(pair: int, m: int) -> None:
     st.caption(
         f"Left: RoPE's rotation of pair {pair} at m = {m} (pe_core.rotate of the pair's two unit vectors, without "
         f"the scaling). Right: the 2 x 2 block of pair {pair} of the sinusoid's transition matrix M(δ = {m}) for "
-        f"d = {d}, n = {format_n(base)} (pe_core.transition_matrix's block, rows and columns {2 * pair} and "
+        f"d = {view.d}, n = {format_n(view.base)} (pe_core.transition_matrix's block, rows and columns {2 * pair} and "
         f"{2 * pair + 1} in the interleaved layout, read from pe_core.shift). Largest difference: "
         f"{block.max_difference:.2e}. The same matrix: RoPE applies it to the column (u, v)ᵀ from the left, the "
         "sinusoid to the row (sin, cos) from the right."
-        + (" A scaling changes only the angle: R(mθ'_i)." if scaling is not None else "")
+        + (" A scaling changes only the angle: R(mθ'_i)." if view.scaling is not None else "")
         + (" The link opens Relative positions with the sidebar's frequencies; choose 'paper' there for these θ_i."
-           if settings.convention != "paper" else "")
+           if convention != "paper" else "")
     )
 
 
 # --- the score matrix ----------------------------------------------------------------------------
 
 
-def score_section() -> None:
-    s = analysis(view.key(), view).scores
+def score_section(view: RotaryView) -> None:
+    s, L = analysis(view.key(), view).scores, view.L
     st.header("The score matrix q_m·k_n")
     heat_col, line_col = st.columns(2)
     with heat_col:
@@ -222,8 +224,8 @@ def score_section() -> None:
 # --- long-term decay -----------------------------------------------------------------------------
 
 
-def decay_section() -> None:
-    dec = analysis(view.key(), view).decay
+def decay_section(view: RotaryView) -> None:
+    dec, d, L = analysis(view.key(), view).decay, view.d, view.L
     st.header("Long-term decay")
     blocks.chart(rotary.decay_figure(dec, d=d), key="rotary_decay")
     ratio_col, far_col = st.columns(2)
@@ -242,15 +244,16 @@ def decay_section() -> None:
 # --- the two layouts -----------------------------------------------------------------------------
 
 
-def layouts_section() -> None:
-    tables = analysis(view.key(), view).cos_tables
+def layouts_section(view: RotaryView) -> None:
+    tables, d, L = analysis(view.key(), view).cos_tables, view.d, view.L
     st.header("Two layouts: half and interleaved")
     for layout_name, column in zip(pe_core.ROPE_LAYOUTS, st.columns(2), strict=True):
         values, row_edges, col_edges = tables[layout_name]
         with column:
-            blocks.chart(rotary.cos_figure(values, row_edges, col_edges, d=d, layout=layout_name, a=a),
+            blocks.chart(rotary.cos_figure(values, row_edges, col_edges, d=d, layout=layout_name,
+                                            a=view.attention()),
                          key=f"rotary_cos_{layout_name}")
-    values, row_edges, col_edges = tables[layout]
+    values, row_edges, col_edges = tables[view.layout]
     blocks.reduced_note("Each cos table", values.shape, (L, d))
     st.caption(
         "The same angles m·θ'_i in two orders: half (GPT-NeoX, Llama and most models in transformers: "
@@ -260,8 +263,8 @@ def layouts_section() -> None:
     )
 
 
-def mixing_section() -> None:
-    mix = analysis(view.key(), view).mixing
+def mixing_section(view: RotaryView) -> None:
+    mix, layout, L = analysis(view.key(), view).mixing, view.layout, view.L
     other = rotary.OTHER_LAYOUT[layout]
     cache, _, _ = rotary.LAYOUT_CODE[layout]
     wrong = rotary.LAYOUT_CODE[other][1]
@@ -285,34 +288,16 @@ def mixing_section() -> None:
     )
 
 
-def layouts_and_mixing() -> None:
+def layouts_and_mixing(view: RotaryView) -> None:
     """One cached section (one hash of its inputs, one replay on a warm run): the mixing map needs the view."""
-    layouts_section()
-    mixing_section()
-
-
-blocks.fragment(pair_section)
-blocks.cached_section("rotary_scores", score_section, view.key())
-blocks.downloads("the score matrix", lambda: rotary.square_table(
-    analysis(view.key(), view).scores.block_means, analysis(view.key(), view).scores.edges), key="rotary_scores")
-blocks.downloads("the closed form and the measured scores",
-                 lambda: rotary.closed_form_table(analysis(view.key(), view).scores), key="rotary_closed_form")
-blocks.cached_section("rotary_decay", decay_section, d, base, repr(scaling), L)
-blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(analysis(view.key(), view).decay),
-                 key="rotary_decay")
-
-blocks.cached_section("rotary_layouts", layouts_and_mixing, view.key())
-for name in pe_core.ROPE_LAYOUTS:
-    blocks.downloads(f"the {name} cos table", lambda name=name: rotary.cos_download(
-        *analysis(view.key(), view).cos_tables[name], d=d, layout=name), key=f"rotary_cos_{name}")
-blocks.downloads("the error map", lambda: rotary.square_table(
-    analysis(view.key(), view).mixing.error_means, analysis(view.key(), view).mixing.edges), key="rotary_mixing")
+    layouts_section(view)
+    mixing_section(view)
 
 
 # --- check your RoPE -------------------------------------------------------------------------------
 
 
-def check_section() -> None:
+def check_section(view: RotaryView) -> None:
     """The checker: an upload reruns only this section."""
     st.header("Check your RoPE")
     st.markdown(
@@ -331,6 +316,7 @@ def check_section() -> None:
                               key="rotary_upload")
     if upload is None:
         return
+    controls.steps_rerun_page()  # a reading is compared with the view above
     try:
         check = rope_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:
@@ -342,10 +328,10 @@ def check_section() -> None:
         blocks.table(rotary.arrays_table(check), width="stretch")
         index = st.selectbox("Array shown below", range(len(readings)), index=check.first_rotary,
                              format_func=lambda i: readings[i].label, key=f"rotary_array_{upload.file_id}")
-    show_reading(readings[index])
+    show_reading(view, readings[index])
 
 
-def show_reading(reading: rotary.ArrayReading) -> None:
+def show_reading(view: RotaryView, reading: rotary.ArrayReading) -> None:
     """One array's verdict, its metric boxes, the scaling's parameters and the way to open it on the page."""
     for note in reading.notes:
         st.caption(note)
@@ -392,7 +378,40 @@ def show_reading(reading: rotary.ArrayReading) -> None:
         st.rerun(scope="app")
 
 
-blocks.fragment(check_section)
+# --- the part that reads the shared settings -----------------------------------------------------
 
-blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
-                 lambda: rotary.rotary_code(view, **snippet, library="torch"))
+
+def charts() -> tuple[RotaryView, dict[str, int]]:
+    """The charts below the controls, which read the sidebar's d, n and L: a move of one reruns this alone.
+    Returns the view and the reproduce-this code's arguments, for the checker and the code below it."""
+    view = the_view()
+    cache_rows, cache_cols = rotary.cache_grid(view.L, view.d)
+    #: The reproduce-this code's arguments (the pair section's controls add theirs).
+    snippet = {"blocks": rotary.score_blocks(view.L), "cache_rows": cache_rows, "cache_cols": cache_cols}
+    blocks.fragment(pair_section, view, st.session_state["settings"].convention, snippet)
+    blocks.cached_section("rotary_scores", lambda: score_section(view), view.key())
+    blocks.downloads("the score matrix", lambda: rotary.square_table(
+        analysis(view.key(), view).scores.block_means, analysis(view.key(), view).scores.edges), key="rotary_scores")
+    blocks.downloads("the closed form and the measured scores",
+                     lambda: rotary.closed_form_table(analysis(view.key(), view).scores), key="rotary_closed_form")
+    blocks.cached_section("rotary_decay", lambda: decay_section(view), view.d, view.base, repr(view.scaling),
+                          view.L)
+    blocks.downloads("the bound and the all-ones scores", lambda: rotary.decay_table(analysis(view.key(), view).decay),
+                     key="rotary_decay")
+
+    blocks.cached_section("rotary_layouts", lambda: layouts_and_mixing(view), view.key())
+    for name in pe_core.ROPE_LAYOUTS:
+        blocks.downloads(f"the {name} cos table", lambda name=name: rotary.cos_download(
+            *analysis(view.key(), view).cos_tables[name], d=view.d, layout=name), key=f"rotary_cos_{name}")
+    blocks.downloads("the error map", lambda: rotary.square_table(
+        analysis(view.key(), view).mixing.error_means, analysis(view.key(), view).mixing.edges), key="rotary_mixing")
+    return view, snippet
+
+
+drawn = navigation.run_settings_part(charts)
+if drawn is not None:
+    view, snippet = drawn
+    blocks.fragment(check_section, view)
+    if blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
+                        lambda: rotary.rotary_code(view, **snippet, library="torch")):
+        controls.steps_rerun_page()  # the code holds the settings

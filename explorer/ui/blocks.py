@@ -197,34 +197,35 @@ def first_chart_sent() -> None:
 CODE_KEY = "code"
 
 
-def fragment(body: Callable[[], None]) -> None:
-    """Run ``body`` as an st.fragment, now: a control inside it reruns only ``body``, not
-    the page, and the URL still follows (the page's other controls keep their keys)."""
+def fragment(body: Callable[..., None], *args: object) -> None:
+    """Run ``body(*args)`` as an st.fragment, now: a control inside it reruns only ``body`` (with
+    the same ``args``), not the page, and the URL still follows (the page's other controls keep
+    their keys)."""
 
     @functools.wraps(body)  # st.fragment tells fragments apart by their function's name
-    def run() -> None:
-        body()
+    def run(*args: object) -> None:
+        body(*args)
         if navigation.in_fragment_rerun() and not navigation.rerunning_page():
             controls.write_url()
             if st.session_state.get(CODE_KEY, False):
                 # The page's "reproduce this" code, outside the fragment, holds its controls' values.
                 st.rerun(scope="app")
 
-    st.fragment(run)()
+    st.fragment(run)(*args)
 
 
-def reproduce(numpy_code: str | Callable[[], str], torch_code: str | Callable[[], str] | None = None) -> None:
+def reproduce(numpy_code: str | Callable[[], str], torch_code: str | Callable[[], str] | None = None) -> bool:
     """The 'reproduce this' code for the exact current settings, NumPy and PyTorch, shown on
     request by a toggle kept in the URL (``code=true``, on every page alike). Either may be given
     as a function that writes it, called only when the code is shown.
 
     Not an expander: a collapsed expander's code is still sent and highlighted by the
     browser, and since the code holds the settings it changes, and costs ~10 ms per block,
-    on every slider step.
+    on every slider step. Returns whether the code is shown.
     """
     libraries = "NumPy" if torch_code is None else "NumPy and PyTorch"
     if not controls.bool_control(CODE_KEY, f"Reproduce this in code ({libraries})"):
-        return
+        return False
     numpy_code = numpy_code() if callable(numpy_code) else numpy_code
     torch_code = torch_code() if callable(torch_code) else torch_code
     # Long lines wrap: a block that scrolls sideways cannot be scrolled from the keyboard
@@ -232,7 +233,8 @@ def reproduce(numpy_code: str | Callable[[], str], torch_code: str | Callable[[]
     with st.container(border=True):
         if torch_code is None:
             st.code(numpy_code, language="python", wrap_lines=True)
-            return
+            return True
         numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
         numpy_tab.code(numpy_code, language="python", wrap_lines=True)
         torch_tab.code(torch_code, language="python", wrap_lines=True)
+    return True

@@ -23,11 +23,18 @@ OFFER_DOWNLOADS = "offer_downloads"
 #: The key of the st.fragment each page runs in (explorer.ui.navigation.run_page): a move of a
 #: shared control reruns it alone.
 PAGE_FRAGMENT = "page"
+#: The key of the st.fragment that holds the part of a page reading the shared settings, below the
+#: page's own controls (explorer.ui.navigation.run_settings_part): when a page has one, a move of a
+#: shared control reruns that part alone.
+SETTINGS_PART = "settings_part"
 
 _SEEDED = "_url_seeded"  # keys already read from the URL in this session
 _PENDING = "_pending"  # values a preset set for controls that are not drawn yet
 _DEFAULTS = "_url_defaults"  # key -> default of every control drawn in this run
 _BEFORE_PAGE = "_url_keys_before_page"  # the keys of _DEFAULTS when the page began, in the last whole run
+_BEFORE_PART = "_url_keys_before_part"  # the same when the page's settings part began, in the last page run
+_STEP_RERUNS = "_step_reruns"  # the fragment a move of a shared control reruns (the page's, or its part's)
+_NOTICES_SHOWN = "_notices_shown"  # the page shows notices of the URL's values (which a step clears)
 _SHOWN = "_sidebar_shown"  # what the sidebar's controls show in the browser
 _NOTICES = "_notices"
 _SWITCH_TO = "_switch_to"
@@ -41,14 +48,39 @@ def begin_run() -> None:
 def begin_page() -> None:
     """In a whole run, as the page begins: the controls drawn so far are the app's, not the page's."""
     st.session_state[_BEFORE_PAGE] = set(st.session_state.get(_DEFAULTS, {}))
+    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
 
 
 def begin_page_rerun() -> s.Settings:
     """As the page's fragment reruns alone: forget the page's own controls (it draws them again, and
     one it no longer draws leaves the URL, as in a whole run) and read the shared settings again
     (a callback may have set them). Returns them."""
+    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
+    return _forget_controls_since(_BEFORE_PAGE)
+
+
+def begin_settings_part() -> None:
+    """In a whole run or a page's rerun, as the page's settings part begins: the controls drawn so
+    far are the page's own, which a move of a shared control no longer draws again."""
+    st.session_state[_BEFORE_PART] = set(st.session_state[_DEFAULTS])
+    st.session_state[_STEP_RERUNS] = SETTINGS_PART
+
+
+def steps_rerun_page() -> None:
+    """Something drawn after the page's settings part reads the shared settings too (the code shown, a
+    reading compared with the view): until the page's next run, a move of a shared control reruns the
+    page, not the part alone."""
+    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
+
+
+def begin_settings_part_rerun() -> s.Settings:
+    """As the page's settings part reruns alone: ``begin_page_rerun`` for the part's controls."""
+    return _forget_controls_since(_BEFORE_PART)
+
+
+def _forget_controls_since(mark: str) -> s.Settings:
     state = st.session_state
-    before = state.get(_BEFORE_PAGE, set())
+    before = state.get(mark, set())
     state[_DEFAULTS] = {key: default for key, default in state[_DEFAULTS].items() if key in before}
     return shared_settings()
 
@@ -85,7 +117,8 @@ def _moved(key: str) -> None:
     state = st.session_state
     state["preset"] = CUSTOM
     state.setdefault(_SHOWN, {})[key] = state[key]
-    st.rerun(PAGE_FRAGMENT)
+    # The page's notices of the URL's values are above its settings part: the page reruns to clear them.
+    st.rerun(PAGE_FRAGMENT if state.get(_NOTICES_SHOWN) else state.get(_STEP_RERUNS, PAGE_FRAGMENT))
 
 
 def _apply_preset() -> None:
@@ -367,8 +400,10 @@ def text_control(
 
 def show_notices(container) -> None:
     """Show, once, what was changed in the URL's values (one line each)."""
-    for notice in st.session_state.pop(_NOTICES, []):
+    notices = st.session_state.pop(_NOTICES, [])
+    for notice in notices:
         container.warning(notice, icon=":material/link_off:")
+    st.session_state[_NOTICES_SHOWN] = bool(notices)
 
 
 def pending_page_switch() -> str | None:

@@ -8,8 +8,9 @@ import logging
 import os
 import threading
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import TypeVar
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -17,6 +18,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import page_list
 from explorer.ui import controls
+
+T = TypeVar("T")
 
 #: The pages as first built in this process, by URL path (see ``pages``).
 _BUILT: dict[str, StreamlitPage] = {}
@@ -157,7 +160,8 @@ def in_fragment_rerun() -> bool:
 
 
 def rerunning_page() -> bool:
-    """True while the page's fragment reruns alone: the fragments inside it run in full, as in a whole run."""
+    """True while the page's fragment, or its settings part, reruns alone: the fragments inside it run
+    in full, as in a whole run."""
     return getattr(_this_run, "page", False)
 
 
@@ -170,7 +174,8 @@ def run_page(page: StreamlitPage) -> None:
     the browser as they are, where a whole run sends them again, about a third of a light page's
     warm rerun (benchmarks/README.md). When the page's run leaves the sidebar showing other values
     than the session holds (a preset, a pasted config), or a preset waits to open its page, the
-    app reruns whole.
+    app reruns whole. A page whose own controls come first may put what reads the shared settings
+    in a part of its own (``run_settings_part``), which a shared control's move then reruns alone.
 
     Streamlit's own rerun and stop signals are BaseExceptions, so they pass through.
     """
@@ -182,25 +187,63 @@ def run_page(page: StreamlitPage) -> None:
         notices = st.container()
         if alone:
             st.session_state["settings"] = controls.begin_page_rerun()
-            if controls.needs_whole_run():
-                st.rerun(scope="app")
             # st.navigation marks the page it returns to run once a run; this rerun is a run.
             page._can_be_called = True
         else:
             controls.begin_page()
-        _this_run.page = alone
-        try:
-            with RUN_SLOTS.held():
-                page.run()
-        except Exception:
-            logging.getLogger("explorer").exception("page %r failed", getattr(page, "title", page))
-            st.error(PAGE_FAILED, icon=":material/error:")
-        finally:
-            _this_run.page = False
-        if alone:
-            if controls.needs_whole_run():
-                st.rerun(scope="app")
-            controls.write_url()
+        _run_guarded(page.run, getattr(page, "title", page), alone=alone, in_slot=True)
         controls.show_notices(notices)
 
     st.fragment(page_fragment, key=controls.PAGE_FRAGMENT)()
+
+
+def run_settings_part(draw: Callable[[], T]) -> T | None:
+    """Run ``draw``, the part of a page below its own controls that reads the shared settings, in an
+    st.fragment keyed ``controls.SETTINGS_PART``: a move of a shared control reruns this part alone,
+    and the page's title, text and controls above it stay in the browser as they are. ``draw`` reads
+    the shared settings from ``st.session_state["settings"]``, and the page's controls above it from
+    its closure (Streamlit keeps the part's function of the page's last run). Call it once. Returns
+what ``draw`` returns in the page's run (None if it failed); what the page draws after it is not
+drawn again when the part reruns alone, so if that reads the shared settings too, it calls
+``controls.steps_rerun_page``.
+
+    On Rotary, the title, the text and the model, layout, q, k and scaling controls (twenty messages and
+    five widgets) are not sent again on a d step, nor, below the part, the checker and the code toggle
+    (benchmarks/README.md, "2026-11-29, 12:20").
+    """
+
+    def settings_part() -> None:
+        alone = in_fragment_rerun() and not rerunning_page()
+        if alone:
+            st.session_state["settings"] = controls.begin_settings_part_rerun()
+        else:
+            controls.begin_settings_part()
+        # In a whole run or the page's rerun the page already holds a run slot.
+        return _run_guarded(draw, "settings part", alone=alone, in_slot=alone)
+
+    return st.fragment(settings_part, key=controls.SETTINGS_PART)()
+
+
+def _run_guarded(draw: Callable[[], T], name: object, *, alone: bool, in_slot: bool) -> T | None:
+    """Run ``draw`` (in a run slot if ``in_slot``); an unexpected error becomes a short message and a
+    log entry. When ``draw`` is a fragment's run alone (``alone``), the whole app reruns instead
+    whenever the sidebar would show stale values or a page must open, and the URL follows. Returns
+    what ``draw`` returns, or None if it failed."""
+    if alone and controls.needs_whole_run():
+        st.rerun(scope="app")
+    around = rerunning_page()  # the page's rerun, around its settings part
+    _this_run.page = alone or around
+    drawn = None
+    try:
+        with RUN_SLOTS.held() if in_slot else nullcontext():
+            drawn = draw()
+    except Exception:
+        logging.getLogger("explorer").exception("page %r failed", name)
+        st.error(PAGE_FAILED, icon=":material/error:")
+    finally:
+        _this_run.page = around
+    if alone:
+        if controls.needs_whole_run():
+            st.rerun(scope="app")
+        controls.write_url()
+    return drawn

@@ -26,7 +26,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.PageConfig_pb2 import PageConfig
 
 from explorer.presets import PRESETS
-from explorer.topics.rotary import QK_LABELS
+from explorer.topics.rotary import LAYOUT_CODE, QK_LABELS
 from explorer.ui import startup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -268,10 +268,12 @@ def test_a_run_sends_one_page_config_with_the_app_title_and_the_sidebar_of_its_m
 CHROME_WIDGETS = {"preset", "d", "n", "L", "layout", "convention", "offer_downloads", "share_view", "present"}
 
 
-async def steps_of_d(server: StreamlitServer, query: str, values: tuple[int, ...]) -> list[RunResult]:
-    """A first run of Encoding matrix with ``query``, then the sidebar's d moved to each value in turn."""
+async def steps_of_d(
+    server: StreamlitServer, query: str, values: tuple[int, ...], page: str = "matrix"
+) -> list[RunResult]:
+    """A first run of ``page`` (Encoding matrix) with ``query``, then the sidebar's d moved to each value in turn."""
     async with StreamlitSession(server.url, keep_payloads=True) as session:
-        runs = [await session.open_page("matrix", query)]
+        runs = [await session.open_page(page, query)]
         for value in values:
             runs.append(await session.set_slider("d", value, runs[-1]))
     return runs
@@ -359,6 +361,74 @@ def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(serv
     assert notices[0].fragment_id, "the notice is drawn outside the page's fragment: a step would leave it"
     assert step.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and step.alerts == []
     assert parse_qs(step.query_string) == {"L": ["16384"], "d": ["64"]}
+
+
+#: Pages whose charts read the shared settings in a part of their own, below their own controls
+#: (navigation.run_settings_part): those controls, and keyed charts of the part.
+PAGE_CONTROLS = {
+    "rotary": {"model", "rope_layout", "qk", "seed", "scaling"},
+}
+PART_DRAWS = {
+    "rotary": {"rotary_scores", "rotary_decay", "rotary_pair"},
+}
+
+
+@pytest.mark.parametrize("page", PAGE_CONTROLS)
+def test_a_shared_control_reruns_a_pages_settings_part_alone(server: StreamlitServer, page: str) -> None:
+    """On Rotary a d step reruns the part below the page's own controls: its charts and numbers follow, and
+    so does the URL; the controls are not sent again."""
+    first, step, back = asyncio.run(steps_of_d(server, "", (254, 256), page=page))
+    assert PAGE_CONTROLS[page] | CHROME_WIDGETS <= set(first.widget_ids)
+    for run, d in ((step, 254), (back, 256)):
+        assert run.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not run.exceptions, run.status
+        assert not set(run.widget_ids) & (PAGE_CONTROLS[page] | CHROME_WIDGETS), "more than the part ran"
+        assert PART_DRAWS[page] <= set(run.widget_ids), "the part did not draw its charts"
+        assert parse_qs(run.query_string) == {"d": [str(d)]}
+
+
+def texts(run: RunResult, kind: str) -> list[str]:
+    """The texts of the headings (``kind`` "heading") or code blocks ("code") a run drew."""
+    field = {"heading": "body", "code": "code_text"}[kind]
+    return [getattr(getattr(delta.new_element, kind), field) for delta in new_elements(run)
+            if delta.new_element.WhichOneof("type") == kind]
+
+
+async def rotary_layout_and_steps(server: StreamlitServer) -> list[RunResult]:
+    """Rotary in the interleaved layout, a d step, the half layout chosen, another d step."""
+    async with StreamlitSession(server.url, keep_payloads=True) as session:
+        first = await session.open_page("rotary", "rope_layout=interleaved")
+        step = await session.set_slider("d", 254, first)
+        half = await session.set_choice("rope_layout", f"half ({LAYOUT_CODE['half'][2]})", step)
+        return [first, step, half, await session.set_slider("d", 256, half)]
+
+
+def test_the_settings_part_draws_with_the_page_controls_of_its_last_run(server: StreamlitServer) -> None:
+    """The part's rerun reads the page's controls from the page's last run (Streamlit keeps the part's
+    function of that run): after the layout changes, the next d step draws the new one, not the first."""
+    _, step, half, step_again = asyncio.run(rotary_layout_and_steps(server))
+    mixing = [heading for heading in texts(step, "heading") if heading.startswith("Mixing them")]
+    assert mixing and "the interleaved cache" in mixing[0], texts(step, "heading")
+    assert half.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and "model" in half.widget_ids, "not the page's run"
+    assert "model" not in step_again.widget_ids, "the step after the layout ran more than the part"
+    mixing = [heading for heading in texts(step_again, "heading") if heading.startswith("Mixing them")]
+    assert mixing and "the half cache" in mixing[0], texts(step_again, "heading")
+    assert parse_qs(step_again.query_string) == {"d": ["256"]}
+
+
+def test_a_step_reruns_the_page_while_it_shows_a_notice_or_code_that_read_the_settings(
+    server: StreamlitServer
+) -> None:
+    """The page's notices of the URL's values are above the part, and Rotary's code below it holds the
+    settings: while either is shown, a step reruns the page (clearing the notice, rewriting the code);
+    once the notice is gone, the next step reruns the part alone."""
+    first, cleared, alone = asyncio.run(steps_of_d(server, "L=99999", (254, 256), page="rotary"))
+    assert any("L" in alert for alert in first.alerts), first.alerts
+    assert "model" in cleared.widget_ids and cleared.alerts == [], "the notice stayed"
+    assert "model" not in alone.widget_ids and alone.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+    first, step = asyncio.run(steps_of_d(server, "code=true", (254,), page="rotary"))
+    assert "model" in step.widget_ids and step.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY", step.status
+    assert any("254" in code for code in texts(step, "code"))
+    assert not any("254" in code for code in texts(first, "code"))
 
 
 def test_the_client_keeps_the_browsers_message_cache(server: StreamlitServer) -> None:
