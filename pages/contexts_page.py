@@ -10,7 +10,7 @@ from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, METHOD_NAMES, ContextView
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, controls, navigation
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
 #: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
@@ -139,31 +139,6 @@ if message:
     for notice in notices:
         st.caption(notice)
 
-# One base on this page: the sidebar's n, unless a config (or the URL's base key) gives one its
-# log-scale slider cannot hold, which is then used exactly until the visitor moves n.
-exact = float(controls.seed_value("base", 0.0, contexts.parse_base))
-anchor = st.session_state.get(BASE_ANCHOR)
-if exact in N_OPTIONS:
-    st.session_state["n"], st.session_state["base"], exact = exact, 0.0, 0.0
-elif exact and (anchor is None or anchor[0] != exact):
-    st.session_state["n"] = nearest_n(min(max(exact, N_OPTIONS[0]), N_OPTIONS[-1]))
-    st.session_state[BASE_ANCHOR] = (exact, st.session_state["n"])
-elif exact and st.session_state["n"] != anchor[1]:
-    st.session_state["base"], exact = 0.0, 0.0
-raw_d = int(st.session_state["d"])
-d = max(D_MIN, min(D_MAX, raw_d - raw_d % 2))
-base = exact or float(st.session_state["n"])
-st.markdown(
-    f"**d = {d}** rotated coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor). "
-    + (f"**Base b = {format_number(base)}**, exactly, from the config (rope_theta): the sidebar's n slider cannot "
-       f"hold it and shows the nearest stop, {format_n(float(st.session_state['n']))}; moving n replaces it."
-       if exact else f"**Base b = {format_n(base)}**: the sidebar's n (rope_theta).")
-)
-st.caption(
-    "The sidebar's L, layout and frequencies do not change this page: its lengths are the trained and target "
-    "lengths below, and every number here is per pair, the same whichever columns hold the pair."
-)
-
 st.header("Lengths and method")
 length_cols = st.columns(3)
 trained = int(controls.number_control(
@@ -236,36 +211,22 @@ if not show_parameters:
         + (f"{max_positions:,}." if max_positions else "none (dynamic NTK takes L0).")
     )
 
-if model != contexts.CUSTOM_MODEL:
-    preset = preset_view(model)
-    lists = (preset.short_factor, preset.long_factor)
-else:
-    lists = st.session_state.get(PASTED_LISTS) or (None, None)
-view, view_notices = contexts.checked_view(ContextView(
-    d=d, base=base, method=method, factor=factor, trained=trained, target=target, max_positions=max_positions,
-    low_freq=low_freq, high_freq=high_freq, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
-    mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
-    short_factor=lists[0], long_factor=lists[1],
-))
-key = repr(view)
-for notice in view_notices:
-    st.warning(notice, icon=":material/warning:")
-if model != contexts.CUSTOM_MODEL:
-    source = model_config(model)
-    st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
 
-
-def pitfall_notes() -> None:
+def pitfall_notes(view: ContextView) -> None:
     for note in contexts.pitfalls(view):
         st.warning(note, icon=":material/report:")
 
 
-blocks.cached_section("contexts_pitfalls", pitfall_notes, key)
-label = contexts.method_label(view)
-shape = f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, {label}"
 
 
-def pair_sections() -> None:
+def shape(view: ContextView) -> str:
+    """The view in a line, for the captions."""
+    return (f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, "
+            f"{contexts.method_label(view)}")
+
+
+def pair_sections(view: ContextView) -> None:
+    label = contexts.method_label(view)
     plain, scaled = contexts.coverage(view, "none"), contexts.coverage(view)
     a = contexts.attention_factor(view, view.method)
     st.header("Pair by pair")
@@ -278,9 +239,9 @@ def pair_sections() -> None:
     blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
                  key="contexts_coverage")
     st.caption(
-        f"{shape}. A pair below the dashed line never turned a whole circle in training: it met only the angles up to "
-        "L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its turns in "
-        "training), it meets angles it never met: marked ✕. Press Play: the target length T grows from "
+        f"{shape(view)}. A pair below the dashed line never turned a whole circle in training: it met only the "
+        "angles up to L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its "
+        "turns in training), it meets angles it never met: marked ✕. Press Play: the target length T grows from "
         f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
         + animation.KEYBOARD_NOTE
     )
@@ -291,14 +252,15 @@ def pair_sections() -> None:
     )
 
 
-def pair_table() -> None:
+def pair_table(view: ContextView) -> None:
     blocks.table(contexts.pairs_table(view), titles=contexts.TABLE_TITLES, hide_index=True, height=300)
     st.caption(
-        f"Every pair at L = {view.target:,} with {label}; θ'_i/θ_i = 1 leaves a pair alone, 1/s divides it by s."
+        f"Every pair at L = {view.target:,} with {contexts.method_label(view)}; θ'_i/θ_i = 1 leaves a pair alone, "
+        "1/s divides it by s."
     )
 
 
-def methods_section() -> None:
+def methods_section(view: ContextView) -> None:
     st.header("Every method side by side")
     blocks.chart(contexts.methods_figure(view, title=f"θ'_i/θ_i by wavelength, s = {view.factor:g}"),
                  key="contexts_methods")
@@ -313,8 +275,8 @@ def methods_section() -> None:
     )
 
 
-def dot_section() -> None:
-    before, after = dot_curves(key, view)
+def dot_section(view: ContextView) -> None:
+    before, after = dot_curves(repr(view), view)
     a = contexts.attention_factor(view, view.method)
     st.header("Attention by offset, before and after")
     blocks.chart(contexts.dot_figure(view, before, after, title="q·k of all-ones q and k, by offset"),
@@ -324,7 +286,7 @@ def dot_section() -> None:
         f"{contexts.CURVE_TERMS:,} offsets × pairs (the code computes any range)."
     )
     st.caption(
-        f"{shape}. q_m·k_n = a² Σ_i 2cos((m − n)θ'_i) for q = k = (1, …, 1): transformers multiplies cos and sin "
+        f"{shape(view)}. q_m·k_n = a² Σ_i 2cos((m − n)θ'_i) for q = k = (1, …, 1): transformers multiplies cos and sin "
         f"by the attention factor a (here {a:.6g}), so the rotated q and k each carry a and every score "
         f"a² = {a * a:.6g}. "
         "This is the rotary embedding alone; the attention then multiplies by its softmax scale 1/√head_dim. "
@@ -332,7 +294,7 @@ def dot_section() -> None:
     )
 
 
-def ramp_section() -> None:
+def ramp_section(view: ContextView) -> None:
     code, paper = contexts.yarn_ramps(view)
     fast, slow = contexts.yarn_bounds(view)
     st.header("YaRN's ramp: its code against its paper")
@@ -354,15 +316,66 @@ def ramp_section() -> None:
     )
 
 
-blocks.cached_section("contexts_pairs_section", pair_sections, key)
-blocks.first_chart_sent()
-blocks.downloads("the Play frames' turns", lambda: contexts.coverage_table(view), key="contexts_coverage")
-blocks.cached_section("contexts_pair_table", pair_table, key)
-blocks.downloads("the table of pairs", lambda: contexts.pairs_table(view), key="contexts_pairs")
-blocks.cached_section("contexts_methods", methods_section, key)
-blocks.downloads("every method's θ'/θ", lambda: contexts.methods_table(view), key="contexts_methods")
-blocks.cached_section("contexts_dot", dot_section, key)
-blocks.downloads("both curves", lambda: contexts.dot_table(view, *dot_curves(key, view)), key="contexts_dot")
-blocks.cached_section("contexts_yarn_ramp", ramp_section, key)
-blocks.downloads("both ramps", lambda: contexts.ramp_table(view), key="contexts_yarn_ramp")
-blocks.reproduce(lambda: snippets(key, view)[0], lambda: snippets(key, view)[1])
+# --- the part that reads the shared settings ---
+
+
+def charts() -> None:
+    """Everything below the page's controls, which reads the sidebar's d and n: a move of one reruns
+    this alone (the model, lengths and method above stay as they are in the browser)."""
+    # One base on this page: the sidebar's n, unless a config (or the URL's base key) gives one its
+    # log-scale slider cannot hold, which is then used exactly until the visitor moves n.
+    exact = float(controls.seed_value("base", 0.0, contexts.parse_base))
+    anchor = st.session_state.get(BASE_ANCHOR)
+    if exact in N_OPTIONS:
+        st.session_state["n"], st.session_state["base"], exact = exact, 0.0, 0.0
+    elif exact and (anchor is None or anchor[0] != exact):
+        st.session_state["n"] = nearest_n(min(max(exact, N_OPTIONS[0]), N_OPTIONS[-1]))
+        st.session_state[BASE_ANCHOR] = (exact, st.session_state["n"])
+    elif exact and st.session_state["n"] != anchor[1]:
+        st.session_state["base"], exact = 0.0, 0.0
+    raw_d = int(st.session_state["d"])
+    d = max(D_MIN, min(D_MAX, raw_d - raw_d % 2))
+    base = exact or float(st.session_state["n"])
+    st.markdown(
+        f"**d = {d}** rotated coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor). "
+        + (f"**Base b = {format_number(base)}**, exactly, from the config (rope_theta): the sidebar's n slider cannot "
+           f"hold it and shows the nearest stop, {format_n(float(st.session_state['n']))}; moving n replaces it."
+           if exact else f"**Base b = {format_n(base)}**: the sidebar's n (rope_theta).")
+    )
+    st.caption(
+        "The sidebar's L, layout and frequencies do not change this page: its lengths are the trained and target "
+        "lengths above, and every number here is per pair, the same whichever columns hold the pair."
+    )
+    if model != contexts.CUSTOM_MODEL:
+        preset = preset_view(model)
+        lists = (preset.short_factor, preset.long_factor)
+    else:
+        lists = st.session_state.get(PASTED_LISTS) or (None, None)
+    view, view_notices = contexts.checked_view(ContextView(
+        d=d, base=base, method=method, factor=factor, trained=trained, target=target, max_positions=max_positions,
+        low_freq=low_freq, high_freq=high_freq, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
+        mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
+        short_factor=lists[0], long_factor=lists[1],
+    ))
+    key = repr(view)
+    for notice in view_notices:
+        st.warning(notice, icon=":material/warning:")
+    if model != contexts.CUSTOM_MODEL:
+        source = model_config(model)
+        st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
+    blocks.cached_section("contexts_pitfalls", lambda: pitfall_notes(view), key)
+    blocks.cached_section("contexts_pairs_section", lambda: pair_sections(view), key)
+    blocks.first_chart_sent()
+    blocks.downloads("the Play frames' turns", lambda: contexts.coverage_table(view), key="contexts_coverage")
+    blocks.cached_section("contexts_pair_table", lambda: pair_table(view), key)
+    blocks.downloads("the table of pairs", lambda: contexts.pairs_table(view), key="contexts_pairs")
+    blocks.cached_section("contexts_methods", lambda: methods_section(view), key)
+    blocks.downloads("every method's θ'/θ", lambda: contexts.methods_table(view), key="contexts_methods")
+    blocks.cached_section("contexts_dot", lambda: dot_section(view), key)
+    blocks.downloads("both curves", lambda: contexts.dot_table(view, *dot_curves(key, view)), key="contexts_dot")
+    blocks.cached_section("contexts_yarn_ramp", lambda: ramp_section(view), key)
+    blocks.downloads("both ramps", lambda: contexts.ramp_table(view), key="contexts_yarn_ramp")
+    blocks.reproduce(lambda: snippets(key, view)[0], lambda: snippets(key, view)[1])
+
+
+navigation.run_settings_part(charts)
