@@ -9,7 +9,7 @@ from explorer import criteria, page_list
 from explorer.presets import PRESETS
 from explorer.settings import Settings, format_n
 from explorer.topics import home
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, controls, navigation
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -19,8 +19,6 @@ def measured_criteria(settings: Settings) -> tuple[criteria.Measurement, ...]:
     """Seed 000's four criteria measured for the settings (explorer.topics.home; ~0.6 s at the largest)."""
     return home.evaluate(settings)
 
-
-settings: Settings = st.session_state["settings"]
 
 st.title("Positional Encoding Explorer")
 st.markdown(
@@ -52,7 +50,7 @@ st.markdown(
 )
 
 
-def criteria_section() -> None:
+def criteria_section(settings: Settings) -> None:
     st.header("Does it meet seed 000's criteria?")
     shape = (
         f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
@@ -74,9 +72,15 @@ def criteria_section() -> None:
     st.caption("Measured live, with the sidebar's settings; change them and the numbers follow.")
 
 
-blocks.cached_section("home_criteria", criteria_section, settings)
-blocks.downloads("the criteria", lambda: home.criteria_table(measured_criteria(settings)), key="home_criteria")
-blocks.reproduce(home.home_code(settings))
+def criteria() -> None:
+    """The criteria for the sidebar's settings: a move of one reruns this alone, not the presets and the map."""
+    settings: Settings = st.session_state["settings"]
+    blocks.cached_section("home_criteria", lambda: criteria_section(settings), settings)
+    blocks.downloads("the criteria", lambda: home.criteria_table(measured_criteria(settings)), key="home_criteria")
+    blocks.reproduce(home.home_code(settings))
+
+
+navigation.run_settings_part(criteria)
 
 st.header("Reproduce a figure of the sources")
 st.markdown("Each button sets every control as the source did and opens the page that draws it.")

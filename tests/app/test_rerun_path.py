@@ -368,23 +368,26 @@ def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(serv
 PAGE_CONTROLS = {
     "rotary": {"model", "rope_layout", "qk", "seed", "scaling"},
     "contexts": {"model", "trained", "target", "factor", "method"},
+    "": {f"home_preset_{key}" for key in PRESETS},
 }
 PART_DRAWS = {
     "rotary": {"rotary_scores", "rotary_decay", "rotary_pair"},
     "contexts": {"contexts_coverage", "contexts_dot"},
+    "": set(),  # Home's part: the criteria, four metrics
 }
 
 
 @pytest.mark.parametrize("page", PAGE_CONTROLS)
 def test_a_shared_control_reruns_a_pages_settings_part_alone(server: StreamlitServer, page: str) -> None:
-    """On Rotary and Longer contexts a d step reruns the part below the page's own controls: its charts and
-    numbers follow, and so does the URL; the controls are not sent again."""
+    """On Rotary, Longer contexts and Home a d step reruns the part below the page's own controls: its charts
+    and numbers follow, and so does the URL; the controls, and Home's presets, are not sent again."""
     first, step, back = asyncio.run(steps_of_d(server, "", (254, 256), page=page))
     assert PAGE_CONTROLS[page] | CHROME_WIDGETS <= set(first.widget_ids)
     for run, d in ((step, 254), (back, 256)):
         assert run.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not run.exceptions, run.status
         assert not set(run.widget_ids) & (PAGE_CONTROLS[page] | CHROME_WIDGETS), "more than the part ran"
         assert PART_DRAWS[page] <= set(run.widget_ids), "the part did not draw its charts"
+        assert page or run.element_types.count("metric") == 4, "Home's part did not draw its criteria"
         assert parse_qs(run.query_string) == {"d": [str(d)]}
 
 
