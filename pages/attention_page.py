@@ -9,10 +9,10 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, even_settings, format_n
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, SCHEMES, View
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, controls, navigation
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
@@ -36,7 +36,7 @@ def scores_and_bits(settings: Settings, view: View) -> tuple[attention.OffsetSco
     return scores, attention.learned_bits(settings.L, settings.d)
 
 
-def offset_scores() -> attention.OffsetScores:
+def offset_scores(settings: Settings, view: View) -> attention.OffsetScores:
     """This view's scores by offset (the cache is shared by any choice of schemes)."""
     return scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))[0]
 
@@ -59,8 +59,8 @@ def play_frames(settings: Settings, view: View) -> tuple[np.ndarray, dict[str, n
     return queries, attention.play_weights(scores, bits, settings.d, view, queries)
 
 
-settings = blocks.even_d_page("Attention by offset", "the sinusoid and RoPE turn sine/cosine pairs")
-d, L = settings.d, settings.L
+WHY_EVEN = "the sinusoid and RoPE turn sine/cosine pairs"
+st.title("Attention by offset")
 # One element for the text, the schemes and the softmax (a page's elements each cost its every rerun).
 st.markdown(
     "A query at position m and a key at position n = m + δ, with **no content at all**: no token, only "
@@ -99,15 +99,20 @@ heads = controls.int_control(
 )
 head = controls.int_control("head", "Head shown", default=1, low=1, high=heads, container=head_col)
 view = View(schemes=schemes, causal=causal, scaled=scaled, heads=heads, head=head)
-shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {'causal' if causal else 'bidirectional'}" + (
-    ", scaled by 1/√d" if scaled else "")
 
 
-def scores_section() -> None:
+def describe(settings: Settings, view: View) -> str:
+    """The settings and the view in a line, for the charts' titles."""
+    return (f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, "
+            f"{'causal' if view.causal else 'bidirectional'}" + (", scaled by 1/√d" if view.scaled else ""))
+
+
+def scores_section(settings: Settings, view: View) -> None:
+    d, L, schemes, causal, scaled, head = settings.d, settings.L, view.schemes, view.causal, view.scaled, view.head
     st.header("The score by offset")
-    scores = offset_scores()
-    blocks.chart(attention.scores_figure(scores, view, d, title=f"Content-free score s(δ) ({shape})"),
-                 key="attention_scores")
+    scores = offset_scores(settings, view)
+    title = f"Content-free score s(δ) ({describe(settings, view)})"
+    blocks.chart(attention.scores_figure(scores, view, d, title=title), key="attention_scores")
     offsets = attention.shown_offsets(L, causal)
     scale = attention.dot_scale(d, scaled)
     notes = []
@@ -138,15 +143,16 @@ def scores_section() -> None:
         )
 
 
-def tables_section() -> None:
+def tables_section(settings: Settings, view: View) -> None:
     """ALiBi's slopes and T5's buckets, for the schemes shown."""
-    if "alibi" in schemes:
-        alibi_table()
-    if "t5" in schemes:
-        t5_table()
+    if "alibi" in view.schemes:
+        alibi_table(settings, view)
+    if "t5" in view.schemes:
+        t5_table(settings, view)
 
 
-def alibi_table() -> None:
+def alibi_table(settings: Settings, view: View) -> None:
+    heads, L = view.heads, settings.L
     st.header("ALiBi's slopes")
     slopes = pe_core.alibi_slopes(heads)
     power = heads & (heads - 1) == 0
@@ -162,7 +168,8 @@ def alibi_table() -> None:
     )
 
 
-def t5_table() -> None:
+def t5_table(settings: Settings, view: View) -> None:
+    L, causal = settings.L, view.causal
     st.header("T5's buckets")
     blocks.table(attention.t5_bucket_table(L, view), titles=attention.TABLE_TITLES, hide_index=True)
     st.caption(
@@ -180,8 +187,9 @@ def t5_table() -> None:
     )
 
 
-def query_section() -> None:
+def query_section(settings: Settings, view: View, snippet: dict[str, int]) -> None:
     """One query's scores and weights: moving the query reruns only this."""
+    L, schemes, causal = settings.L, view.schemes, view.causal
     st.header("Where one query looks")
     query = controls.int_control(
         "query", "Query position m", default=min(attention.QUERY_DEFAULT, L - 1), low=0, high=L - 1,
@@ -190,7 +198,7 @@ def query_section() -> None:
     snippet["query"] = query
     if not schemes:
         return
-    blocks.cached_section("attention_query", lambda: query_charts(query), settings, view.key, query)
+    blocks.cached_section("attention_query", lambda: query_charts(settings, view, query), settings, view.key, query)
     blocks.downloads("the weights", lambda: attention.weights_table(query_scores_and_weights(
         settings, view, query)[1], query), key="attention_weights")
     if "learned" in schemes:
@@ -198,16 +206,17 @@ def query_section() -> None:
             query_scores_and_weights(settings, view, query)[0]["learned"], query, causal), key="attention_learned")
 
 
-def query_charts(query: int) -> None:
-    weights_chart(query)
-    if "learned" in schemes:
-        learned_chart(query)
+def query_charts(settings: Settings, view: View, query: int) -> None:
+    weights_chart(settings, view, query)
+    if "learned" in view.schemes:
+        learned_chart(settings, view, query)
 
 
-def weights_chart(query: int) -> None:
+def weights_chart(settings: Settings, view: View, query: int) -> None:
+    L, causal = settings.L, view.causal
     _, weights = query_scores_and_weights(settings, view, query)
     blocks.chart(attention.weights_figure(weights, query, causal, title=f"Softmax weights of the query at m = "
-                                          f"{query} ({shape})"), key="attention_weights")
+                                          f"{query} ({describe(settings, view)})"), key="attention_weights")
     seen = query + 1 if causal else L
     st.caption(
         f"The query sees {attention.counted(seen, 'key')} ({attention.span(0, query) if causal else 'every position'}"
@@ -224,10 +233,12 @@ def weights_chart(query: int) -> None:
     )
 
 
-def learned_chart(query: int) -> None:
+def learned_chart(settings: Settings, view: View, query: int) -> None:
+    d, L, causal = settings.d, settings.L, view.causal
     scores, _ = query_scores_and_weights(settings, view, query)
     blocks.chart(attention.learned_figure(scores["learned"], query, view, d,
-                                          title=f"Learned table: P[{query}]·P[n] by offset ({shape})"),
+                                          title=f"Learned table: P[{query}]·P[n] by offset "
+                                                f"({describe(settings, view)})"),
                  key="attention_learned")
     own = scores["learned"][query]
     others = np.delete(scores["learned"][: query + 1 if causal else L], query)
@@ -242,42 +253,55 @@ def learned_chart(query: int) -> None:
     )
 
 
-def play_section() -> None:
+def play_section(settings: Settings, view: View) -> None:
+    L, causal = settings.L, view.causal
     queries, frames = play_frames(settings, view)
     st.header("The query moving")
     blocks.chart(attention.play_figure(frames, queries, L, title="Play: the weights as the query moves"),
                  key="attention_play")
     st.caption(
-        f"{shape}. {attention.play_note(L, queries)} The offset schemes' weights slide with the query, cut off at "
-        "the ends" + (" and by the mask: the first queries see few keys" if causal else "")
+        f"{describe(settings, view)}. {attention.play_note(L, queries)} The offset schemes' weights slide with "
+        "the query, cut off at the ends" + (" and by the mask: the first queries see few keys" if causal else "")
         + "; the learned table's jump about. " + animation.KEYBOARD_NOTE
     )
 
 
-#: The reproduce-this code's query position (set by its control's fragment).
-snippet: dict[str, int] = {}
-if not schemes:
-    st.info("Choose at least one scheme above to draw it.", icon=":material/info:")
-if view.offset_schemes:
-    blocks.cached_section("attention_scores", scores_section, settings, view.key)
-    blocks.first_chart_sent()
-    blocks.downloads("the scores by offset", lambda: attention.scores_table(offset_scores(), view, d),
-                     key="attention_scores")
-elif schemes:
-    st.info("Only the learned table is chosen: its scores depend on the query's position, drawn below.",
-            icon=":material/info:")
-if {"alibi", "t5"} & set(schemes):
-    blocks.cached_section("attention_tables", tables_section, L, view.key)
-blocks.fragment(query_section)
-if schemes:
-    blocks.cached_section("attention_play", play_section, settings, view.key)
+# --- the part that reads the shared settings ---
 
-    def play_download() -> pd.DataFrame:
-        queries, frames = play_frames(settings, view)
-        return attention.play_table(frames, queries, L)
 
-    blocks.downloads("the Play frames' weights", play_download, key="attention_play")
-    blocks.reproduce(
-        lambda: attention.attention_code(settings, view, snippet["query"]),
-        lambda: attention.attention_code(settings, view, snippet["query"], library="torch"),
-    )
+def charts() -> None:
+    """Everything below the page's controls, which reads the sidebar's settings: a move of one reruns this alone."""
+    settings, odd_notice = even_settings(st.session_state["settings"], WHY_EVEN)
+    if odd_notice:
+        st.warning(odd_notice, icon=":material/warning:")
+    d, L = settings.d, settings.L
+    # The reproduce-this code's query position (set by its control's fragment).
+    snippet: dict[str, int] = {}
+    if not schemes:
+        st.info("Choose at least one scheme above to draw it.", icon=":material/info:")
+    if view.offset_schemes:
+        blocks.cached_section("attention_scores", lambda: scores_section(settings, view), settings, view.key)
+        blocks.first_chart_sent()
+        blocks.downloads("the scores by offset", lambda: attention.scores_table(offset_scores(settings, view), view, d),
+                         key="attention_scores")
+    elif schemes:
+        st.info("Only the learned table is chosen: its scores depend on the query's position, drawn below.",
+                icon=":material/info:")
+    if {"alibi", "t5"} & set(schemes):
+        blocks.cached_section("attention_tables", lambda: tables_section(settings, view), L, view.key)
+    blocks.fragment(query_section, settings, view, snippet)
+    if schemes:
+        blocks.cached_section("attention_play", lambda: play_section(settings, view), settings, view.key)
+
+        def play_download() -> pd.DataFrame:
+            queries, frames = play_frames(settings, view)
+            return attention.play_table(frames, queries, L)
+
+        blocks.downloads("the Play frames' weights", play_download, key="attention_play")
+        blocks.reproduce(
+            lambda: attention.attention_code(settings, view, snippet["query"]),
+            lambda: attention.attention_code(settings, view, snippet["query"], library="torch"),
+        )
+
+
+navigation.run_settings_part(charts)

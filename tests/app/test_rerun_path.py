@@ -368,19 +368,21 @@ def test_the_notices_of_the_url_are_the_pages_and_the_next_step_clears_them(serv
 PAGE_CONTROLS = {
     "rotary": {"model", "rope_layout", "qk", "seed", "scaling"},
     "contexts": {"model", "trained", "target", "factor", "method"},
+    "attention": {"schemes", "causal", "scaled", "heads", "head"},
     "": {f"home_preset_{key}" for key in PRESETS},
 }
 PART_DRAWS = {
     "rotary": {"rotary_scores", "rotary_decay", "rotary_pair"},
     "contexts": {"contexts_coverage", "contexts_dot"},
+    "attention": {"attention_scores", "attention_weights", "query"},
     "": set(),  # Home's part: the criteria, four metrics
 }
 
 
 @pytest.mark.parametrize("page", PAGE_CONTROLS)
 def test_a_shared_control_reruns_a_pages_settings_part_alone(server: StreamlitServer, page: str) -> None:
-    """On Rotary, Longer contexts and Home a d step reruns the part below the page's own controls: its charts
-    and numbers follow, and so does the URL; the controls, and Home's presets, are not sent again."""
+    """On Rotary, Longer contexts, Attention and Home a d step reruns the part below the page's own controls:
+    its charts and numbers follow, and so does the URL; the controls, and Home's presets, are not sent again."""
     first, step, back = asyncio.run(steps_of_d(server, "", (254, 256), page=page))
     assert PAGE_CONTROLS[page] | CHROME_WIDGETS <= set(first.widget_ids)
     for run, d in ((step, 254), (back, 256)):
