@@ -8,7 +8,8 @@ Run from the repository root:
     python benchmarks/rerun_cost.py --extra-arg --runner.postScriptGC=true   # another server option
     python benchmarks/rerun_cost.py --floor --pages matrix   # and the app's chrome alone: every page's floor
 
-Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol) on one
+Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol, and keeps
+Streamlit's message cache as a browser tab does: a chart it already holds comes as a reference) on one
 page: it opens the page, moves the sidebar's d slider between two values twice (so both are
 in every cache: warm), then moves it between them ``--reruns`` times while this script
 reads the server process's CPU time (user + system, /proc) before and after. The figure
@@ -30,8 +31,9 @@ exit status is 1 if a page's row misses the budget.
 title, served the same way. What it costs is what every page's step costs before the page draws
 anything: a d step reruns the page's fragment alone (explorer/ui/navigation.py), so Streamlit's
 start of the run the browser asked for, its turn into the fragment's run, the settings and the URL;
-the floor under every page's row, on this machine, in this run. It is not a page, and does not set
-the exit status.
+the floor under every page's row, on this machine, in this run (Home, Rotary, Attention and Longer
+contexts rerun less than their page: the part of it that reads the settings, see
+navigation.run_settings_part). It is not a page, and does not set the exit status.
 """
 
 from __future__ import annotations
