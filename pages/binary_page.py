@@ -142,14 +142,14 @@ def distances(ref: int) -> None:
     )
     if L > 1:
         worst = int(np.argmax(neighbour_flips))
-        first, second, third = st.columns(3)
+        numbers = blocks.row()
         flips_label, neighbour_label, largest_label = binary.metric_labels(ref)
-        first.metric(
+        numbers.metric(
             flips_label, f"{int(neighbour_flips.min())} to {int(neighbour_flips.max())} bits",
             help=f"Largest between positions {worst} and {worst + 1}.",
         )
-        second.metric(neighbour_label, f"{cached.sse_by_abs_offset(settings)[1]:.6g}")
-        third.metric(largest_label, f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
+        numbers.metric(neighbour_label, f"{cached.sse_by_abs_offset(settings)[1]:.6g}")
+        numbers.metric(largest_label, f"{sse.max():.6g}", help=f"At most 2d = {2 * d}.")
     near = np.arange(max(0, ref - NEIGHBOURS_SHOWN), min(L, ref + NEIGHBOURS_SHOWN + 1))
     st.dataframe(
         pd.DataFrame({

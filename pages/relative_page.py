@@ -133,19 +133,19 @@ def shifted_maps() -> None:
     if averaging:
         st.caption(averaging)
     st.caption(f"{shape}. The shifted map is computed pair by pair with pe_core.shift, which equals P @ M in O(L·d).")
-    error_col, seed_col = st.columns(2)
+    numbers = blocks.row()
     labels = relative.metric_labels(delta, 0)
-    error_col.metric(
+    numbers.metric(
         labels["error"], f"{comparison.max_error:.2e}",
         help=f"Over every cell of {figures.positions_text(comparison.checked_first, comparison.checked_last)}.",
     )
     if comparison.seed_error is None:
-        seed_col.metric(
+        numbers.metric(
             labels["seed"], "no rows",
             help=f"|δ| ≥ L: for no position k of P ({figures.positions_text(0, L - 1)}) is k{delta:+d} one too.",
         )
     else:
-        seed_col.metric(
+        numbers.metric(
             labels["seed"], f"{comparison.seed_error:.2e}",
             help=f"Over the {comparison.seed_rows:,} rows k whose k{delta:+d} is also a position of P "
             "(seed 001: errors = (P @ M)[10:] − P[:−10] for δ = −10).",
@@ -194,9 +194,9 @@ def shifted_table(which: str):
 def pair_section() -> None:
     """One pair turned by M(δ): choosing the pair and the position reruns only this."""
     st.header("One pair, in the plane")
-    pair_col, k_col = st.columns(2)
-    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
-    k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=k_col)
+    sliders = blocks.row()
+    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=sliders)
+    k = controls.int_control("k", "Position k", default=min(1, L - 1), low=0, high=L - 1, container=sliders)
     blocks.cached_section("relative_rotation", lambda: rotation(pair, k), without_length, delta, pair, k)
     blocks.downloads("the two points", lambda: relative.rotation_table(k * w[pair], delta * w[pair]),
                      key="relative_rotation")
@@ -220,13 +220,13 @@ def rotation(pair: int, k: int) -> None:
     c, s = W[0, 0], W[1, 0]
     image = np.array([np.sin(theta), np.cos(theta)]) @ W
     expected = np.array([np.sin((k + delta) * w[pair]), np.cos((k + delta) * w[pair])])
-    angle_col, wrapped_col, check_col = st.columns(3)
+    numbers = blocks.row()
     labels = relative.metric_labels(delta, pair)
-    angle_col.metric(
+    numbers.metric(
         labels["angle"], f"{np.degrees(phi):.6g}°", help=f"δ = {delta}, ω_{pair} = {w[pair]:.10g} rad/position"
     )
-    wrapped_col.metric(labels["wrapped"], f"{np.degrees(phi) % 360:.6g}°")
-    check_col.metric(
+    numbers.metric(labels["wrapped"], f"{np.degrees(phi) % 360:.6g}°")
+    numbers.metric(
         labels["rotation"], f"{np.abs(image - expected).max():.2e}",
         help="The rotated point against the pair of P[k + δ] computed directly.",
     )

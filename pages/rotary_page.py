@@ -111,10 +111,10 @@ def pair_section(view: RotaryView, convention: str, snippet: dict[str, int]) -> 
     """One pair of q and k in its plane, Play, and the transition matrix: moving these reruns only this."""
     d, L = view.d, view.L
     st.header("One pair, turned in its plane")
-    pair_col, m_col, n_col = st.columns(3)
-    pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=pair_col)
-    m = controls.int_control("qpos", "Query position m", default=min(L - 1, 5), low=0, high=L - 1, container=m_col)
-    n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=n_col)
+    sliders = blocks.row()
+    pair = controls.int_control("rope_pair", "Pair i", default=0, low=0, high=d // 2 - 1, container=sliders)
+    m = controls.int_control("qpos", "Query position m", default=min(L - 1, 5), low=0, high=L - 1, container=sliders)
+    n = controls.int_control("kpos", "Key position n", default=min(L - 1, 2), low=0, high=L - 1, container=sliders)
     # Keyed by what they depend on (rotary.pair_inputs): an L step replays them, unless it changes θ'_i or a.
     inputs = rotary.pair_inputs(view, pair)
     blocks.cached_section("rotary_pair", lambda: pair_chart(view, convention, pair, m, n), inputs,
@@ -135,9 +135,10 @@ def pair_section(view: RotaryView, convention: str, snippet: dict[str, int]) -> 
 def pair_chart(view: RotaryView, convention: str, pair: int, m: int, n: int) -> None:
     """The pair in its plane and its numbers, then the same rotation as the transition matrix's block."""
     p = rotary.pair_view(view, pair, m, n)
-    chart_col, numbers_col = st.columns([3, 2])
-    with chart_col:
+    chart_row = blocks.row()
+    with chart_row:
         blocks.chart(rotary.pair_figure(p), key="rotary_pair")
+    numbers_col = chart_row.container()
     angle, score, from_offset = rotary.pair_labels(pair)
     numbers_col.metric(angle, f"{np.degrees(m * p.theta):,.4f}")
     numbers_col.metric(score, f"{p.score:.6g}", help="a² times the dot product of the two turned arrows.")
@@ -198,11 +199,9 @@ def transition(view: RotaryView, convention: str, pair: int, m: int) -> None:
 def score_section(view: RotaryView) -> None:
     s, L = analysis(view.key(), view).scores, view.L
     st.header("The score matrix q_m·k_n")
-    heat_col, line_col = st.columns(2)
-    with heat_col:
+    with blocks.row():
         blocks.chart(rotary.square_figure(s.block_means, s.edges, title="q_m·k_n: constant along each diagonal",
                                           value_name="q_m·k_n"), key="rotary_scores")
-    with line_col:
         blocks.chart(rotary.closed_form_figure(s), key="rotary_closed_form")
     blocks.reduced_note("The score matrix", s.block_means.shape, (L, L))
     last = L - s.window
@@ -228,10 +227,10 @@ def decay_section(view: RotaryView) -> None:
     dec, d, L = analysis(view.key(), view).decay, view.d, view.L
     st.header("Long-term decay")
     blocks.chart(rotary.decay_figure(dec, d=d), key="rotary_decay")
-    ratio_col, far_col = st.columns(2)
-    ratio_col.metric(rotary.DECAY_LABELS[0], f"{dec.worst_ratio:.4f}",
-                     help="RoFormer's inequality for all-ones q and k: at most 1 at every distance.")
-    far_col.metric(rotary.DECAY_LABELS[1], f"{dec.bound[-1]:.6g}", help=f"At distance 0 it is (d/2 + 1)/2 = "
+    numbers = blocks.row()
+    numbers.metric(rotary.DECAY_LABELS[0], f"{dec.worst_ratio:.4f}",
+                   help="RoFormer's inequality for all-ones q and k: at most 1 at every distance.")
+    numbers.metric(rotary.DECAY_LABELS[1], f"{dec.bound[-1]:.6g}", help=f"At distance 0 it is (d/2 + 1)/2 = "
                    f"{(d // 2 + 1) / 2:g}.")
     st.caption(
         "RoFormer 3.4.3: with S_j = Σ_{k<j} e^{i(m−n)θ_k} and h_i = z_q,i conj(z_k,i), summation by parts gives "
@@ -247,9 +246,9 @@ def decay_section(view: RotaryView) -> None:
 def layouts_section(view: RotaryView) -> None:
     tables, d, L = analysis(view.key(), view).cos_tables, view.d, view.L
     st.header("Two layouts: half and interleaved")
-    for layout_name, column in zip(pe_core.ROPE_LAYOUTS, st.columns(2), strict=True):
-        values, row_edges, col_edges = tables[layout_name]
-        with column:
+    with blocks.row():
+        for layout_name in pe_core.ROPE_LAYOUTS:
+            values, row_edges, col_edges = tables[layout_name]
             blocks.chart(rotary.cos_figure(values, row_edges, col_edges, d=d, layout=layout_name,
                                             a=view.attention()),
                          key=f"rotary_cos_{layout_name}")
@@ -269,10 +268,11 @@ def mixing_section(view: RotaryView) -> None:
     cache, _, _ = rotary.LAYOUT_CODE[layout]
     wrong = rotary.LAYOUT_CODE[other][1]
     st.subheader(f"Mixing them: the {layout} cache with {wrong}")
-    map_col, numbers_col = st.columns(2)
-    with map_col:
+    map_row = blocks.row()
+    with map_row:
         blocks.chart(rotary.square_figure(mix.error_means, mix.edges, title=f"{cache} + {wrong} − the right scores",
                                           value_name="error"), key="rotary_mixing")
+    numbers_col = map_row.container()
     numbers_col.metric(rotary.MIXING_LABELS[0], f"{np.abs(mix.error_means).max():.4g}")
     numbers_col.metric(rotary.MIXING_LABELS[1], f"{100 * mix.norm_change:.3g}",
                        help="max over the measured positions of | |x'_m| / (a |x|) − 1 | for the query x = q.")

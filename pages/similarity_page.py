@@ -104,12 +104,12 @@ def reference_numbers(ref: int) -> None:
     curves, _, _ = reference_curves(settings, ref)
     near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
     labels = similarity.metric_labels(ref, L)
-    cols = st.columns(3)
-    cols[0].metric(labels["self"], f"{curves.dot[ref]:.10g}")
+    numbers = blocks.row()
+    numbers.metric(labels["self"], f"{curves.dot[ref]:.10g}")
     if L > 1:
         neighbour = similarity.neighbour_of(ref, L)
-        cols[1].metric(labels["neighbour"], f"{curves.dot[neighbour]:.10g}")
-        cols[2].metric(labels["sse"], f"{curves.sse[neighbour]:.10g}")
+        numbers.metric(labels["neighbour"], f"{curves.dot[neighbour]:.10g}")
+        numbers.metric(labels["sse"], f"{curves.sse[neighbour]:.10g}")
     blocks.table(
         pd.DataFrame(
             {"position k": near, "offset k − ref": near - ref, "dot product": curves.dot[near],
@@ -132,10 +132,10 @@ def closed_form(ref: int) -> None:
         ),
         key="similarity_closed_form",
     )
-    left, right = st.columns(2)
+    numbers = blocks.row()
     labels = similarity.metric_labels(ref, L)
-    left.metric(labels["f0"], f"{by_offset[L - 1]:.10g}")
-    right.metric(
+    numbers.metric(labels["f0"], f"{by_offset[L - 1]:.10g}")
+    numbers.metric(
         labels["check"], f"{difference:.2e}",
         help=f"Largest difference between P[k]·P[ref] computed on the encoding and Σ cos(ω_i (k − ref)), over "
         f"{where}.",

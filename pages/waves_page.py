@@ -35,17 +35,17 @@ st.markdown(
 def profile_section() -> None:
     """Seed 000's panels: the positions and pairs shown, and their chart (reruns only this)."""
     st.header("One position across the pairs (seed 000)")
-    left, right = st.columns(2)
+    controls_row = blocks.row()
     positions_text = controls.text_control(
         "wave_positions", f"Positions k (up to {MAX_WAVE_POSITIONS}, comma-separated)", default="0,4,8,12",
-        container=left,
+        container=controls_row,
         parse=lambda raw: parse_int_list(
             "wave_positions", raw, default="0,4,8,12", low=0, high=MAX_POSITION_SHOWN,
             max_count=MAX_WAVE_POSITIONS,
         ),
     )
     wave_dims = controls.int_control(
-        "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=right
+        "wave_dims", "Pairs x shown (from 0)", default=min(100, pairs), low=1, high=pairs, container=controls_row
     )
     positions = [int(k) for k in positions_text.split(",")]
     blocks.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), rates, positions, wave_dims)
@@ -165,9 +165,9 @@ def column_table(chosen: list[int], window_first: int, window_size: int) -> None
 def circle_section() -> None:
     """One pair on the unit circle: the pair and position chosen, and the circle (reruns only this)."""
     st.header("One pair on the unit circle")
-    left, right = st.columns(2)
-    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=left)
-    k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=right)
+    sliders = blocks.row()
+    pair = controls.int_control("pair", "Pair i", default=0, low=0, high=pairs - 1, container=sliders)
+    k = controls.int_control("k", "Position k", default=min(L - 1, 10), low=0, high=L - 1, container=sliders)
     blocks.cached_section("waves_circle", lambda: circle(pair, k), rates, pair, k)
     blocks.downloads("the trail's points", lambda: waves.circle_table(float(w[pair]), k), key="waves_circle")
     snippet.update(pair=pair, position=k)
@@ -186,10 +186,10 @@ def circle_section() -> None:
 
 def circle(pair: int, k: int) -> None:
     angle = k * w[pair]
-    circle_col, numbers_col = st.columns([3, 2])
-    with circle_col:
+    circle_row = blocks.row()
+    with circle_row:
         blocks.chart(waves.unit_circle_figure(float(w[pair]), k, pair=pair), key="waves_circle")
-    with numbers_col:
+    with circle_row.container():
         trail_first = max(0, k - waves.MAX_TRAIL + 1)
         st.markdown(
             f"Each position k puts pair {pair} at the angle k·ω_{pair} on the circle; its two columns are the "

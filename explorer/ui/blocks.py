@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from explorer import figures, share
 from explorer.settings import Settings, even_settings
@@ -36,6 +37,14 @@ def even_d_page(title: str, why: str) -> Settings:
     if odd_notice:
         st.warning(odd_notice, icon=":material/warning:")
     return settings
+
+
+def row() -> DeltaGenerator:
+    """A row for elements side by side, of equal widths, that wrap onto lines of their own on a phone
+    as st.columns stack. One block where st.columns(n) sends 1 + n, and a step re-sends each: a block
+    costs a rerun what an element does (about 0.1 ms; benchmarks/README.md). Draw the elements into it
+    in order; an element that needs several beside one becomes a container of its own."""
+    return st.container(horizontal=True)
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
