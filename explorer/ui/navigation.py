@@ -203,16 +203,17 @@ def run_settings_part(draw: Callable[[], T]) -> T | None:
     and the page's title, text and controls above it stay in the browser as they are. ``draw`` reads
     the shared settings from ``st.session_state["settings"]``, and the page's controls above it from
     its closure (Streamlit keeps the part's function of the page's last run). Call it once. Returns
-what ``draw`` returns in the page's run (None if it failed); what the page draws after it is not
-drawn again when the part reruns alone, so if that reads the shared settings too, it calls
-``controls.steps_rerun_page``.
+    what ``draw`` returns in the page's run (None if it failed); what the page draws after it is not
+    drawn again when the part reruns alone, so if that reads the shared settings too, it calls
+    ``controls.steps_rerun_page``.
 
-    On Rotary, the title, the text and the model, layout, q, k and scaling controls (twenty messages and
-    five widgets) are not sent again on a d step, nor, below the part, the checker and the code toggle
-    (benchmarks/README.md, "2026-11-29, 12:20").
+    Home, Rotary, Attention and Longer contexts have one. On Rotary, the title, the text and the
+    model, layout, q, k and scaling controls (twenty messages and five widgets) are not sent again on
+    a d step, nor, below the part, the checker and the code toggle (benchmarks/README.md,
+    "2026-11-29, 12:20-13:10").
     """
 
-    def settings_part() -> None:
+    def settings_part() -> T | None:
         alone = in_fragment_rerun() and not rerunning_page()
         if alone:
             st.session_state["settings"] = controls.begin_settings_part_rerun()
