@@ -103,7 +103,7 @@ def page_map() -> None:
         if info.section != section:
             section = info.section
             st.subheader(section)
-        st.page_link(info.path, label=info.title, icon=info.icon)
+        st.page_link(navigation.page(info.url_path), label=info.title, icon=info.icon)
         st.caption(info.summary)
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from explorer import figures, uploads
 from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_n
 from explorer.topics import pitfalls
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, controls, navigation
 
 # --- this page's cached computations (shared by every session) ---
 
@@ -167,7 +167,7 @@ if upload is not None:
         if check.rotary:
             # What a rotary model holds: named here, read whole by the Rotary page's checker.
             (st.warning if result["kind"] is None else st.info)(check.rotary_note, icon=":material/rotate_right:")
-            st.page_link("pages/rotary_page.py", label="Check your RoPE on the Rotary page (its last section)",
+            st.page_link(navigation.page("rotary"), label="Check your RoPE on the Rotary page (its last section)",
                          icon=":material/arrow_forward:")
         else:
             if result["convention"] is not None:

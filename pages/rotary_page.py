@@ -126,7 +126,7 @@ def pair_section(view: RotaryView, convention: str, snippet: dict[str, int]) -> 
     blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
     controls.reseed(("delta", "pair"))
     st.page_link(
-        "pages/relative_page.py", label=f"Relative positions at δ = {m}, pair {pair}",
+        navigation.page("relative"), label=f"Relative positions at δ = {m}, pair {pair}",
         icon=":material/rotate_right:", query_params={"delta": m, "pair": pair},
     )
     snippet.update(pair=pair, m=m, n=n)
@@ -344,7 +344,7 @@ def show_reading(view: RotaryView, reading: rotary.ArrayReading) -> None:
     elif status == "sinusoidal":
         st.info(f"A sinusoidal positional encoding, not what a rotary model holds. {result['verdict']}",
                 icon=":material/waves:")
-        st.page_link("pages/pitfalls_page.py", label="Check it on Conventions and pitfalls (its checker)",
+        st.page_link(navigation.page("pitfalls"), label="Check it on Conventions and pitfalls (its checker)",
                      icon=":material/arrow_forward:")
         return
     else:

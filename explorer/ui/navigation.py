@@ -59,6 +59,13 @@ def pages() -> dict[str, StreamlitPage]:
     return {url_path: copy.copy(page) for url_path, page in _BUILT.items()}
 
 
+def page(url_path: str) -> StreamlitPage:
+    """The app's page at ``url_path`` (page_list's), for st.page_link: a link to the page itself is
+    checked against the navigation by its hash, where a link to its file resolves the file on the disk
+    in every run (a realpath per link) and, in AppTest's rerun of a fragment, finds no pages at all."""
+    return _BUILT[url_path]
+
+
 def routes(run_pages: dict[str, StreamlitPage]) -> list[StreamlitPage]:
     """What st.navigation takes: this run's pages (``pages``), then the hidden aliases.
 

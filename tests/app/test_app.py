@@ -33,6 +33,7 @@ from app_runs import (
 )
 from independent import encoding
 from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
 from explorer import criteria
 from explorer import settings as s
@@ -352,3 +353,12 @@ def test_moving_controls_updates_the_url_and_survives_every_page() -> None:
         assert_page_ran(at, page)
         assert sidebar_values(at) == expected_sidebar(moved), page.path
         assert {k: at.query_params.get(k) for k in expected_query} == expected_query, page.path
+
+
+def test_rotarys_link_opens_relative_positions_at_its_query_position_and_pair() -> None:
+    """The rotation of pair i by m·θ_i is Relative positions' transition matrix at δ = m: the link goes to
+    that page's own address with δ and the pair (a link to the page itself, navigation.page)."""
+    at = open_page(PAGE_BY_KEY["rotary"])
+    [link] = [element.proto for element in at.get("page_link") if element.proto.page == "relative"]
+    assert link.page_script_hash == calc_hash(PAGE_BY_KEY["relative"].url_path)  # st.Page's hash of its address
+    assert link.query_string == "delta=5&pair=0" and link.label == "Relative positions at δ = 5, pair 0"
