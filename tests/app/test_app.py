@@ -31,6 +31,7 @@ from app_runs import (
     open_url,
     page_id,
 )
+from engineer_files import npy
 from independent import encoding
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
@@ -353,6 +354,24 @@ def test_moving_controls_updates_the_url_and_survives_every_page() -> None:
         assert_page_ran(at, page)
         assert sidebar_values(at) == expected_sidebar(moved), page.path
         assert {k: at.query_params.get(k) for k in expected_query} == expected_query, page.path
+
+
+def test_a_rotary_reading_on_screen_follows_a_step_of_the_sidebar() -> None:
+    """Rotary's checker is drawn below the page's settings part, and compares a reading with the view
+    above it: while a file is loaded a step reruns the page (controls.steps_rerun_page), so that the
+    comparison follows the new d; before, a step reruns the part alone."""
+    at = open_page(PAGE_BY_KEY["rotary"])
+    move_shared(at, "slider", "d", 126)
+    assert "model" not in [box.key for box in at.selectbox], "a step without a file ran more than the part"
+    at.run()
+    inv_freq = 1.0 / 10000.0 ** (np.arange(0, 126, 2) / 126)  # the reading of d = 126, b = 10^4, no scaling
+    at.file_uploader(key="rotary_upload").upload("inv_freq.npy", npy(inv_freq)).run()
+    at.run()
+    assert any("The charts above show this reading" in caption.value for caption in at.caption)
+    at.sidebar.slider(key="d").set_value(128).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "model" in [box.key for box in at.selectbox], "the step with a reading on screen ran the part alone"
+    assert [button.key for button in at.button if button.key == "rotary_open_reading"], "the reading did not follow"
 
 
 def test_rotarys_link_opens_relative_positions_at_its_query_position_and_pair() -> None:
