@@ -28,6 +28,7 @@ from streamlit.proto.PageConfig_pb2 import PageConfig
 from explorer.presets import PRESETS
 from explorer.topics.rotary import LAYOUT_CODE, QK_LABELS
 from explorer.ui import startup
+from explorer.ui.navigation import PAGE_FAILED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -387,6 +388,7 @@ def test_a_shared_control_reruns_a_pages_settings_part_alone(server: StreamlitSe
     assert PAGE_CONTROLS[page] | CHROME_WIDGETS <= set(first.widget_ids)
     for run, d in ((step, 254), (back, 256)):
         assert run.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and not run.exceptions, run.status
+        assert PAGE_FAILED not in run.alerts, "the part failed"
         assert not set(run.widget_ids) & (PAGE_CONTROLS[page] | CHROME_WIDGETS), "more than the part ran"
         assert PART_DRAWS[page] <= set(run.widget_ids), "the part did not draw its charts"
         assert page or run.element_types.count("metric") == 4, "Home's part did not draw its criteria"
