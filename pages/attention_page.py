@@ -9,7 +9,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import Settings, even_settings, format_n
+from explorer.settings import Settings, format_n
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, SCHEMES, View
 from explorer.ui import blocks, cached, controls, navigation
@@ -271,9 +271,7 @@ def play_section(settings: Settings, view: View) -> None:
 
 def charts() -> None:
     """Everything below the page's controls, which reads the sidebar's settings: a move of one reruns this alone."""
-    settings, odd_notice = even_settings(st.session_state["settings"], WHY_EVEN)
-    if odd_notice:
-        st.warning(odd_notice, icon=":material/warning:")
+    settings = blocks.even_d_settings(WHY_EVEN)
     d, L = settings.d, settings.L
     # The reproduce-this code's query position (set by its control's fragment).
     snippet: dict[str, int] = {}

@@ -8,7 +8,7 @@ import streamlit as st
 import pe_core
 from explorer import animation, figures, presets, rope_presets, uploads
 from explorer.rope_presets import CUSTOM
-from explorer.settings import even_settings, format_n
+from explorer.settings import format_n
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
 from explorer.ui import blocks, cached, controls, navigation
@@ -81,9 +81,7 @@ for name, column in zip(rope_presets.METHOD_PARAMETERS[method], parameter_cols, 
 
 def the_view() -> RotaryView:
     """The view of the shared settings and the controls above, with the notices and captions that say what it is."""
-    settings, odd_notice = even_settings(st.session_state["settings"], WHY_EVEN)
-    if odd_notice:
-        st.warning(odd_notice, icon=":material/warning:")
+    settings = blocks.even_d_settings(WHY_EVEN)
     d, L, base = settings.d, settings.L, settings.n
     scaling, scaling_notices = rope_presets.scaling_from_choice(method, d=d, model=model, **parameters)
     for notice in scaling_notices:

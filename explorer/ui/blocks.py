@@ -31,9 +31,15 @@ pio.templates.default = "explorer"
 
 def even_d_page(title: str, why: str) -> Settings:
     """The title of a page that needs sine/cosine pairs, and the shared settings with an even d
-    (with a one-line notice when d was odd: ``why`` says what an odd d would break)."""
-    settings, odd_notice = even_settings(st.session_state["settings"], why)
+    (``even_d_settings``)."""
     st.title(title)
+    return even_d_settings(why)
+
+
+def even_d_settings(why: str) -> Settings:
+    """The shared settings with an even d, with a one-line notice when d was odd (``why`` says what an
+    odd d would break): for a page that needs sine/cosine pairs, where it reads the settings."""
+    settings, odd_notice = even_settings(st.session_state["settings"], why)
     if odd_notice:
         st.warning(odd_notice, icon=":material/warning:")
     return settings
