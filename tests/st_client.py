@@ -92,6 +92,17 @@ class RunResult:
 
 
 @dataclass
+class _CachedMessage:
+    """A message the tab keeps in its message cache."""
+
+    payload: bytes
+    #: The session's run count when the message last arrived or was referred to.
+    last_used: int
+    #: The st.fragment it was drawn in ("" for none).
+    fragment_id: str
+
+
+@dataclass
 class PageResponse:
     """What a first HTTP GET of the page brought back, as a browser keeps it."""
 
@@ -150,8 +161,8 @@ class StreamlitSession:
         # The widgets the tab shows: a fragment's run re-sends only its own, and the browser keeps the others.
         self._shown_widget_ids: dict[str, str] = {}
         self._shown_fragment_ids: dict[str, str] = {}
-        # The browser's message cache: hash -> [payload, run count when last used, fragment drawn in].
-        self._message_cache: dict[str, list] = {}
+        # The browser's message cache, by the messages' hashes.
+        self._message_cache: dict[str, _CachedMessage] = {}
         self._run_count = 0
         self._max_message_age = 2
 
@@ -241,11 +252,10 @@ class StreamlitSession:
             payload = await asyncio.wait_for(self._ws.recv(decode=False), max(deadline - time.monotonic(), 0.001))
             result.messages += 1
             result.bytes_received += len(payload)
-            message = ForwardMsg()
-            message.ParseFromString(payload)
-            payload, message = self._through_cache(payload, message)
-            if self.keep_payloads:
-                result.payloads.append(payload)
+            received = ForwardMsg.FromString(payload)
+            message = self._through_cache(payload, received)
+            if self.keep_payloads:  # a reference as the message it names, as the tab reads it
+                result.payloads.append(payload if message is received else message.SerializeToString())
             kind = message.WhichOneof("type")
             if kind == "new_session":
                 self._max_message_age = message.new_session.config.max_cached_message_age
@@ -274,25 +284,25 @@ class StreamlitSession:
         self._shown_fragment_ids |= result.fragment_ids
         return result
 
-    def _through_cache(self, payload: bytes, message: ForwardMsg) -> tuple[bytes, ForwardMsg]:
+    def _through_cache(self, payload: bytes, message: ForwardMsg) -> ForwardMsg:
         """The message as the tab reads it: a reference is the cached message it names (with the
-        reference's own place on the page), a cacheable message is kept."""
+        reference's own place on the page), a cacheable message (``payload``) is kept."""
         if message.WhichOneof("type") == "ref_hash":
             entry = self._message_cache[message.ref_hash]  # a miss is the server's error, as in the browser
-            entry[1] = self._run_count
-            cached = ForwardMsg.FromString(entry[0])
+            entry.last_used = self._run_count
+            cached = ForwardMsg.FromString(entry.payload)
             cached.metadata.CopyFrom(message.metadata)
-            return cached.SerializeToString(), cached
+            return cached
         if message.metadata.cacheable and message.hash and message.hash not in self._message_cache:
-            self._message_cache[message.hash] = [payload, self._run_count, message.delta.fragment_id]
-        return payload, message
+            self._message_cache[message.hash] = _CachedMessage(payload, self._run_count, message.delta.fragment_id)
+        return message
 
     def _expire_cached_messages(self, fragment_ids: Sequence[str]) -> None:
         """After a run, forget what the last ``max_cached_message_age`` runs that could have drawn it did not use."""
         self._run_count += 1
-        for message_hash, (_, last_used, fragment_id) in list(self._message_cache.items()):
-            could_redraw = not fragment_ids or (fragment_id and fragment_id in fragment_ids)
-            if could_redraw and self._run_count - last_used > self._max_message_age:
+        for message_hash, entry in list(self._message_cache.items()):
+            could_redraw = not fragment_ids or (entry.fragment_id and entry.fragment_id in fragment_ids)
+            if could_redraw and self._run_count - entry.last_used > self._max_message_age:
                 del self._message_cache[message_hash]
 
 
