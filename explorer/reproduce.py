@@ -197,15 +197,21 @@ def result_code(entries: dict[str, str]) -> str:
     return "\nresult = {\n" + "".join(f'    "{key}": {value},\n' for key, value in entries.items()) + "}\n"
 
 
-def numbers_code(entries: dict[str, str]) -> str:
-    """``numbers = {label: expression, ...}`` and a loop that prints it: the numbers the page shows
-    (its metrics), each under the label the page shows it with. A value is a number, a tuple of
-    the numbers one metric shows, or None where the page shows none ("n/a", "no rows")."""
+def numbers_code(entries: dict[str, tuple[str, str]]) -> str:
+    """``numbers = {label: expression, ...}`` and a loop that prints them as the page writes them:
+    the numbers the page shows (its metrics, or its tables' rows), each under the label the page shows
+    it with, each written with the page's format spec (``entries``: label -> (expression, spec)). A
+    value is a number, a tuple of the numbers one label shows, or None (or NaN, inf) where the page
+    shows none ("n/a", "no rows")."""
     return (
-        "\n# The numbers the page shows, under its labels\n"
-        "numbers = {\n" + "".join(f"    {label!r}: {value},\n" for label, value in entries.items()) + "}\n"
+        "\n# The numbers the page shows, under its labels, written with its digits\n"
+        "numbers = {\n" + "".join(f"    {label!r}: {value},\n" for label, (value, _) in entries.items()) + "}\n"
+        "written = {  # how the page writes each (a format spec)\n"
+        + "".join(f"    {label!r}: {spec!r},\n" for label, (_, spec) in entries.items()) + "}\n"
         "for label, value in numbers.items():\n"
-        '    print(f"{label}:", *np.ravel(value))\n'
+        '    shown = ("n/a" if x is None or not np.isfinite(x) else format(x, written[label])'
+        " for x in np.ravel(value))\n"
+        '    print(f"{label}:", *shown)\n'
     )
 
 

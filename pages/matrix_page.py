@@ -163,7 +163,7 @@ blocks.fragment(heatmap)
 blocks.first_chart_sent()
 blocks.cached_section("matrix_rates", rates, settings.d, settings.n, settings.convention)
 blocks.downloads("ω_i and λ_i", lambda: matrix.frequency_table(w), key="matrix_rates")
-if settings.L * settings.d <= 64:
+if settings.L * settings.d <= matrix.NUMBERS_CELLS:
     blocks.cached_section("matrix_numbers", numbers, settings)
 blocks.reproduce(lambda: matrix.matrix_code(settings, **snippet),
                  lambda: matrix.matrix_code(settings, **snippet, library="torch"))

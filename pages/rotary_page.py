@@ -383,9 +383,8 @@ def charts() -> tuple[RotaryView, dict[str, int]]:
     """The charts below the controls, which read the sidebar's d, n and L: a move of one reruns this alone.
     Returns the view and the reproduce-this code's arguments, for the checker and the code below it."""
     view = the_view()
-    cache_rows, cache_cols = rotary.cache_grid(view.L, view.d)
     #: The reproduce-this code's arguments (the pair section's controls add theirs).
-    snippet = {"blocks": rotary.score_blocks(view.L), "cache_rows": cache_rows, "cache_cols": cache_cols}
+    snippet = {"blocks": rotary.score_blocks(view.L)}
     blocks.fragment(pair_section, view, st.session_state["settings"].convention, snippet)
     blocks.cached_section("rotary_scores", lambda: score_section(view), view.key())
     blocks.downloads("the score matrix", lambda: rotary.square_table(

@@ -854,4 +854,31 @@ def attention_code(settings: Settings, view: View, query: int, library: str = "n
         entries["attention_learned"] = f"{stack}([seen, seen - m, learned[seen]])"
     entries["attention_weights"] = f"{stack}([keys, keys - m] + [weights[key] for key in schemes])"
     entries["attention_play"] = f"{stack}(play)"
-    return code + reproduce.result_code(entries)
+    return code + reproduce.result_code(entries) + _numbers_code(view)
+
+
+def _numbers_code(view: View) -> str:
+    """The numbers the page shows: the scores at δ = 0 its caption names, and its table of where the
+    query looks, a row per scheme (as ``where_it_looks``)."""
+    numbers = {f"{SCHEME_S0[key]} s(0)": (f'by_offset["{key}"][L - 1]', ".6g")
+               for key in SCHEME_S0 if key in view.schemes}
+    numbers |= {SCHEMES[key].label: (f'where_it_looks(weights["{key}"])', ".6g") for key in view.schemes}
+    return (
+        "\n\ndef where_it_looks(a):\n"
+        '    """The page\'s table: the weight on the query\'s own key, the largest weight and its key, the\n'
+        "    smallest r whose keys m - r .. m + r hold half the weight, those keys, e^H (H the entropy of the\n"
+        '    weights) and the keys the query sees."""\n'
+        "    a = np.asarray(a)\n"
+        "    mass_by_distance = np.bincount(np.abs(np.arange(L) - m), weights=a)\n"
+        "    r = int(np.argmax(np.cumsum(mass_by_distance) >= 0.5 * a.sum() * (1 - 1e-12)))\n"
+        "    low, high = max(0, m - r), min(L - 1, m + r, m if causal else L - 1)\n"
+        "    p = a[a > 0] / a.sum()\n"
+        "    keys_of_r = (low,) if low == high else (low, high)\n"
+        "    effective = np.exp(-np.sum(p * np.log(p)))\n"
+        "    return (a[m], a.max(), a.argmax(), r, *keys_of_r, effective, m + 1 if causal else L)\n\n"
+        + reproduce.numbers_code(numbers)
+    )
+
+
+#: The schemes whose score at δ = 0 the page's caption gives, by the name it gives them.
+SCHEME_S0 = {"sinusoidal": "sinusoid", "rope": "RoPE"}

@@ -259,7 +259,8 @@ def binary_code(
         code
         + "flips = np.abs(np.diff(B, axis=0)).sum(axis=1)  # bits that differ between neighbours k, k + 1\n"
         + reproduce.numbers_code({
-            flips: "(flips.min(), flips.max())", neighbour_sse: "d - 2.0 * half[1]", largest: "sse.max()",
+            flips: ("(flips.min(), flips.max())", ".6g"), neighbour_sse: ("d - 2.0 * half[1]", ".6g"),
+            largest: ("sse.max()", ".6g"),
         })
     )
 

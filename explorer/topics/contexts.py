@@ -897,11 +897,11 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         'plain_unseen = coverage("none", L)[2]\n'
         "gap = abs(code_w - paper_w)\n"
     ) + reproduce.numbers_code({
-        "plain RoPE": "(int(plain_unseen.sum()), d // 2)",
-        chosen: "(int(unseen.sum()), d // 2)",
-        "attention factor a": "a",
-        "scores × a²": "a * a",
-        "bounds c(β_fast), c(β_slow)": "(correction(beta_fast), correction(beta_slow))",
-        "largest |w_code − w_paper|": "float(gap.max())",
-        "pairs where they differ": "(int((gap > 1e-12).sum()), d // 2)",
+        "plain RoPE": ("(int(plain_unseen.sum()), d // 2)", "d"),
+        chosen: ("(int(unseen.sum()), d // 2)", "d"),
+        "attention factor a": ("a", ".6g"),
+        "scores × a²": ("a * a", ".6g"),
+        "bounds c(β_fast), c(β_slow)": ("(correction(beta_fast), correction(beta_slow))", ".2f"),
+        "largest |w_code − w_paper|": ("float(gap.max())", ".3g"),
+        "pairs where they differ": ("(int((gap > 1e-12).sum()), d // 2)", "d"),
     })

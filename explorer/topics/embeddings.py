@@ -472,12 +472,12 @@ def reproduce_code(tokens: Sequence[str], settings: Settings, *, scale: bool, ot
         + "    return rows.max(axis=0)\n\n\n"
         + "norms = np.linalg.norm(X, axis=1), np.linalg.norm(X * np.sqrt(d), axis=1)  # ‖x_k‖, ‖√d·x_k‖\n"
         + reproduce.numbers_code(dict(zip(labels, (
-            f"np.linalg.norm(bag_sum({scaled}) - bag_sum({scaled.replace('X', 'X2')}))",
-            "np.linalg.norm(bag_sum(summed) - bag_sum(summed2))",
-            "np.linalg.norm(pool(summed) - pool(summed2))",
-            "(d // 2, math.sqrt(d // 2))",
-            "norms[0].mean()",
-            "norms[1].mean()",
-            f"math.sqrt(d // 2) / norms[{int(scale)}].mean()",
+            (f"np.linalg.norm(bag_sum({scaled}) - bag_sum({scaled.replace('X', 'X2')}))", ".3g"),
+            ("np.linalg.norm(bag_sum(summed) - bag_sum(summed2))", ".3g"),
+            ("np.linalg.norm(pool(summed) - pool(summed2))", ".3g"),
+            ("(d // 2, math.sqrt(d // 2))", ".10g"),
+            ("norms[0].mean()", ".4f"),
+            ("norms[1].mean()", ".4f"),
+            (f"math.sqrt(d // 2) / norms[{int(scale)}].mean()", ".3g"),
         ), strict=True)))
     )

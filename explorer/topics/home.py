@@ -93,7 +93,7 @@ def home_code(settings: Settings) -> str:
         f"passes = [unique >= {UNIQUE_MIN_DISTANCE!r}, consistent <= {CONSISTENT_TOLERANCE!r}, "
         "far <= max(largest, 1.0), differing == 0]\n"
         + reproduce.result_code({"home_criteria": "np.column_stack([values, passes])"})
-        + reproduce.numbers_code({title: name for title, name in zip(TITLES.values(), NAMES, strict=True)})
+        + reproduce.numbers_code({title: (name, ".6g") for title, name in zip(TITLES.values(), NAMES, strict=True)})
     )
 
 

@@ -84,6 +84,10 @@ def frequency_table(w: np.ndarray) -> pd.DataFrame:
     )
 
 
+#: The page shows P as a table of numbers (and its snippet prints it) up to this many cells: seed 000's 4 x 4.
+NUMBERS_CELLS = 64
+
+
 def matrix_code(
     settings: Settings,
     view: str,
@@ -143,4 +147,16 @@ def matrix_code(
         "\n# The rate and wavelength charts: pair i, ω_i (rad/position), λ_i = 2π/ω_i (positions)\n"
         "rates = np.column_stack([np.arange(len(w)), w, 2 * np.pi / w])\n"
     )
+    if L * d <= NUMBERS_CELLS:
+        if view != "values" or row_start is not None:
+            torch = library == "torch"
+            code += "\n# P itself, every position, for the page's table of numbers\n"
+            code += "w = torch.from_numpy(w)\n" if torch else ""
+            code += reproduce.encoding_rows_code(settings, library=library)
+            code += "P, w = P.numpy(), w.numpy()\n" if torch else ""
+        code += (
+            "\n# The matrix as numbers, as the page's table shows it: position k, then its d values\n"
+            "for k, row in enumerate(P):\n"
+            '    print(f"{k}:", *(f"{x:.8f}" for x in row))\n'
+        )
     return code + reproduce.result_code({key: "shown.T" if transpose else "shown", "matrix_rates": "rates"})

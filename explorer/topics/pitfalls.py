@@ -493,7 +493,7 @@ def difference_code(a: Variant, b: Variant, L: int, d: int, comparison: Comparis
     code += 'result = {"pitfalls_difference": shown}  # the download of the difference map\n'
     every, where, drawn = METRIC_LABELS
     return code + reproduce.numbers_code(
-        {every: "np.abs(difference).max()", where: "(row, col)", drawn: "np.abs(shown).max()"}
+        {every: ("np.abs(difference).max()", ".6g"), where: ("(row, col)", ","), drawn: ("np.abs(shown).max()", ".6g")}
     )
 
 

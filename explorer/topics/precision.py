@@ -834,7 +834,7 @@ def snippet(settings: Settings, *, scan: bool = True, limit: int | None = None) 
     if not scan:
         return code
     # The page's numbers: computed in each format, the first k whose neighbour has the same code (None: none found).
-    return code + reproduce.numbers_code({dtype: f"neighbours[({dtype!r}, 'low')]" for dtype in DTYPES})
+    return code + reproduce.numbers_code({dtype: (f"neighbours[({dtype!r}, 'low')]", ",") for dtype in DTYPES})
 
 
 #: One colour per format, one dash per method.

@@ -562,8 +562,10 @@ def relative_code(
     where = "every position" if first == 0 else "the last positions, where the angles and their rounding are largest"
     code += (
         f"window = M[np.ix_({_index_runs(dims)}, {_index_runs(dims)})]  # the rows and columns of M drawn\n"
-        f"\n# The errors, over {where} (as the page measures them): rounding only\n"
-        f"first = {first}\n"
+        f"\n# The errors, over {where} (as the page measures them): rounding only"
+        + ("; torch's sin and complex multiply round otherwise than NumPy's, so their digits may differ from the "
+           "page's\n" if library == "torch" else "\n")
+        + f"first = {first}\n"
         "error = np.abs(shifted[first:] - direct[first:]).max()  # max |P M(δ) - PE(k + δ)|\n"
         "lo, hi = max(first, -delta), min(L, L - delta)  # seed 001: the rows k whose k + δ is a row of P\n"
         "seed_check = np.abs(shifted[lo:hi] - P[lo + delta : hi + delta]).max() if hi > lo else None\n\n"
@@ -584,9 +586,9 @@ def relative_code(
         "relative_direct": "direct_shown",
         "relative_rotation": "rotation",
     }) + reproduce.numbers_code({
-        labels["error"]: "error",
-        labels["seed"]: "seed_check",
-        labels["angle"]: "np.degrees(angle)",
-        labels["wrapped"]: "np.degrees(angle) % 360",
-        labels["rotation"]: "np.abs(v @ W - expected).max()",
+        labels["error"]: ("error", ".2e"),
+        labels["seed"]: ("seed_check", ".2e"),
+        labels["angle"]: ("np.degrees(angle)", ".6g"),
+        labels["wrapped"]: ("np.degrees(angle) % 360", ".6g"),
+        labels["rotation"]: ("np.abs(v @ W - expected).max()", ".2e"),
     })

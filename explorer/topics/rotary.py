@@ -982,6 +982,11 @@ def _attention_code(scaling: pe_core.RopeScaling) -> str:
     return "a = 0.1 * math.log(s) + 1 if s > 1 else 1.0  # YaRN's attention factor\n"
 
 
+#: The snippets' columns of each pair, by layout.
+PAIR_COLUMNS_CODE = {"half": "np.arange(d // 2), np.arange(d // 2, d)",
+                     "interleaved": "np.arange(0, d, 2), np.arange(1, d, 2)"}
+
+
 def rotary_code(
     view: RotaryView,
     *,
@@ -989,33 +994,25 @@ def rotary_code(
     m: int,
     n: int,
     blocks: int,
-    cache_rows: int,
-    cache_cols: int,
     library: str = "numpy",
 ) -> str:
-    """Rotary: every chart of the page for the exact settings. NumPy turns the pairs as complex
-    numbers (Meta's form); PyTorch builds the cos and sin tables and applies them in the
-    rotate_half style of transformers (rotate_every_two for the interleaved layout). Both apply
-    the other layout's rotate function to the cache for the mixing error, and end by binding
-    ``result`` (download key -> array) and ``numbers`` (the page's metrics)."""
+    """Rotary: the page's numbers for the exact settings, and the score matrix, the decay and the mixing
+    error as drawn. NumPy applies the cache as transformers does (``rotate_half``, or GPT-J's
+    ``rotate_every_two`` for the interleaved layout); PyTorch the same with torch's tensors. Binds
+    ``result`` (download key -> array) and ``numbers`` (the page's metrics), and prints them."""
     d, L, layout = view.d, view.L, view.layout
-    other = OTHER_LAYOUT[layout]
-    W = window_positions(L)[0]
+    rotate, other = LAYOUT_CODE[layout][1], LAYOUT_CODE[OTHER_LAYOUT[layout]][1]
     edges = pe_core.block_edges(L, blocks)
-    row_edges, col_edges = pe_core.block_edges(L, cache_rows), pe_core.block_edges(d, cache_cols)
-    swept = play_positions(float(view.theta()[pair]), L)
+    torch = library == "torch"
     code = (
         f"# Rotary (RoPE), {view.describe()}, query and key {QK_LABELS[view.qk]}"
         + (f" (seed {view.seed})" if view.qk == "random" else "") + "\n"
-        "import math\n\nimport numpy as np\n"
-        + (reproduce.TORCH_IMPORTS if library == "torch" else "")
+        "import math\n\nimport numpy as np\n" + (reproduce.TORCH_IMPORTS if torch else "")
         + f"\nL, d, b = {L}, {d}, {reproduce.literal(view.base)}\n"
-        f'layout = "{layout}"  # pair i is {LAYOUT_CODE[layout][2]}\n'
         "theta = b ** -(np.arange(0, d, 2, dtype=np.float64) / d)  # θ_i = b^(-2i/d), in float64 "
         "(transformers: float32)\n"
         + scaling_code(view.scaling, d)
-        + ("first, second = np.arange(d // 2), np.arange(d // 2, d)\n" if layout == "half"
-           else "first, second = np.arange(0, d, 2), np.arange(1, d, 2)\n")
+        + f"first, second = {PAIR_COLUMNS_CODE[layout]}  # {layout}: pair i is {LAYOUT_CODE[layout][2]}\n"
     )
     if view.qk == "ones":
         code += "q, k = np.ones(d), np.ones(d)\n"
@@ -1026,115 +1023,68 @@ def rotary_code(
             "q[first], q[second] = pairs[0]\n"
             "k[first], k[second] = pairs[1]\n"
         )
-    code += (
-        "\npositions = np.arange(L, dtype=np.float64)\n"
-        "freqs = np.outer(positions, theta)  # m θ'_i\n"
-        "cos_half = a * np.cos(np.concatenate([freqs, freqs], axis=1))  # cat(freqs, freqs)\n"
-        "cos_interleaved = a * np.cos(np.repeat(freqs, 2, axis=1))  # repeat_interleave(freqs, 2)\n"
-    )
-    rotate_name, other_name = LAYOUT_CODE[layout][1], LAYOUT_CODE[other][1]
-    size = f" ({L * L * 8 / 1e9:.1f} GB here)" if L * L * 8 > 5e8 else ""
-    if library == "numpy":
+    if torch:
+        emb = "torch.cat((freqs, freqs), dim=-1)" if layout == "half" else "freqs.repeat_interleave(2, dim=-1)"
         code += (
-            f"cos, sin = {'cos_half' if layout == 'half' else 'cos_interleaved'}, a * np.sin({_emb_code(layout)})"
-            "  # this layout's cache\n"
-            "\n\ndef rotate_half(x):\n"
-            "    return np.concatenate([-x[..., d // 2 :], x[..., : d // 2]], axis=-1)\n\n\n"
-            "def rotate_every_two(x):\n"
-            "    out = np.empty_like(x)\n"
-            "    out[..., 0::2], out[..., 1::2] = -x[..., 1::2], x[..., 0::2]\n"
-            "    return out\n\n\n"
-            "# Each pair as a complex number u + iv, turned by e^(i m θ'_i) (Meta's freqs_cis)\n"
-            "turn = np.exp(1j * freqs)\n"
-            "zq, zk = (q[first] + 1j * q[second]) * turn, (k[first] + 1j * k[second]) * turn\n"
-            f"S = a**2 * (zq @ zk.conj().T).real  # q_m·k_n = Re Σ_i zq_i conj(zk_i): L x L{size}\n"
-        )
-    else:
-        emb = ("torch.cat((freqs_t, freqs_t), dim=-1)" if layout == "half"
-               else "freqs_t.repeat_interleave(2, dim=-1)")
-        code += (
-            "\n# transformers' rotary embedding and apply_rotary_pos_emb, in float64 (transformers: float32)\n"
-            "freqs_t = torch.outer(torch.arange(L, dtype=torch.float64), torch.from_numpy(theta))\n"
+            "\n# transformers' cos and sin cache (times a) and apply_rotary_pos_emb, in float64\n"
+            "freqs = torch.outer(torch.arange(L, dtype=torch.float64), torch.from_numpy(theta))\n"
             f"emb = {emb}\n"
-            "cos_t, sin_t = emb.cos() * a, emb.sin() * a\n\n\n"
+            "cos, sin = a * emb.cos(), a * emb.sin()\n\n\n"
             "def rotate_half(x):\n"
-            "    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]\n"
-            "    return torch.cat((-x2, x1), dim=-1)\n\n\n"
+            "    return torch.cat((-x[..., d // 2 :], x[..., : d // 2]), dim=-1)\n\n\n"
             "def rotate_every_two(x):  # GPT-J\n"
-            "    x1, x2 = x[..., ::2], x[..., 1::2]\n"
-            "    return torch.stack((-x2, x1), dim=-1).flatten(-2)\n\n\n"
+            "    return torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)\n\n\n"
             "Q, K = torch.from_numpy(q).expand(L, d), torch.from_numpy(k).expand(L, d)\n"
-            f"q_embed = Q * cos_t + {rotate_name}(Q) * sin_t\n"
-            f"k_embed = K * cos_t + {rotate_name}(K) * sin_t\n"
-            f"S = (q_embed @ k_embed.T).numpy()  # L x L{size}\n"
-        )
-    code += (
-        "scores = S.copy()\n" + _averaged("scores", edges, edges)
-        + "\n# The closed form: q_m·k_n = g(m - n), g(t) = a² Σ_i Re(h_i e^(i t θ'_i)), h_i = z_q,i conj(z_k,i)\n"
-        "t = np.arange(-(L - 1), L)\n"
-        "h = (q[first] + 1j * q[second]) * (k[first] - 1j * k[second])\n"
-        "g = a**2 * (np.exp(1j * np.outer(t, theta)) @ h).real\n"
-        f"W = {W}  # measured: the last W positions, m - n = -(W-1) .. W-1\n"
-        "measured = np.full(2 * L - 1, np.nan)\n"
-        "measured[L - W : L - 1 + W] = np.r_[S[L - W : L - 1, L - 1], S[L - 1, L - W :][::-1]]\n"
-        "\n# RoFormer's long-term decay: S_j = Σ_{k<j} e^(i t θ'_k), bound = mean_j |S_j|; all-ones scores\n"
-        "distance = np.arange(L)\n"
-        "bound = np.abs(np.cumsum(np.exp(1j * np.outer(distance, theta)), axis=1)).mean(axis=1)\n"
-        "ones = a**2 * 2 * np.cos(np.outer(distance, theta)).sum(axis=1)  # Σ_i 2 cos(t θ'_i)\n"
-        "\n# The two layouts' cos tables, as drawn\n"
-        + _averaged(("cos_half", "cos_interleaved"), row_edges, col_edges)
-        + f"\n# The bug: this layout's cache with {other_name}, the other layout's rotate function\n"
-    )
-    if library == "numpy":
-        code += (
-            "Q, K = np.tile(q, (L, 1)), np.tile(k, (L, 1))\n"
-            f"right = (Q * cos + {rotate_name}(Q) * sin) @ (K * cos + {rotate_name}(K) * sin).T\n"
-            f"wrong_q, wrong_k = Q * cos + {other_name}(Q) * sin, K * cos + {other_name}(K) * sin\n"
+            f"q_m, k_n = (Q * cos + {rotate}(Q) * sin).numpy(), (K * cos + {rotate}(K) * sin).numpy()\n"
+            f"wrong_q, wrong_k = (Q * cos + {other}(Q) * sin).numpy(), (K * cos + {other}(K) * sin).numpy()\n"
         )
     else:
+        emb = "np.concatenate([freqs, freqs], axis=1)" if layout == "half" else "np.repeat(freqs, 2, axis=1)"
         code += (
-            f"wrong_q = (Q * cos_t + {other_name}(Q) * sin_t).numpy()\n"
-            f"wrong_k = (K * cos_t + {other_name}(K) * sin_t).numpy()\n"
-            "right = S\n"
+            "\n# transformers' cos and sin cache (times a) and apply_rotary_pos_emb\n"
+            "freqs = np.outer(np.arange(L, dtype=np.float64), theta)  # m θ'_i\n"
+            f"emb = {emb}\n"
+            "cos, sin = a * np.cos(emb), a * np.sin(emb)\n\n\n"
+            "def rotate_half(x):\n"
+            "    return np.concatenate([-x[..., d // 2 :], x[..., : d // 2]], axis=-1)\n\n\n"
+            "def rotate_every_two(x):  # GPT-J\n"
+            "    return np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)\n\n\n"
+            "Q, K = np.tile(q, (L, 1)), np.tile(k, (L, 1))\n"
+            f"q_m, k_n = Q * cos + {rotate}(Q) * sin, K * cos + {rotate}(K) * sin  # each position's turned q and k\n"
+            f"wrong_q, wrong_k = Q * cos + {other}(Q) * sin, K * cos + {other}(K) * sin\n"
         )
-    code += (
-        "wrong = wrong_q @ wrong_k.T\n"
-        "error = wrong - right\n"
-        "window = np.r_[0:W, L - W : L]  # the positions the page measures directly\n"
-        "norms = np.linalg.norm(wrong_q[window], axis=1) / (a * np.linalg.norm(q))  # 1 for a rotation\n"
-    )
-    code += _averaged("error", edges, edges)
+    size = f"  # {L * L * 8 / 1e9:.1f} GB here: in blocks of rows if that is too much" if L * L * 8 > 5e8 else ""
+    W = window_positions(L)[0]
     angle, pair_score, pair_offset = pair_labels(pair)
     code += (
-        f"\n# Pair {pair}: q at m = {m} and k at n = {n}, turned in their plane\n"
+        f"S = q_m @ k_n.T  # the scores q_m·k_n, L x L{size}\n"
+        "scores = S.copy()\n" + _averaged("scores", edges, edges)
+        + "wrong = wrong_q @ wrong_k.T  # the scores with the other layout's rotate: the bug\n"
+        "error = wrong - S\n" + _averaged("error", edges, edges)
+        + f"W = {W}  # the page measures the first and the last W positions\n"
+        "norms = np.linalg.norm(wrong_q[np.r_[0:W, L - W : L]], axis=1) / (a * np.linalg.norm(q))  # 1 if rotated\n"
+        "\n# RoFormer's long-term decay: bound = mean_j |Σ_{i<j} e^(i t θ'_i)|; the all-ones score Σ_i 2 cos(t θ'_i)\n"
+        "distance = np.arange(L)\n"
+        "bound = np.abs(np.cumsum(np.exp(1j * np.outer(distance, theta)), axis=1)).mean(axis=1)\n"
+        "ones = a**2 * 2 * np.cos(np.outer(distance, theta)).sum(axis=1)\n"
+        f"\n# Pair {pair} of q at m = {m} and of k at n = {n}, as complex numbers u + iv turned by e^(i m θ')\n"
         f"pair, m, n = {pair}, {m}, {n}\n"
-        "u, v = first[pair], second[pair]\n\n\n"
-        "def turn2(phi):\n"
-        "    return np.array([[np.cos(phi), -np.sin(phi)], [np.sin(phi), np.cos(phi)]])\n\n\n"
-        "points = np.array([q[[u, v]], turn2(m * theta[pair]) @ q[[u, v]], k[[u, v]], "
-        "turn2(n * theta[pair]) @ k[[u, v]]])\n"
-        f"swept = np.array({_literal_list(swept)}, dtype=np.int64)  # Play's positions m\n"
-        "tips = np.array([turn2(p * theta[pair]) @ q[[u, v]] for p in swept])\n"
-        "play = np.column_stack([swept, np.degrees(swept * theta[pair]), tips, a**2 * tips @ points[3]])\n"
-        "\nnumbers = {  # the page's metrics\n"
-        f'    "{angle}": np.degrees(m * theta[pair]),\n'
-        f'    "{pair_score}": a**2 * points[1] @ points[3],\n'
-        f'    "{pair_offset}": a**2 * (h[pair] * np.exp(1j * (m - n) * theta[pair])).real,\n'
-        f'    "{DECAY_LABELS[0]}": np.max(np.abs(ones) / (a**2 * d * bound)),\n'
-        f'    "{DECAY_LABELS[1]}": bound[-1],\n'
-        f'    "{MIXING_LABELS[0]}": np.abs(error).max(),\n'
-        f'    "{MIXING_LABELS[1]}": 100 * np.abs(norms - 1).max(),\n'
-        f'    "{MIXING_LABELS[2]}": np.abs(wrong[:W, :W] - wrong[L - W :, L - W :]).max(),\n'
-        "}\n"
+        "zq, zk = q[first[pair]] + 1j * q[second[pair]], k[first[pair]] + 1j * k[second[pair]]\n"
+        "turned_q, turned_k = zq * np.exp(1j * m * theta[pair]), zk * np.exp(1j * n * theta[pair])\n"
+        + reproduce.numbers_code({
+            angle: ("np.degrees(m * theta[pair])", ",.4f"),
+            pair_score: ("a**2 * (turned_q * turned_k.conjugate()).real", ".6g"),
+            pair_offset: ("a**2 * (zq * zk.conjugate() * np.exp(1j * (m - n) * theta[pair])).real", ".6g"),
+            DECAY_LABELS[0]: ("np.max(np.abs(ones) / (a**2 * d * bound))", ".4f"),
+            DECAY_LABELS[1]: ("bound[-1]", ".6g"),
+            MIXING_LABELS[0]: ("np.abs(error).max()", ".4g"),
+            MIXING_LABELS[1]: ("100 * np.abs(norms - 1).max()", ".3g"),
+            MIXING_LABELS[2]: ("np.abs(wrong[:W, :W] - wrong[L - W :, L - W :]).max()", ".4g"),
+        })
     )
     return code + reproduce.result_code({
-        "rotary_pair": "points",
-        "rotary_pair_play": "play",
         "rotary_scores": "scores",
-        "rotary_closed_form": "np.column_stack([t, g, measured])",
         "rotary_decay": "np.column_stack([distance, bound, ones])",
-        "rotary_cos_half": "cos_half",
-        "rotary_cos_interleaved": "cos_interleaved",
         "rotary_mixing": "error",
     })
 
@@ -1145,7 +1095,3 @@ def _averaged(names: str | tuple[str, ...], row_edges: np.ndarray, col_edges: np
         names, row_edges if reproduce.is_reduced(row_edges) else None,
         col_edges if reproduce.is_reduced(col_edges) else None,
     )
-
-
-def _emb_code(layout: str) -> str:
-    return "np.concatenate([freqs, freqs], axis=1)" if layout == "half" else "np.repeat(freqs, 2, axis=1)"

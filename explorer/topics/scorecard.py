@@ -777,7 +777,7 @@ def snippet(settings: Settings, offset: int = 1) -> str:
         convention=settings.convention, far=FAR_FACTOR * settings.L, seed=LEARNED_SEED, window=criteria.WINDOW,
         rate=rate, plans="\n".join(lines),
     ) + reproduce.numbers_code({  # the criteria each scheme passes, of six
-        name: f"(int(passed[{row}].sum()), passed.shape[1])" for row, name in enumerate(SCHEMES.values())
+        name: (f"(int(passed[{row}].sum()), passed.shape[1])", "d") for row, name in enumerate(SCHEMES.values())
     })
 
 

@@ -450,11 +450,12 @@ def similarity_code(settings: Settings, ref: int, *, blocks: int, full_cells: in
         "measured_at[first - ref + L - 1 : first - ref + L - 1 + measured.size] = measured\n"
     )
     labels = metric_labels(ref, L)
-    values = {"self": "dot[ref]"}
+    values = {"self": ("dot[ref]", ".10g")}
     if L > 1:
         code += f"neighbour = {neighbour_of(ref, L)}\n"
-        values |= {"neighbour": "dot[neighbour]", "sse": "sse[neighbour]"}
-    values |= {"f0": "f[L - 1]", "check": "np.abs(measured - f[first - ref + L - 1 :][: measured.size]).max()"}
+        values |= {"neighbour": ("dot[neighbour]", ".10g"), "sse": ("sse[neighbour]", ".10g")}
+    values |= {"f0": ("f[L - 1]", ".10g"),
+               "check": ("np.abs(measured - f[first - ref + L - 1 :][: measured.size]).max()", ".2e")}
     return code + reproduce.result_code({
         "similarity_lines": "np.column_stack([np.arange(L), dot, sse, cosine])",
         "similarity_matrix": "G",

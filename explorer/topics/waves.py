@@ -340,7 +340,8 @@ def waves_code(
         "angle = last * w[pair]  # the angle of position k\n"
         + reproduce.result_code({"waves_profiles": "profiles", "waves_columns": "lines", "waves_circle": "circle"})
         + reproduce.numbers_code(dict(zip(circle_labels(pair), (
-            "w[pair]", "np.degrees(angle)", "np.degrees(angle) % 360.0", "(np.sin(angle), np.cos(angle))"
+            ("w[pair]", ".10g"), ("np.degrees(angle)", ",.4f"), ("np.degrees(angle) % 360.0", ".4f"),
+            ("(np.sin(angle), np.cos(angle))", ".6f"),
         ), strict=True)))
     )
 
