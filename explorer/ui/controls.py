@@ -345,6 +345,14 @@ def queue_values(values: dict[str, object]) -> None:
     st.session_state.setdefault(_PENDING, {}).update(values)
 
 
+def correct_controls(values: dict[str, object], notices: list[str]) -> None:
+    """The page cannot use its controls' values as they are (two that must go in order): the controls
+    take ``values`` and the app runs again, the URL following, with ``notices`` above the page."""
+    queue_values(values)
+    st.session_state.setdefault(_NOTICES, []).extend(notices)
+    st.rerun(scope="app")
+
+
 def choice_control(
     key: str, label: str, options: tuple[str, ...], *, default: str, container=None,
     format_func: Callable[[str], str] = str, horizontal: bool = True,
@@ -413,7 +421,18 @@ def text_control(
 
 
 def show_notices(container) -> None:
-    """Show, once, what was changed in the URL's values (one line each)."""
+    """Show, once, what was changed in the URL's values (one line each), and which of its keys this
+    view did not read (a control these settings do not draw, another page's key): ``write_url``
+    leaves them out."""
+    state = st.session_state
+    seeded = state.setdefault(_SEEDED, set())
+    unread = [key for key in st.query_params if key not in seeded]
+    seeded.update(unread)  # said once; the URL no longer holds them after this run
+    state.setdefault(_NOTICES, []).extend(
+        f"URL: {s.echo(f'{key}={st.query_params.get_all(key)[-1]}')} is not used by this view at these settings; "
+        "it was left out."
+        for key in unread
+    )
     notices = st.session_state.pop(_NOTICES, [])
     for notice in notices:
         container.warning(notice, icon=":material/link_off:")
