@@ -170,13 +170,9 @@ def scaling_from_choice(
     if method in ("ntk", "dynamic") and d < 4:
         return None, [f"{SCALING_LABELS[method]} scaling needs d >= 4 (its base change divides by d - 2); "
                       "no scaling is applied."]
-    if method == "llama3" and high_freq <= low_freq:
-        notices.append(f"llama3 needs high_freq_factor > low_freq_factor, got {high_freq:g} and {low_freq:g}; "
-                       "using Meta's 4 and 1.")
-        low_freq, high_freq = 1.0, 4.0
-    if method == "yarn" and beta_fast <= beta_slow:
-        notices.append(f"YaRN needs beta_fast > beta_slow, got {beta_fast:g} and {beta_slow:g}; using YaRN's 32 and 1.")
-        beta_fast, beta_slow = 32.0, 1.0
+    pairs = {"low_freq": low_freq, "high_freq": high_freq, "beta_fast": beta_fast, "beta_slow": beta_slow}
+    ordered, notices = ordered_parameters(method, pairs)
+    low_freq, high_freq, beta_fast, beta_slow = (ordered[name] for name in pairs)
     original_length = int(original)
     if method == "linear" or method == "ntk":
         return pe_core.RopeScaling(method, factor), notices
@@ -190,6 +186,23 @@ def scaling_from_choice(
     pairs = d // 2
     return pe_core.RopeScaling(method, factor, original_length, short_factor=(1.0,) * pairs,
                                long_factor=(float(factor),) * pairs), notices
+
+
+def ordered_parameters(method: str, parameters: dict[str, float]) -> tuple[dict[str, float], list[str]]:
+    """``parameters`` (named as PARAMETERS) with each pair of ``method``'s that must go in order and
+    does not (llama3's low_freq_factor < high_freq_factor, YaRN's beta_fast > beta_slow) replaced by
+    its authors' values, and a notice for each, naming the two in the order the controls show them."""
+    fixed = dict(parameters)
+    notices = []
+    if method == "llama3" and fixed["high_freq"] <= fixed["low_freq"]:
+        notices.append(f"llama3 needs low_freq_factor < high_freq_factor, got {fixed['low_freq']:g} and "
+                       f"{fixed['high_freq']:g}; using Meta's 1 and 4.")
+        fixed.update(low_freq=1.0, high_freq=4.0)
+    if method == "yarn" and fixed["beta_fast"] <= fixed["beta_slow"]:
+        notices.append(f"YaRN needs beta_fast > beta_slow, got {fixed['beta_fast']:g} and {fixed['beta_slow']:g}; "
+                       "using YaRN's 32 and 1.")
+        fixed.update(beta_fast=32.0, beta_slow=1.0)
+    return fixed, notices
 
 
 def describe_scaling(scaling: pe_core.RopeScaling | None, d: int) -> str:

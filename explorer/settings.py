@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
@@ -53,24 +54,31 @@ def format_n(n: float) -> str:
     return f"{n:.0f}" if float(n).is_integer() else f"{n:g}"
 
 
-def _last(key: str, raws: list[str], notices: list[str]) -> str:
+def last_value(key: str, raws: list[str], notices: list[str]) -> str:
+    """The URL key's last value, stripped (a notice in ``notices`` when it was given more than once)."""
     if len(raws) > 1:
         notices.append(f"URL key '{key}' was given {len(raws)} times; using the last value.")
     return raws[-1].strip()
 
 
-#: What a notice may repeat of a URL value: notices are rendered as Markdown, so a
-#: bracket, a star or a newline from the URL could make a link or break the line.
-_ECHO_UNSAFE = re.compile(r"[^A-Za-z0-9.+\-]")
+#: How much of a URL value a notice repeats.
+_ECHO_LENGTH = 24
 
 
-def _shown(raw: str) -> str:
-    """The URL value as a notice may quote it: safe characters only, at most 20."""
-    safe = _ECHO_UNSAFE.sub("", raw) or "?"
-    return safe if len(safe) <= 20 else safe[:17] + "..."
+def echo(raw: str) -> str:
+    """A value from a URL as a notice quotes it: as typed, in a Markdown code span, so that
+    nothing in it becomes a link, markup, an emoji or a formula (notices are rendered as
+    Markdown); control characters as "�", and at most ``_ECHO_LENGTH`` characters."""
+    text = raw if len(raw) <= _ECHO_LENGTH else raw[: _ECHO_LENGTH - 1] + "…"
+    text = "".join("�" if unicodedata.category(char)[0] == "C" else char for char in text)
+    # A code span is fenced by more backticks than any run inside it, and padded where it begins
+    # or ends with one (CommonMark).
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _number(raw: str) -> float | None:
+def read_number(raw: str) -> float | None:
     """A finite number from text, or None (no eval, no locale, no absurd lengths)."""
     if _INTEGER.fullmatch(raw):
         # A huge whole number is clamped like any other out-of-range one.
@@ -89,16 +97,16 @@ def parse_int(
 ) -> tuple[int, list[str]]:
     """A whole number in [low, high] (even if asked) from URL values, with notices."""
     notices: list[str] = []
-    raw = _last(key, raws, notices)
-    value = _number(raw)
+    raw = last_value(key, raws, notices)
+    value = read_number(raw)
     if value is None or not float(value).is_integer():
-        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a whole number"
+        reason = " is empty" if not raw else f"={echo(raw)} is not a whole number"
         notices.append(f"URL: {key}{reason}; using {default}.")
         return default, notices
     number = int(value)
     if number < low or number > high:
         clamped = min(max(number, low), high)
-        notices.append(f"URL: {key}={_shown(raw)} is outside {low}..{high}; using {clamped}.")
+        notices.append(f"URL: {key}={echo(raw)} is outside {low}..{high}; using {clamped}.")
         number = clamped
     if even and number % 2:
         fixed = number - 1 if number - 1 >= low else number + 1
@@ -110,10 +118,13 @@ def parse_int(
 def parse_choice(key: str, raws: list[str], *, default: str, options: tuple[str, ...]) -> tuple[str, list[str]]:
     """One of ``options`` from URL values, with notices."""
     notices: list[str] = []
-    raw = _last(key, raws, notices)
+    raw = last_value(key, raws, notices)
     if raw in options:
         return raw, notices
-    notices.append(f"URL: {key}='{_shown(raw)}' is not one of {', '.join(options)}; using {default}.")
+    if not raw:
+        notices.append(f"URL: {key} is empty; using {default}.")
+        return default, notices
+    notices.append(f"URL: {key}={echo(raw)} is not one of {', '.join(options)}; using {default}.")
     return default, notices
 
 
@@ -127,16 +138,16 @@ def format_number(value: float) -> str:
 def parse_float(key: str, raws: list[str], *, default: float, low: float, high: float) -> tuple[float, list[str]]:
     """A finite number in [low, high] from URL values, with notices (a page's own number keys)."""
     notices: list[str] = []
-    raw = _last(key, raws, notices)
-    value = _number(raw)
+    raw = last_value(key, raws, notices)
+    value = read_number(raw)
     if value is None:
-        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a finite number"
+        reason = " is empty" if not raw else f"={echo(raw)} is not a finite number"
         notices.append(f"URL: {key}{reason}; using {format_number(default)}.")
         return default, notices
     if not low <= value <= high:
         clamped = min(max(value, low), high)
         notices.append(
-            f"URL: {key}={_shown(raw)} is outside {format_number(low)}..{format_number(high)}; "
+            f"URL: {key}={echo(raw)} is outside {format_number(low)}..{format_number(high)}; "
             f"using {format_number(clamped)}."
         )
         value = clamped
@@ -153,7 +164,7 @@ def parse_subset(
     option in it, or an absurdly long one, gives ``default``.
     """
     notices: list[str] = []
-    raw = _last(key, raws, notices)
+    raw = last_value(key, raws, notices)
     if not raw:
         return (), notices
     if len(raw) > MAX_RAW_LENGTH * 4:
@@ -163,7 +174,7 @@ def parse_subset(
     unknown = [name for name in names if name not in options]
     chosen = tuple(option for option in options if option in names)
     if unknown:
-        shown = ", ".join(f"'{_shown(name)}'" for name in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
+        shown = ", ".join(echo(name) for name in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
         fallback = "" if chosen else f"; using {','.join(default)}"
         notices.append(f"URL: {key} has {shown}, not among {', '.join(options)}{fallback}.")
     return (chosen if chosen or not unknown else default), notices
@@ -178,17 +189,17 @@ def nearest_n(value: float) -> float:
 def parse_n(raws: list[str]) -> tuple[float, list[str]]:
     """The base n from URL values: clamped to 2..1e8 and set on the slider's nearest stop."""
     notices: list[str] = []
-    raw = _last("n", raws, notices)
-    value = _number(raw)
+    raw = last_value("n", raws, notices)
+    value = read_number(raw)
     if value is None:
-        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a finite number"
+        reason = " is empty" if not raw else f"={echo(raw)} is not a finite number"
         notices.append(f"URL: n{reason}; using {format_n(N_DEFAULT)}.")
         return N_DEFAULT, notices
     clamped = min(max(value, N_MIN), N_MAX)
     if clamped != value:
-        notices.append(f"URL: n={_shown(raw)} is outside 2..1e8; using {format_n(nearest_n(clamped))}.")
+        notices.append(f"URL: n={echo(raw)} is outside 2..1e8; using {format_n(nearest_n(clamped))}.")
     elif nearest_n(clamped) != value:
-        notices.append(f"URL: n={_shown(raw)} is not on the base scale; using {format_n(nearest_n(clamped))}.")
+        notices.append(f"URL: n={echo(raw)} is not on the base scale; using {format_n(nearest_n(clamped))}.")
     return nearest_n(clamped), notices
 
 
@@ -196,17 +207,17 @@ def parse_option(key: str, raws: list[str], *, default: float, options: tuple[fl
     """One of a slider's numeric ``options`` (positive, ascending) from URL values: the nearest
     one on a log scale, with a notice when the URL's value was not one of them."""
     notices: list[str] = []
-    raw = _last(key, raws, notices)
-    value = _number(raw)
+    raw = last_value(key, raws, notices)
+    value = read_number(raw)
     if value is None or value <= 0:
-        reason = " is empty" if not raw else f"='{_shown(raw)}' is not a positive number"
+        reason = " is empty" if not raw else f"={echo(raw)} is not a positive number"
         notices.append(f"URL: {key}{reason}; using {format_n(default)}.")
         return default, notices
     logs = np.log10(options)
     nearest = options[int(np.argmin(np.abs(logs - math.log10(min(max(value, options[0]), options[-1])))))]
     if nearest != value:
         notices.append(
-            f"URL: {key}={_shown(raw)} is not one of {format_n(options[0])}..{format_n(options[-1])} on the "
+            f"URL: {key}={echo(raw)} is not one of {format_n(options[0])}..{format_n(options[-1])} on the "
             f"slider's scale; using {format_n(nearest)}."
         )
     return nearest, notices
@@ -265,7 +276,7 @@ def parse_int_list(
     Entries that are not whole numbers are ignored, out-of-range ones clamped into
     [low, high], repeats dropped, and at most ``max_count`` kept; all of that is said in
     one line. Nothing usable (or an absurdly long text) gives ``default``. Rejected entries
-    are echoed back only as letters and digits, so no typed markdown reaches the page.
+    are echoed back as typed, in code spans (``echo``), so no typed markdown reaches the page.
     """
     raw = str(raw).strip()
     if not raw or len(raw) > MAX_RAW_LENGTH * 4:
@@ -276,7 +287,7 @@ def parse_int_list(
     clamped = repeats = 0
     for token in filter(None, _LIST_SEPARATORS.split(raw)):
         if not _WHOLE_NUMBER.fullmatch(token):
-            junk.append(_shown(token))
+            junk.append(echo(token))
             continue
         number = int(token)  # at most 256 digits: the text's length is capped above
         inside = min(max(number, low), high)
@@ -287,7 +298,7 @@ def parse_int_list(
             kept.append(inside)
     problems = []
     if junk:
-        shown = ", ".join(f"`{j}`" for j in junk[:3]) + (" ..." if len(junk) > 3 else "")
+        shown = ", ".join(junk[:3]) + (" ..." if len(junk) > 3 else "")
         problems.append(f"ignored {shown} (not whole numbers)")
     if clamped:
         problems.append(f"moved {clamped} value(s) into {low}..{high:,}")

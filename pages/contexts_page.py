@@ -73,6 +73,9 @@ def apply_pasted() -> None:
     text = st.session_state.get(CONFIG_TEXT) or ""
     if text.strip():
         apply_config(text, "your config")
+    if contexts.config_size(text) > contexts.CONFIG_MAX_BYTES:
+        # Refused (the message says why): not kept in the box, whose text the browser sends with every rerun.
+        st.session_state[CONFIG_TEXT] = ""
 
 
 def apply_uploaded() -> None:
@@ -123,14 +126,15 @@ st.selectbox(
 )
 paste_col, upload_col = st.columns(2)
 paste_col.text_area(
-    "Or paste a config.json", key=CONFIG_TEXT, height=120, max_chars=contexts.CONFIG_MAX_BYTES,
-    on_change=apply_pasted, placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
+    # No max_chars: the browser would drop a longer paste without a word; the page refuses it in one line.
+    "Or paste a config.json", key=CONFIG_TEXT, height=120, on_change=apply_pasted,
+    placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
     help="Read as transformers reads it: rope_theta, head_dim (or hidden_size / num_attention_heads), "
     "partial_rotary_factor, max_position_embeddings, rope_scaling or rope_parameters. Ctrl+Enter applies it.",
 )
 upload_col.file_uploader(
-    "Or upload one", type=["json"], key=CONFIG_FILE, on_change=apply_uploaded, max_upload_size=1,
-    help=f"A JSON file of at most {contexts.CONFIG_MAX_BYTES // 1024} KB. Nothing is stored.",
+    "Or upload one", type=["json"], key=CONFIG_FILE, on_change=apply_uploaded, max_upload_size=contexts.CONFIG_MAX_MB,
+    help=f"A JSON file of at most {contexts.CONFIG_MAX_MB} MB. Nothing is stored.",
 )
 message = st.session_state.get(CONFIG_MESSAGE)
 if message:
@@ -351,12 +355,15 @@ def charts() -> None:
         lists = (preset.short_factor, preset.long_factor)
     else:
         lists = st.session_state.get(PASTED_LISTS) or (None, None)
-    view, view_notices = contexts.checked_view(ContextView(
+    asked, fixes = contexts.ordered_pairs(ContextView(
         d=d, base=base, method=method, factor=factor, trained=trained, target=target, max_positions=max_positions,
         low_freq=low_freq, high_freq=high_freq, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
         mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
         short_factor=lists[0], long_factor=lists[1],
     ))
+    if fixes:
+        controls.correct_controls({key: getattr(asked, key) for key in contexts.ORDERED_KEYS}, fixes)
+    view, view_notices = contexts.checked_view(asked)
     key = repr(view)
     for notice in view_notices:
         st.warning(notice, icon=":material/warning:")

@@ -56,16 +56,25 @@ def criteria_section(settings: Settings) -> None:
         f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
     )
     measurements = measured_criteria(settings)
-    passed = sum(m.passed for m in measurements)
-    summary = f"{passed} of {len(measurements)} criteria pass for the current settings ({shape})."
-    if passed == len(measurements):
+    # A criterion with nothing to measure (one position has no pair to tell apart) neither passes nor fails.
+    measurable = [m for m in measurements if math.isfinite(m.value)]
+    passed = sum(m.passed for m in measurable)
+    unmeasured = [m.title for m in measurements if not math.isfinite(m.value)]
+    summary = (
+        f"{passed} of {len(measurable)} {'measurable ' if unmeasured else ''}criteria pass for the current settings "
+        f"({shape})" + (f"; not measurable here: {', '.join(unmeasured)}." if unmeasured else ".")
+    )
+    if passed == len(measurable):
         st.success(summary, icon=":material/check_circle:")
     else:
         st.error(summary, icon=":material/cancel:")
     for column, m in zip(st.columns(len(measurements)), measurements, strict=True):
         with column:
             shown = f"{m.value:.6g}" if math.isfinite(m.value) else "n/a"
-            verdict = ":green[:material/check_circle: pass]" if m.passed else ":red[:material/cancel: fail]"
+            verdict = (
+                ":gray[:material/remove: not measured]" if not math.isfinite(m.value)
+                else ":green[:material/check_circle: pass]" if m.passed else ":red[:material/cancel: fail]"
+            )
             st.metric(m.title, shown, help=m.label)
             st.markdown(f"{verdict} · {m.label}")
             st.caption(m.reason)

@@ -77,6 +77,9 @@ for name, column in zip(rope_presets.METHOD_PARAMETERS[method], parameter_cols, 
     options, default = rope_presets.PARAMETERS[name]
     parameters[name] = controls.option_control(name, rope_presets.PARAMETER_LABELS[name], options, default=default,
                                                container=column)
+ordered, fixes = rope_presets.ordered_parameters(method, parameters)
+if fixes:
+    controls.correct_controls(ordered, fixes)
 
 
 def the_view() -> RotaryView:

@@ -24,7 +24,7 @@ import pe_core
 from explorer import animation, reproduce
 from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
-from explorer.settings import D_MAX, N_OPTIONS, format_number, nearest_n, parse_float
+from explorer.settings import D_MAX, N_OPTIONS, echo, format_number, last_value, nearest_n, read_number
 
 #: "none" (plain RoPE) and the scalings of pe_core, in the order the page lists them.
 METHODS: tuple[str, ...] = ("none", *pe_core.ROPE_METHODS)
@@ -72,8 +72,10 @@ DEFAULT_TRAINED = 4096
 #: A config with no scaling is shown against the methods at this factor (target = factor x trained).
 DEFAULT_FACTOR = 4.0
 
-#: A pasted or uploaded config.json, at most (Phi-3 mini 128k's, with its factor lists, is 3.6 KB).
-CONFIG_MAX_BYTES = 256 * 1024
+#: A pasted or uploaded config.json, at most (Phi-3 mini 128k's, with its factor lists, is 3.6 KB): the
+#: uploader's limit (in MB, as Streamlit counts them) and the text box's alike.
+CONFIG_MAX_MB = 1
+CONFIG_MAX_BYTES = CONFIG_MAX_MB * 1024 * 1024
 #: The dot product by offset sums at most this many offsets x pairs per curve (about 30 ms at
 #: d = 2048 for its 131,072 offsets), and at most pe_core.MAX_LENGTH offsets (8 MB a curve).
 CURVE_TERMS = 2**27
@@ -190,13 +192,18 @@ def available_methods(view: ContextView) -> tuple[str, ...]:
     )
 
 
-def checked_view(view: ContextView) -> tuple[ContextView, list[str]]:
-    """The view with what cannot go together put right, and a one-line notice for each change:
-    beta_slow >= beta_fast, low_freq >= high_freq, a method this view cannot draw."""
+#: The view's parameters that go in pairs, each pair in order (``ordered_pairs``).
+ORDERED_KEYS = ("beta_fast", "beta_slow", "low_freq", "high_freq")
+
+
+def ordered_pairs(view: ContextView) -> tuple[ContextView, list[str]]:
+    """The view with each pair of parameters that must go in order and does not (YaRN's beta_slow
+    below beta_fast, llama3's low_freq_factor below high_freq_factor) replaced by its authors'
+    values, and a one-line notice for each, naming the two in the order the page's boxes show them."""
     notices: list[str] = []
     if view.beta_slow >= view.beta_fast:
         notices.append(
-            f"YaRN's beta_slow ({view.beta_slow:g}) must be below beta_fast ({view.beta_fast:g}); "
+            f"YaRN's beta_fast ({view.beta_fast:g}) must be above beta_slow ({view.beta_slow:g}); "
             f"using YaRN's {DEFAULT_VIEW.beta_fast:g} and {DEFAULT_VIEW.beta_slow:g}."
         )
         view = replace(view, beta_fast=DEFAULT_VIEW.beta_fast, beta_slow=DEFAULT_VIEW.beta_slow)
@@ -206,6 +213,13 @@ def checked_view(view: ContextView) -> tuple[ContextView, list[str]]:
             f"using Meta's {DEFAULT_VIEW.low_freq:g} and {DEFAULT_VIEW.high_freq:g}."
         )
         view = replace(view, low_freq=DEFAULT_VIEW.low_freq, high_freq=DEFAULT_VIEW.high_freq)
+    return view, notices
+
+
+def checked_view(view: ContextView) -> tuple[ContextView, list[str]]:
+    """The view with what cannot go together put right, and a one-line notice for each change:
+    ``ordered_pairs``, and a method this view cannot draw."""
+    view, notices = ordered_pairs(view)
     if view.method not in available_methods(view):
         why = (
             f"needs d >= 4, and d={view.d}" if view.method in ("ntk", "dynamic")
@@ -539,13 +553,18 @@ def ramp_table(view: ContextView) -> pd.DataFrame:
 # -------------------------------------------------------------------------- config.json
 
 
+def config_size(data: str | bytes) -> int:
+    """The size in bytes of a pasted or uploaded config.json."""
+    return len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+
+
 def read_config(data: str | bytes) -> dict:
     """The dict of a pasted or uploaded config.json; ValueError with one line for anything else
     (too large, not UTF-8, not JSON, nested too deeply, not an object)."""
-    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
+    size = config_size(data)
     if size > CONFIG_MAX_BYTES:
         raise ValueError(
-            f"That is {size / 1024:,.0f} KB; this page reads a config.json of at most {CONFIG_MAX_BYTES // 1024} KB "
+            f"That is {size / 1024:,.0f} KB; this page reads a config.json of at most {CONFIG_MAX_MB} MB "
             "(a model's is a few KB)."
         )
     if isinstance(data, bytes):
@@ -674,10 +693,22 @@ def view_values(view: ContextView) -> dict[str, object]:
 
 def parse_base(raws: list[str]) -> tuple[float, list[str]]:
     """The URL's exact base: a number in (1, BASE_MAX], or 0 (the sidebar's n) with a notice."""
-    value, notices = parse_float("base", raws, default=0.0, low=0.0, high=BASE_MAX)
-    if 0.0 < value <= 1.0:
-        return 0.0, [*notices, f"URL: base={format_number(value)} must be greater than 1; using the sidebar's n."]
-    return value, notices
+    notices: list[str] = []
+    raw = last_value("base", raws, notices)
+    value = read_number(raw)
+    if value == 0.0 or (value is not None and 1.0 < value <= BASE_MAX):  # 0: the sidebar's n
+        return value, notices
+    if value is not None and value > BASE_MAX:
+        notices.append(f"URL: base={echo(raw)} is above {format_number(BASE_MAX)}; using {format_number(BASE_MAX)}.")
+        return BASE_MAX, notices
+    if not raw:
+        problem = "base is empty"
+    elif value is None:
+        problem = f"base={echo(raw)} is not a finite number"
+    else:
+        problem = f"base={echo(raw)} must be greater than 1"
+    notices.append(f"URL: {problem}; using the sidebar's n.")
+    return 0.0, notices
 
 
 #: Characters a message from a config may not carry into Streamlit's Markdown as they are.

@@ -296,25 +296,39 @@ def number_control(
 ) -> float:
     """A page's number box, kept in the URL under ``key``, clamped to [low, high]: for values a
     slider cannot hold exactly (a scaling factor, a length of 131,072 tokens). ``whole`` makes
-    it a whole number (an int, shown in full). ``drawn=False`` keeps the value (URL, session)
-    without drawing the box, for controls a page shows on request: the box keeps its value while
-    it is not drawn (``persist_state``), so hiding it changes nothing."""
+    it a whole number (an int, shown in full). What is typed beyond the limits is clamped, and a
+    fraction in a whole-number box rounded, with a caption under the box saying so.
+    ``drawn=False`` keeps the value (URL, session) without drawing the box, for controls a page
+    shows on request: the box keeps its value while it is not drawn (``persist_state``), so
+    hiding it changes nothing."""
     kind = int if whole else float
     low, high, default = kind(low), kind(high), kind(default)
-    if whole:
-        _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
-    else:
-        _seed(key, default, lambda raws: s.parse_float(key, raws, default=default, low=low, high=high))
-    # Clamp what an earlier run or a preset left (limits may depend on other controls).
-    value = st.session_state[key]
-    usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    st.session_state[key] = kind(min(max(value, low), high)) if usable else default
+    parse = s.parse_int if whole else s.parse_float
+    _seed(key, default, lambda raws: parse(key, raws, default=default, low=low, high=high))
+    # Clamp what was typed, or what an earlier run or a preset left.
+    wanted = st.session_state[key]
+    usable = isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and math.isfinite(wanted)
+    value = min(max(wanted, low), high) if usable else default
+    value = kind(math.floor(value + 0.5) if whole else value)
+    st.session_state[key] = value
     if not drawn:
-        return st.session_state[key]
-    return kind((container or st).number_input(
-        label, min_value=low, max_value=high, step=None if step is None else kind(step),
-        format=format or ("%d" if whole else "%g"), key=key, help=help, persist_state="session",
-    ))
+        return value
+    # The browser's box has no limits and takes any number: with them, it refused one beyond them
+    # with a word only in a tooltip. And it is the float box: its whole-number box reads what is
+    # typed with parseInt, "1e5" as 1 and "1.5e4" as 1, where the float box reads 100000 and 15000.
+    box = (container or st).number_input(
+        label, step=None if step is None else float(step), format=format or ("%.0f" if whole else "%g"),
+        key=key, help=help, persist_state="session",
+    )
+    if value != wanted and isinstance(wanted, float):  # typed: the box sends a float
+        if not usable:
+            why = f"{wanted} is not a finite number"
+        elif not low <= wanted <= high:
+            why = f"{s.format_number(wanted)} is outside {s.format_number(low)}..{s.format_number(high)}"
+        else:
+            why = f"{s.format_number(wanted)} is not a whole number"
+        (container or st).caption(f"{why}: using {s.format_number(value)}.")
+    return kind(box)
 
 
 def seed_value(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> object:
@@ -329,6 +343,14 @@ def queue_values(values: dict[str, object]) -> None:
     """Give controls new values from a widget callback (a page's preset or a pasted file),
     sidebar or page alike: each takes its value when it is next drawn, before the widget is."""
     st.session_state.setdefault(_PENDING, {}).update(values)
+
+
+def correct_controls(values: dict[str, object], notices: list[str]) -> None:
+    """The page cannot use its controls' values as they are (two that must go in order): the controls
+    take ``values`` and the app runs again, the URL following, with ``notices`` above the page."""
+    queue_values(values)
+    st.session_state.setdefault(_NOTICES, []).extend(notices)
+    st.rerun(scope="app")
 
 
 def choice_control(
@@ -399,7 +421,18 @@ def text_control(
 
 
 def show_notices(container) -> None:
-    """Show, once, what was changed in the URL's values (one line each)."""
+    """Show, once, what was changed in the URL's values (one line each), and which of its keys this
+    view did not read (a control these settings do not draw, another page's key): ``write_url``
+    leaves them out."""
+    state = st.session_state
+    seeded = state.setdefault(_SEEDED, set())
+    unread = [key for key in st.query_params if key not in seeded]
+    seeded.update(unread)  # said once; the URL no longer holds them after this run
+    state.setdefault(_NOTICES, []).extend(
+        f"URL: {s.echo(f'{key}={st.query_params.get_all(key)[-1]}')} is not used by this view at these settings; "
+        "it was left out."
+        for key in unread
+    )
     notices = st.session_state.pop(_NOTICES, [])
     for notice in notices:
         container.warning(notice, icon=":material/link_off:")

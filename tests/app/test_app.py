@@ -118,6 +118,19 @@ def test_home_summary_matches_the_criteria_module() -> None:
     assert [x.value for x in at.success] == [summary]
 
 
+def test_home_does_not_count_a_criterion_it_cannot_measure_as_a_pass() -> None:
+    """At L=1 there is no pair of positions to tell apart: "Unique per position" is n/a, neither
+    passed nor failed, and the summary counts the measurable criteria alone."""
+    at = open_page(HOME, {"L": "1"})
+    assert [x.value for x in at.success] == [
+        "3 of 3 measurable criteria pass for the current settings (L=1, d=128, n=10000, interleaved, paper); "
+        "not measurable here: Unique per position."
+    ]
+    verdicts = [m.value.split(" · ")[0] for m in at.markdown if " · " in m.value]
+    assert at.metric[0].value == "n/a" and len(verdicts) == 4
+    assert "not measured" in verdicts[0] and all("pass]" in verdict for verdict in verdicts[1:]), verdicts
+
+
 def test_home_criteria_follow_the_sidebar() -> None:
     at = open_page(HOME)
     move_shared(at, "slider", "d", 2).run()
@@ -335,6 +348,30 @@ def test_every_page_clamps_the_same_bad_url_with_a_notice_per_key(page: PageInfo
         assert notices, f"no notice names {key!r} on {page.url_path}: {[w.value for w in at.warning]}"
         assert all("\n" not in notice for notice in notices), notices
     assert not {"d", "n"} & at.query_params.keys() and at.query_params.get("L") == str(s.L_MIN), at.query_params
+
+
+@pytest.mark.parametrize(("path", "query", "notices"), [
+    # Keys of controls these settings do not draw (a row per position at L=100; d=128 is one window).
+    ("matrix", {"rows": "-1", "row_start": "1e20"}, [
+        "URL: `rows=-1` is not used by this view at these settings; it was left out.",
+        "URL: `row_start=1e20` is not used by this view at these settings; it was left out."]),
+    ("relative", {"window_start": "-10"},
+     ["URL: `window_start=-10` is not used by this view at these settings; it was left out."]),
+    ("", {"code": "2"}, ["URL: code=`2` is not one of true, false; using false."]),
+    ("pitfalls", {"b": ""}, ["URL: b is empty; using concatenated."]),
+    ("contexts", {"base": "1e400"}, ["URL: base=`1e400` is not a finite number; using the sidebar's n."]),
+    ("contexts", {"base": "0.5"}, ["URL: base=`0.5` must be greater than 1; using the sidebar's n."]),
+    ("rotary", {"model": "../../etc"}, ["URL: model=`../../etc` is not one of custom, "]),
+    ("contexts", {"model": "[x](//ev.il) " + "y" * 40}, ["URL: model=`[x](//ev.il) yyyyyyyyyy…` is not one of "]),
+])
+def test_a_url_value_the_view_does_not_use_is_named_with_what_is_used(path: str, query, notices) -> None:
+    """Each gets its one-line notice: the key, the value as typed (quoted in a code span, shortened if
+    long) and what the view uses instead; the URL then holds none of it."""
+    at = open_page(PAGE_BY_KEY[path] if path else HOME, query)
+    shown = url_notices(at)
+    for notice in notices:
+        assert any(text.startswith(notice) for text in shown), (notice, shown)
+    assert not set(query) & set(at.query_params), at.query_params
 
 
 # --- (5) the URL follows the controls, and the settings follow the visitor ---------------

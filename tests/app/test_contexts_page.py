@@ -207,11 +207,41 @@ def test_a_bad_config_gets_one_line_and_the_page_keeps_working(text: str, words:
 
 def test_a_huge_upload_is_refused_in_one_line() -> None:
     at = open_page(CONTEXTS)
-    at.get("file_uploader")[0].set_value(("config.json", b'{"pad": "' + b"x" * (600 * 1024) + b'"}',
+    at.get("file_uploader")[0].set_value(("config.json", b'{"pad": "' + b"x" * (1100 * 1024) + b'"}',
                                           "application/json"))
     at.run()
     (error,) = [e.value for e in at.error]
-    assert "at most 256 KB" in error.replace("\\", "")
+    assert "at most 1 MB" in error.replace("\\", "")
+
+
+def padded_config(kilobytes: int) -> str:
+    """Llama 3.1 8B's config.json with a comment that makes it ``kilobytes`` KB long."""
+    config = load_config("llama-3.1-8b")
+    return json.dumps({**config, "_comment": "x" * (kilobytes * 1024 - len(json.dumps(config)) - 16)})
+
+
+@pytest.mark.parametrize("how", ["paste", "upload"])
+def test_the_text_box_and_the_uploader_read_the_same_sizes(how: str) -> None:
+    """The uploader says "1MB per file": a 293 KB config is read by either (the text box dropped a paste
+    over 256 KB without a word, and the page refused such a file); over 1 MB either says so in one line,
+    and the text box, which has no limit of its own that would drop a paste silently, is emptied."""
+    at = open_page(CONTEXTS)
+    box = at.text_area(key=PASTE)
+    assert box.proto.max_chars == 0, "the browser drops a paste over max_chars without a word"
+    for kilobytes, read in ((293, True), (1100, False)):
+        text = padded_config(kilobytes)
+        if how == "paste":
+            at.text_area(key=PASTE).input(text).run()
+        else:
+            at.get("file_uploader")[0].set_value(("config.json", text.encode(), "application/json"))
+            at.run()
+        if read:
+            assert [s.value[:5] for s in at.success] == ["Read "], [e.value for e in at.error]
+            assert at.session_state["method"] == "llama3"
+        else:
+            (error,) = [e.value for e in at.error]
+            assert f"That is {kilobytes:,} KB; this page reads a config.json of at most 1 MB" in error.replace("\\", "")
+            assert how == "upload" or at.text_area(key=PASTE).value == ""
 
 
 # ------------------------------------------------------------------------------ hostile URLs
@@ -230,7 +260,10 @@ def test_hostile_url_values_are_clamped_with_a_notice(value: str) -> None:
     for key in PAGE_URL_KEYS:
         notices = [w for w in url_notices(at) if re.search(rf"(?<![\w/]){re.escape(key)}(?![\w])", w)]
         assert notices, f"{key}={value[:20]!r}: no notice naming it ({url_notices(at)})"
-        assert all("\n" not in notice and len(notice) <= 400 and "](" not in notice for notice in notices)
+        # A value is quoted in a code span, where a link is text: no link outside one.
+        outside_code = [re.sub(r"(`+).*?\1", "", notice) for notice in notices]
+        assert all("\n" not in notice and len(notice) <= 400 for notice in notices)
+        assert not any("](" in text or "<" in text for text in outside_code), notices
         held = at.session_state[key]
         if isinstance(held, float):
             assert np.isfinite(held), key
@@ -239,12 +272,21 @@ def test_hostile_url_values_are_clamped_with_a_notice(value: str) -> None:
 
 
 def test_url_values_that_cannot_go_together_are_put_right_with_a_notice() -> None:
+    """Each pair named in the order of its boxes, and the values used replace the URL's (and the boxes')."""
     at = open_page(CONTEXTS, {"beta_fast": "2", "beta_slow": "5", "low_freq": "8", "method": "longrope"})
     shown = " ".join(w.value for w in at.warning)
-    assert "beta_slow (5) must be below beta_fast (2)" in shown
-    assert "low_freq_factor (8) must be below high_freq_factor (4)" in shown
+    assert "YaRN's beta_fast (2) must be above beta_slow (5); using YaRN's 32 and 1." in shown
+    assert "low_freq_factor (8) must be below high_freq_factor (4); using Meta's 1 and 4." in shown
     assert "LongRoPE (Phi-3) needs its factor lists" in shown
     assert metric(at, "method: none")
+    assert {key: at.session_state[key] for key in contexts.ORDERED_KEYS} == {
+        "beta_fast": 32.0, "beta_slow": 1.0, "low_freq": 1.0, "high_freq": 4.0}
+    assert not {"beta_fast", "beta_slow", "low_freq", "high_freq"} & set(at.query_params)
+    at = open_page(CONTEXTS, {"method": "llama3", "low_freq": "4", "high_freq": "1", "parameters": "true"})
+    assert [w.value for w in at.warning if w.value.startswith("llama3")] == [
+        "llama3's low_freq_factor (4) must be below high_freq_factor (1); using Meta's 1 and 4."]
+    assert (at.number_input(key="low_freq").value, at.number_input(key="high_freq").value) == (1.0, 4.0)
+    assert dict(at.query_params) == {"method": "llama3", "parameters": "true"}
 
 
 def test_a_base_on_the_sliders_scale_goes_to_the_sidebar() -> None:

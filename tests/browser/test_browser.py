@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import numpy as np
 import pytest
@@ -243,6 +243,19 @@ def test_bad_url_values_are_clamped_with_a_notice(app_server: str, page, path: s
     expect_sidebar(page, d="128", L="1", n="10000")
     wait_for_url(page, path, L="1")
     assert not {"d", "n"} & query(page).keys(), page.url
+    assert_no_traceback(page)
+
+
+def test_a_hostile_url_value_is_shown_as_typed_and_never_rendered(app_server: str, page) -> None:
+    """A notice quotes the URL's value as typed (a code span): no link, bold, colour or emoji made of
+    it, and a key no control reads at these settings is named too."""
+    typed = "[x](//ev.il):red[y]<b>z"
+    page.goto(f"{app_server}/rotary?model={quote(typed)}&row_start=1e20", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
+    notice = page.locator('[data-testid="stAlert"]').filter(has_text="model=").first
+    expect(notice).to_contain_text(f"model={typed} is not one of")
+    assert notice.locator("a, b, strong, [class*=red], code b").count() == 0
+    expect(page.locator('[data-testid="stAlert"]').filter(has_text="row_start=1e20 is not used").first).to_be_visible()
     assert_no_traceback(page)
 
 

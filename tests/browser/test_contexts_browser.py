@@ -4,14 +4,16 @@ opens. One server, one page load for the upload and its checks."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
 import pytest
-from browser_harness import APP_IDLE_JS
+from browser_harness import APP_IDLE_JS, REPO_ROOT
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 
 from explorer.model_configs import load_config
+from explorer.topics import contexts
 
 try:
     from playwright.sync_api import expect
@@ -57,3 +59,62 @@ def test_upload_a_config_json_and_open_its_url(app_server: str, page, tmp_path) 
     expect(again.get_by_text(re.compile(r"Base b = 123456\.7"))).to_be_visible()
     expect_sidebar(again, d="80", L="100", n="150000")
     assert_no_traceback(again)
+
+
+def whole_number_boxes() -> set[tuple[str, str]]:
+    """Every whole-number box of the app, as (file stem, URL key): each call of
+    controls.number_control with whole=True in pages/ and explorer/."""
+    boxes = set()
+    for path in [*(REPO_ROOT / "pages").glob("*.py"), *(REPO_ROOT / "explorer").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "number_control"
+                    and any(k.arg == "whole" and getattr(k.value, "value", None) is True for k in node.keywords)):
+                boxes.add((path.stem, node.args[0].value))
+    return boxes
+
+
+#: The whole-number boxes: URL key -> (label, what the page shows of the value used, from the value).
+WHOLE_BOXES = {
+    "trained": ("Trained length L0 (tokens)", lambda value: f"L0={value:,}, L=16,384"),
+    "target": ("Target length L (tokens)", lambda value: f"L0=32,000, L={value:,}"),
+    "max_positions": ("max_position_embeddings (0: none)", lambda value: f"max_positions = {value}  #"),
+}
+
+
+def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> None:
+    """Typed into every whole-number box: "1e5" is 100000, "32e3" 32000, "1.5e4" 15000 (the browser's
+    whole-number box read them 1, 32 and 1, silently); "1e9", beyond the limit, is clamped and "1.5"
+    rounded, each with a caption under the box saying so. The page uses each value, the URL holds it
+    as a whole number."""
+    assert whole_number_boxes() == {("contexts_page", key) for key in WHOLE_BOXES}
+    page.goto(f"{app_server}/contexts?parameters=true&code=true", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "contexts", timeout=FIRST_LOAD_MS)
+    code = page.locator('[data-testid="stCode"]').first
+    limit = contexts.LENGTH_MAX
+
+    def type_into(box, key: str, typed: str, value: int) -> None:
+        box.fill(typed)
+        box.press("Enter")
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{value}'")
+        page.wait_for_function(APP_IDLE_JS)
+        expect(box).to_have_value(str(value))
+
+    def shown(text: str) -> None:
+        where = code if "max_positions" in text else page.locator('[data-testid="stCaptionContainer"]')
+        expect(where.filter(has_text=text).first).to_be_visible()
+
+    for key, (label, used) in WHOLE_BOXES.items():
+        box = page.get_by_role("spinbutton", name=label, exact=True)
+        low = 0 if key == "max_positions" else 1
+        for typed, value in (("1e5", 100000), ("1.5e4", 15000), ("32e3", 32000)):
+            type_into(box, key, typed, value)
+            shown(used(value))
+        type_into(box, key, "1e9", limit)
+        shown(used(limit))
+        expect(page.get_by_text(f"1000000000 is outside {low}..{limit}: using {limit}.")).to_be_visible()
+        save_screenshot(page, f"contexts-{key}-1e9-clamped")
+        type_into(box, key, "1.5", 2)
+        shown(used(2))
+        expect(page.get_by_text("1.5 is not a whole number: using 2.")).to_be_visible()
+        type_into(box, key, "32e3", 32000)
+    assert_no_traceback(page)

@@ -551,7 +551,7 @@ BAD_CONFIGS = [
     ("odd rotary dims", '{"rope_theta": 1e4, "head_dim": 7}', "even"),
     ("huge number", '{"rope_theta": ' + "9" * 5000 + ', "head_dim": 64}', "number too long"),
     ("deep nesting", "[" * 100_000 + "]" * 100_000, "too deeply"),
-    ("huge file", '{"pad": "' + "x" * (300 * 1024) + '"}', "at most 256 KB"),
+    ("huge file", '{"pad": "' + "x" * (1100 * 1024) + '"}', "at most 1 MB"),
     ("not UTF-8", b'{"rope_theta": "\xff\xfe"}', "UTF-8"),
 ]
 
@@ -599,12 +599,15 @@ def test_view_values_put_the_base_on_the_sidebar_or_exactly_in_base() -> None:
 
 @pytest.mark.parametrize(("raw", "value", "noticed"), [
     ("123456.7", 123456.7, False), ("0", 0.0, False), ("1", 0.0, True), ("0.5", 0.0, True), ("-3", 0.0, True),
-    ("nan", 0.0, True), ("abc", 0.0, True), ("1e300", contexts.BASE_MAX, True), ("", 0.0, True),
+    ("nan", 0.0, True), ("abc", 0.0, True), ("1e300", contexts.BASE_MAX, True), ("", 0.0, True), ("1e400", 0.0, True),
 ])
 def test_parse_base(raw: str, value: float, noticed: bool) -> None:
+    """A base the page cannot use says so in one wording: the sidebar's n is used (never "using 0")."""
     got, notices = contexts.parse_base([raw])
     assert got == value and bool(notices) == noticed
     assert all("\n" not in notice and "base" in notice for notice in notices)
+    if notices and value == 0.0:
+        assert notices[-1].endswith("; using the sidebar's n.") and "using 0" not in notices[-1], notices
 
 
 def test_checked_view_puts_impossible_combinations_right() -> None:

@@ -22,6 +22,7 @@ import cmath
 import io
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from itertools import pairwise
@@ -501,7 +502,25 @@ def test_every_page_key_clamps_a_hostile_value_with_a_notice(value: str) -> None
         for key in keys:
             notices = [w for w in warnings if f"{key}=" in w or f"{key} " in w]
             assert notices, f"no notice for {key}={value[:20]!r}: {warnings}"
-            assert all("\n" not in notice and len(notice) <= 400 and "<b>" not in notice for notice in notices)
+            assert all("\n" not in notice and len(notice) <= 400 for notice in notices)
+            # A value is quoted in a code span, where markup is text: none outside one.
+            assert not any("<b>" in re.sub(r"(`+).*?\1", "", notice) for notice in notices), notices
+
+
+@pytest.mark.parametrize(("query", "notice", "used"), [
+    ({"scaling": "llama3", "low_freq": "4", "high_freq": "1"},
+     "llama3 needs low_freq_factor < high_freq_factor, got 4 and 1; using Meta's 1 and 4.",
+     {"low_freq": 1.0, "high_freq": 4.0}),
+    ({"scaling": "yarn", "beta_fast": "1", "beta_slow": "32"},
+     "YaRN needs beta_fast > beta_slow, got 1 and 32; using YaRN's 32 and 1.", {"beta_fast": 32.0, "beta_slow": 1.0}),
+])
+def test_parameters_out_of_order_are_replaced_in_the_sliders_and_the_url(query, notice, used) -> None:
+    """The notice names the two in the order of their sliders; the sliders and the URL then hold the
+    values used, not the URL's."""
+    at = open_page(ROTARY, query)
+    assert notice in [w.value for w in at.warning]
+    assert {key: at.select_slider(key=key).value for key in used} == used
+    assert dict(at.query_params) == {"scaling": query["scaling"]}
 
 
 def test_scaling_of_the_model_without_a_model_is_refused_with_a_notice() -> None:
