@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
-from pe_core.rope import ROPE_METHODS, RopeScaling, _check_scaling, check_rope_base, check_rope_d
+from pe_core.rope.scaling import ROPE_METHODS, RopeScaling, _check_scaling, check_rope_base, check_rope_d
 
 #: Keys whose presence says a config describes a rotary model (even with a null value:
 #: Llama 2's config.json has "rope_scaling": null and no rope_theta).
