@@ -1,6 +1,9 @@
-"""Numbers and lists of pairs as pe_core's sentences write them (the verdicts, the readings' notes)."""
+"""Numbers, pair lists and intervals as pe_core's sentences write them (the verdicts, the readings' notes, the
+sentences of each rope method): one formatter for all of them."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -27,3 +30,17 @@ def pair_span(pairs: list[int] | np.ndarray) -> str:
             runs.append([value])
     parts = [f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs]
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
+
+
+def assumed_phrase(scaling: dict) -> str:
+    """'beta_fast and beta_slow at 32 and 1 (assumed: the defaults)'."""
+    keys = scaling["assumed"]
+    return (f"{' and '.join(keys)} at {' and '.join(number(scaling[key]) for key in keys)} (assumed: the "
+            f"default{'s' if len(keys) > 1 else ''})")
+
+
+def interval(bounds: tuple[float, float]) -> str:
+    low, high = bounds
+    if low == high:
+        return f"{low:.6g}"
+    return f"[{low:.6g}, {high:.6g})" if math.isfinite(high) else f"at least {low:.6g}"

@@ -8,6 +8,7 @@ import numpy as np
 
 from pe_core.identify.frequencies import AGREEMENT, FrequencyReading
 from pe_core.identify.table import ONE_COLUMN, TableReading
+from pe_core.rope.methods import rope_method
 from pe_core.wording import number, pair_span
 
 _KIND_PHRASES = {
@@ -30,12 +31,9 @@ def base_phrase(reading: FrequencyReading) -> str:
 
 
 def method_phrase(reading: FrequencyReading) -> str:
-    scaling = reading.scaling
-    if scaling is None:
+    if reading.scaling is None:
         return "no scaling"
-    if scaling["method"] == "longrope":
-        return "per-pair divisors (LongRoPE)"
-    return f"{scaling['method']} scaling by {number(scaling['factor'])}"
+    return rope_method(reading.scaling["method"]).phrase(reading.scaling)
 
 
 def scaling_sentence(reading: FrequencyReading, *, d: int, table: bool) -> str:
@@ -44,61 +42,7 @@ def scaling_sentence(reading: FrequencyReading, *, d: int, table: bool) -> str:
         return "Pair 0 turns 1 rad per position: no scaling divides it."
     if scaling is None:
         return "No scaling: theta_i = base^(-2i/d) for every pair read."
-    method = scaling["method"]
-    if method == "linear":
-        return f"Linear scaling (position interpolation) by {number(scaling['factor'])}: every pair divided by it."
-    if method == "yarn":
-        low, high = scaling["ramp"]
-        bounds = (f"pairs up to {int(low)} unchanged, from {int(high)} on divided by {number(scaling['factor'])}"
-                  if scaling["truncate"] else
-                  f"the ramp runs from pair {low:.3f} to pair {high:.3f} (not rounded: truncate false, as gpt-oss)")
-        fixed = ""
-        if "original_length_over_beta_fast" in scaling:
-            fixed = (
-                " The frequencies fix only original_max_position_embeddings / beta_fast = "
-                f"{_interval(scaling['original_length_over_beta_fast'])} and / beta_slow = "
-                f"{_interval(scaling['original_length_over_beta_slow'])}."
-            )
-        return (
-            f"YaRN scaling by {number(scaling['factor'])}: {bounds}, between them the share of the divided "
-            f"frequency rises linearly in the pair index (YaRN's code).{fixed} With {_assumed_phrase(scaling)}: "
-            f"original_max_position_embeddings = {scaling['original_length']}, beta_fast "
-            f"{number(scaling['beta_fast'])}, beta_slow {number(scaling['beta_slow'])}."
-        )
-    if method == "llama3":
-        bounds = ""
-        if "high_freq_wavelength" in scaling:
-            bounds = (f"; wavelength bounds {number(round(scaling['low_freq_wavelength'], 1))} and "
-                      f"{number(round(scaling['high_freq_wavelength'], 1))} positions, which fix only "
-                      "original_max_position_embeddings / low_freq_factor and / high_freq_factor")
-        elif "low_freq_wavelength" in scaling:
-            low, high = scaling["low_freq_wavelength"]
-            bounds = (f"; no pair lies between the bounds here, so the band is only placed between wavelengths "
-                      f"{number(round(low, 1))} and {number(round(high, 1))}")
-        return (
-            f"llama3 scaling by {number(scaling['factor'])} (Llama 3.1): fast pairs unchanged, slow pairs divided "
-            f"by {number(scaling['factor'])}, between them a blend linear in the frequency{bounds}. With "
-            f"{_assumed_phrase(scaling)}: original_max_position_embeddings = {scaling['original_length']}, "
-            f"low_freq_factor {number(scaling['low_freq_factor'])}, high_freq_factor "
-            f"{number(scaling['high_freq_factor'])}."
-        )
-    divisors = [v for v in scaling["divisors"] if v is not None]
-    shown = ", ".join(number(v) for v in divisors[:6]) + (", ..." if len(divisors) > 6 else "")
-    return f"Per-pair divisors (LongRoPE, as Phi-3 runs it): e_i = {shown}."
-
-
-def _assumed_phrase(scaling: dict) -> str:
-    """'beta_fast and beta_slow at 32 and 1 (assumed: the defaults)'."""
-    keys = scaling["assumed"]
-    return (f"{' and '.join(keys)} at {' and '.join(number(scaling[key]) for key in keys)} (assumed: the "
-            f"default{'s' if len(keys) > 1 else ''})")
-
-
-def _interval(bounds: tuple[float, float]) -> str:
-    low, high = bounds
-    if low == high:
-        return f"{low:.6g}"
-    return f"[{low:.6g}, {high:.6g})" if math.isfinite(high) else f"at least {low:.6g}"
+    return rope_method(scaling["method"]).sentence(scaling)
 
 
 def alternatives_sentence(reading: FrequencyReading) -> str:

@@ -1,7 +1,9 @@
 """Rotary position embeddings (RoPE), as models run them; ``pe_core`` exports the public names.
 
-- ``scaling``: the frequencies, the context-length scalings (``RopeScaling``), YaRN's ramp and
-  the attention factor;
+- ``methods``: the registry of scaling methods, one ``RopeMethod`` entry each (linear, ntk, dynamic,
+  yarn, llama3, longrope): frequencies, attention factor, config keys, validator, sentences;
+  ``register_rope_method`` adds one;
+- ``scaling``: the frequencies and ``RopeScaling``, which dispatch to the entries, and YaRN's ramp;
 - ``rotation``: the cos/sin tables of a layout (``rope_cache``) and the rotation itself (``rotate``);
 - ``config``: a model's RoPE read from its config.json as transformers reads it (``rope_from_config``);
 - ``scores``: scores of rotated queries and keys by offset, the scores of a cache and a rotation of

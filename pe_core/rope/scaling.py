@@ -24,13 +24,13 @@ from pe_core._validate import (
     check_int,
     check_real,
 )
+from pe_core.rope.methods import rope_method, rope_method_names, yarn_code_ramp
 
-#: The scaling methods, named as transformers' rope_type (plus the static NTK-aware "ntk").
-ROPE_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+#: The scaling methods shipped, named as transformers' rope_type (plus the static NTK-aware "ntk"); one entry
+#: each in pe_core.rope.methods, whose rope_method_names() also lists methods registered later.
+ROPE_METHODS = rope_method_names()
 #: The ways to compute YaRN's ramp: as its code does, or as its paper's equation does.
 YARN_RAMP_FORMS = ("code", "paper")
-#: Methods whose formula needs the length the model was trained with.
-_NEEDS_ORIGINAL_LENGTH = ("dynamic", "yarn", "llama3", "longrope")
 
 _BASE_NAME = "base (rope_theta)"
 _BASE_USUAL = "RoFormer and Llama 2 use 10000, Llama 3 500000."
@@ -145,7 +145,8 @@ class RopeScaling:
     long_factor: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        method = check_choice("the scaling method", self.method, ROPE_METHODS)
+        method = check_choice("the scaling method", self.method, rope_method_names())
+        entry = rope_method(method)
         factor = check_real("factor (the scaling factor)", self.factor)
         if factor < 1.0:
             raise ValueError(
@@ -154,29 +155,17 @@ class RopeScaling:
             )
         original = self.original_length
         if original is None:
-            if method in _NEEDS_ORIGINAL_LENGTH:
+            if entry.original_length is not None:
+                from_max = entry.original_length == "max_position_embeddings"
                 raise ValueError(
                     f"{method} scaling needs original_length, the context length the model was trained "
                     "with (original_max_position_embeddings in a config.json"
-                    + ("; for dynamic, transformers uses max_position_embeddings" if method == "dynamic" else "")
+                    + (f"; for {method}, transformers uses max_position_embeddings" if from_max else "")
                     + "), e.g. 8192 for Llama 3.1."
                 )
         else:
             original = check_int(
                 "original_length (original_max_position_embeddings)", original, low=1, high=MAX_POSITION
-            )
-        low_freq = _positive("low_freq_factor", self.low_freq_factor)
-        high_freq = _positive("high_freq_factor", self.high_freq_factor)
-        if high_freq <= low_freq:
-            raise ValueError(
-                f"high_freq_factor ({high_freq:g}) must be greater than low_freq_factor ({low_freq:g}); "
-                "Llama 3.1 uses 4 and 1."
-            )
-        beta_fast = _positive("beta_fast", self.beta_fast)
-        beta_slow = _positive("beta_slow", self.beta_slow)
-        if beta_fast <= beta_slow:
-            raise ValueError(
-                f"beta_fast ({beta_fast:g}) must be greater than beta_slow ({beta_slow:g}); YaRN uses 32 and 1."
             )
         if not isinstance(self.truncate, (bool, np.bool_)):
             raise ValueError(f"truncate must be True or False, got {self.truncate!r}.")
@@ -185,9 +174,6 @@ class RopeScaling:
             attention = _positive("attention_factor", attention)
         short = _factor_list("short_factor", self.short_factor)
         long = _factor_list("long_factor", self.long_factor)
-        if method == "longrope" and (short is None or long is None):
-            missing = " and ".join(n for n, v in (("short_factor", short), ("long_factor", long)) if v is None)
-            raise ValueError(f"longrope scaling needs {missing}: one divisor per pair (d/2 numbers each).")
         if short is not None and long is not None and len(short) != len(long):
             raise ValueError(
                 f"short_factor and long_factor must have the same length (one number per pair), "
@@ -195,13 +181,16 @@ class RopeScaling:
             )
         for name, value in (
             ("method", method), ("factor", factor), ("original_length", original),
-            ("low_freq_factor", low_freq), ("high_freq_factor", high_freq),
-            ("beta_fast", beta_fast), ("beta_slow", beta_slow), ("truncate", bool(self.truncate)),
+            ("low_freq_factor", _positive("low_freq_factor", self.low_freq_factor)),
+            ("high_freq_factor", _positive("high_freq_factor", self.high_freq_factor)),
+            ("beta_fast", _positive("beta_fast", self.beta_fast)),
+            ("beta_slow", _positive("beta_slow", self.beta_slow)), ("truncate", bool(self.truncate)),
             ("mscale", _optional_nonnegative("mscale", self.mscale)),
             ("mscale_all_dim", _optional_nonnegative("mscale_all_dim", self.mscale_all_dim)),
             ("attention_factor", attention), ("short_factor", short), ("long_factor", long),
         ):
             object.__setattr__(self, name, value)
+        entry.validate(self, None)
 
 
 def check_rope_d(d: object) -> int:
@@ -233,44 +222,6 @@ def _check_length(length: object) -> int | None:
     if length is None:
         return None
     return check_int("length (the sequence length)", length, low=1, high=MAX_POSITION + 1)
-
-
-def _check_d_for(method: str, d: int) -> None:
-    if method in ("ntk", "dynamic") and d < 4:
-        raise ValueError(
-            f"{method} scaling needs d >= 4, got d={d}: its base change b * s**(d/(d-2)) divides by d - 2."
-        )
-
-
-def _check_pair_count(scaling: RopeScaling, d: int) -> None:
-    if scaling.method == "longrope" and len(scaling.short_factor) != d // 2:
-        raise ValueError(
-            f"longrope's short_factor and long_factor hold {len(scaling.short_factor)} numbers each, "
-            f"but d={d} has {d // 2} pairs: they need one number per pair."
-        )
-
-
-def _ntk_base(base: float, scale: float, d: int) -> float:
-    """b * scale**(d/(d-2)), the NTK-aware base change."""
-    return base * scale ** (d / (d - 2))
-
-
-def _yarn_code_ramp(d: int, base: float, scaling: RopeScaling) -> np.ndarray:
-    """transformers' find_correction_range and linear_ramp_factor (YaRN's own code), in float64."""
-    L0 = scaling.original_length
-
-    def correction_dim(rotations: float) -> float:
-        # The pair index i whose wavelength fits `rotations` turns into L0.
-        return d * math.log(L0 / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = correction_dim(scaling.beta_fast), correction_dim(scaling.beta_slow)
-    if scaling.truncate:
-        low, high = math.floor(low), math.ceil(high)
-    # The code clamps the upper bound to d - 1 (not d/2 - 1), as YaRN's repository does.
-    low, high = max(low, 0), min(high, d - 1)
-    if low == high:
-        high += 0.001  # the code's guard against a zero-width ramp
-    return np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
 
 
 def _yarn_paper_ramp(d: int, base: float, scaling: RopeScaling) -> np.ndarray:
@@ -325,7 +276,7 @@ def yarn_ramp(d: int, base: float = 10000.0, *, scaling: RopeScaling, form: str 
     if scaling is None or scaling.method != "yarn":
         raise ValueError(f"yarn_ramp needs a yarn RopeScaling, got {scaling!r}.")
     form = check_choice("form", form, YARN_RAMP_FORMS)
-    return _yarn_code_ramp(d, base, scaling) if form == "code" else _yarn_paper_ramp(d, base, scaling)
+    return yarn_code_ramp(d, base, scaling) if form == "code" else _yarn_paper_ramp(d, base, scaling)
 
 
 def rope_frequencies(
@@ -365,34 +316,9 @@ def rope_frequencies(
     theta = base**-exponents
     if scaling is None:
         return theta
-    method, s, L0 = scaling.method, scaling.factor, scaling.original_length
-    _check_d_for(method, d)
-    _check_pair_count(scaling, d)
-    if method == "linear":
-        return theta / s
-    if method == "ntk":
-        return _ntk_base(base, s, d) ** -exponents
-    if method == "dynamic":
-        L = L0 if length is None else max(length, L0)
-        return _ntk_base(base, s * L / L0 - (s - 1), d) ** -exponents
-    if method == "yarn":
-        ramp = _yarn_code_ramp(d, base, scaling)
-        return (theta / s) * ramp + theta * (1.0 - ramp)
-    if method == "llama3":
-        wavelength = 2 * math.pi / theta
-        low_wavelength = L0 / scaling.low_freq_factor
-        high_wavelength = L0 / scaling.high_freq_factor
-        scaled = np.where(wavelength > low_wavelength, theta / s, theta)
-        smooth = (L0 / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
-        medium = (wavelength >= high_wavelength) & (wavelength <= low_wavelength)
-        return np.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled)
-    divisors = scaling.long_factor if length is not None and length > L0 else scaling.short_factor
-    return theta / np.asarray(divisors, dtype=np.float64)
-
-
-def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """0.1 mscale ln(scale) + 1, and 1 for scale <= 1 (YaRN's get_mscale)."""
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+    entry = rope_method(scaling.method)
+    entry.validate(scaling, d)
+    return entry.frequencies(theta, d, base, scaling, length)
 
 
 def rope_attention_factor(scaling: RopeScaling | None, length: int | None = None) -> float:
@@ -421,13 +347,4 @@ def rope_attention_factor(scaling: RopeScaling | None, length: int | None = None
     _check_length(length)
     if scaling is None:
         return 1.0
-    if scaling.method not in ("yarn", "longrope"):
-        return 1.0
-    if scaling.attention_factor is not None:
-        return scaling.attention_factor
-    s = scaling.factor
-    if scaling.method == "longrope":
-        return 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(scaling.original_length))
-    if scaling.mscale and scaling.mscale_all_dim:
-        return _yarn_mscale(s, scaling.mscale) / _yarn_mscale(s, scaling.mscale_all_dim)
-    return _yarn_mscale(s)
+    return rope_method(scaling.method).attention_factor(scaling)

@@ -156,8 +156,19 @@ CORE_PACKAGES = ("pe_core.rope", "pe_core.identify")
 
 
 def core_imports(path: Path) -> set[str]:
-    """The pe_core modules a file imports (a package's __init__ counted only when imported itself)."""
-    return imported_names(path) & set(CORE_MODULES)
+    """The pe_core modules a file imports when it runs (a package's __init__ counted only when imported
+    itself; an ``if TYPE_CHECKING:`` block, read by type checkers alone, left out)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = [ast.Pass()]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return found & set(CORE_MODULES)
 
 
 def import_cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -210,6 +221,10 @@ def test_pe_core_imports_neither_the_app_nor_streamlit_and_loads_eagerly() -> No
     assert "__getattr__" not in defined, "pe_core loads a name lazily: import it in pe_core/__init__.py"
 
 
-def test_the_cycle_check_sees_a_cycle() -> None:
+def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
+    at_run_time = tmp_path / "a.py"
+    at_run_time.write_text("from typing import TYPE_CHECKING\nimport pe_core.rope.scaling\n"
+                           "if TYPE_CHECKING:\n    from pe_core.identify import sinusoidal\n")
+    assert core_imports(at_run_time) == {"pe_core.rope.scaling"}
     assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert import_cycle({"a": {"b"}, "b": set()}) == []
