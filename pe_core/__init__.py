@@ -1,23 +1,23 @@
-"""pe_core: the sinusoidal positional encoding of "Attention Is All You Need", in NumPy.
+"""pe_core: positional encodings in NumPy, the sinusoid of "Attention Is All You Need" and the rotary one.
 
 The maths lives in one module per idea, each function next to the formula it computes:
 
-- ``encoding``: frequencies, angles, wavelengths and the matrix P itself;
+- ``encoding``: frequencies, angles, wavelengths and the sinusoidal matrix P itself;
 - ``relative``: the rotation W, the transition matrix M(delta) and ``shift``;
 - ``similarity``: dot product, cosine, SSE, and their closed forms by offset;
 - ``binary``: binary codes of positions and Hamming distance (seed 003);
 - ``display``: block averages that reduce a large matrix to a screen without aliasing;
-- ``rope``: rotary position embeddings, their scalings (linear, NTK, dynamic, YaRN, llama3,
-  LongRoPE), cos/sin caches and the rotation itself;
-- ``rope_config``: a model's RoPE read from its config.json as transformers reads it;
-- ``rope_scores``: scores of rotated queries and keys by offset, the scores of a cache and a
-  rotation of two different layouts, RoFormer's long-term decay bound;
 - ``attention_bias``: ALiBi's slopes and bias, T5's relative-position buckets;
 - ``attention_scores``: RoPE's score by offset, softmax weights of one query over its keys,
   and where they sit;
-- ``rope_context``: RoPE past the trained length: the angles each pair meets (``angle_coverage``).
-- ``identify`` (with ``rope_identify`` and ``rope_frequency_reading``): which variant a matrix is,
-  sinusoidal or what a rotary model holds; ``python -m pe_core.identify FILE`` in a terminal.
+- ``value_precision``: the storage format and arithmetic a table's values may come from;
+- ``rope/``: rotary position embeddings: the frequencies and their scalings (linear, NTK,
+  dynamic, YaRN, llama3, LongRoPE: one registry entry each, ``rope/methods.py``), cos/sin
+  caches and the rotation, a model's RoPE read from its config.json, scores of rotated
+  queries and keys, RoPE past the trained length;
+- ``identify/``: which encoding a matrix is, a sinusoidal variant or what a rotary model holds,
+  with the sentences that say so; ``python -m pe_core.identify FILE`` in a terminal;
+- ``wording``: numbers and pair lists as those sentences write them.
 
 No Streamlit here: every function is pure, vectorised, and raises ValueError with an
 actionable message for any invalid argument. Limits: d <= 16384, length <= 2**20,
@@ -53,21 +53,20 @@ from pe_core.encoding import (
     swapped_columns,
     wavelengths,
 )
+from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
-from pe_core.rope import (
-    ROPE_LAYOUTS,
+from pe_core.rope.config import RopeConfig, rope_from_config
+from pe_core.rope.context import AngleCoverage, angle_coverage
+from pe_core.rope.rotation import ROPE_LAYOUTS, rope_cache, rotate
+from pe_core.rope.scaling import (
     ROPE_METHODS,
     YARN_RAMP_FORMS,
     RopeScaling,
     rope_attention_factor,
-    rope_cache,
     rope_frequencies,
-    rotate,
     yarn_ramp,
 )
-from pe_core.rope_config import RopeConfig, rope_from_config
-from pe_core.rope_context import AngleCoverage, angle_coverage
-from pe_core.rope_scores import (
+from pe_core.rope.scores import (
     rope_apply_cache,
     rope_decay_bound,
     rope_mixed_scores,
@@ -145,12 +144,3 @@ __all__ = [
     "yarn_ramp",
 ]
 
-
-def __getattr__(name: str) -> object:
-    """identify_encoding loads on first use, so that ``python -m pe_core.identify FILE`` runs that module
-    once, as __main__, rather than after the package has already imported it (runpy warns then)."""
-    if name == "identify_encoding":
-        from pe_core.identify import identify_encoding
-
-        return identify_encoding
-    raise AttributeError(f"module 'pe_core' has no attribute {name!r}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_core._validate import check_int, check_matrix
-from pe_core.rope import RopeScaling, rope_frequencies
+from pe_core.rope.scaling import RopeScaling, rope_frequencies
 from pe_core.similarity import cos_sum_by_offset
 
 

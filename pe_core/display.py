@@ -36,7 +36,8 @@ from pe_core._validate import (
     check_matrix,
 )
 from pe_core.encoding import frequencies, positions
-from pe_core.rope import ROPE_LAYOUTS, RopeScaling, check_rope_d, rope_attention_factor, rope_frequencies
+from pe_core.rope.rotation import ROPE_LAYOUTS
+from pe_core.rope.scaling import RopeScaling, check_rope_d, rope_attention_factor, rope_frequencies
 
 
 def block_edges(size: int, max_blocks: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from explorer import reproduce, uploads
 from explorer.arrays import true_cells
 from explorer.figures import heatmap_grid
 from explorer.settings import Settings, format_n
-from pe_core.rope_frequency_reading import number
+from pe_core.wording import number
 
 # ----------------------------------------------------------------------------------------
 # Variants

@@ -43,7 +43,7 @@ from explorer.rope_presets import (
     scaling_from_choice,
 )
 from explorer.settings import D_MAX, D_MIN, format_n, nearest_n
-from pe_core.rope_frequency_reading import number
+from pe_core.wording import number
 
 #: The query and key: seeded random numbers, or all ones (the score is then the rotation alone).
 QK_CHOICES = ("random", "ones")

@@ -144,3 +144,87 @@ def test_a_page_is_its_page_file_and_its_topic_module(page: PageInfo) -> None:
 
 def test_every_topic_module_is_a_page_s() -> None:
     assert {page.topic for page in page_list.PAGES} == TOPICS
+
+
+# --------------------------------------------------------------------------- pe_core
+
+PE_CORE = ROOT / "pe_core"
+#: Every module of pe_core, by dotted name.
+CORE_MODULES: dict[str, Path] = {module_name(path): path for path in sorted(PE_CORE.rglob("*.py"))}
+#: pe_core's rooms: the rotary maths and the reading of a matrix, each a package.
+CORE_PACKAGES = ("pe_core.rope", "pe_core.identify")
+
+
+def core_imports(path: Path) -> set[str]:
+    """The pe_core modules a file imports when it runs (a package's __init__ counted only when imported
+    itself; an ``if TYPE_CHECKING:`` block, read by type checkers alone, left out)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = [ast.Pass()]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return found & set(CORE_MODULES)
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of the graph as the list of its modules, or [] when it has none."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> list[str]:
+        state[name] = "open"
+        stack.append(name)
+        for imported in sorted(graph[name]):
+            if state.get(imported) == "open":
+                return [*stack[stack.index(imported):], imported]
+            if imported not in state and (cycle := visit(imported)):
+                return cycle
+        stack.pop()
+        state[name] = "done"
+        return []
+
+    for name in sorted(graph):
+        if name not in state and (cycle := visit(name)):
+            return cycle
+    return []
+
+
+def test_pe_core_is_rooms_not_prefixes() -> None:
+    """The rotary maths and the readings are packages; no flat module is named after a room it belongs in."""
+    for package in CORE_PACKAGES:
+        assert package in CORE_MODULES, f"no package {package}"
+    flat = [name for name, path in CORE_MODULES.items() if path.parent == PE_CORE]
+    prefixed = [name for name in flat if name.split(".")[-1].startswith(("rope_", "identify_"))]
+    assert not prefixed, f"{prefixed} belong in {CORE_PACKAGES}"
+
+
+def test_pe_core_has_no_import_cycle() -> None:
+    graph = {name: core_imports(path) - {name} for name, path in CORE_MODULES.items()}
+    assert not (cycle := import_cycle(graph)), f"pe_core's modules import each other: {' -> '.join(cycle)}"
+    # The formulas never need the reading of a table: identify/ builds on rope/, not the reverse.
+    rope = {name for name in CORE_MODULES if name.startswith("pe_core.rope.")}
+    for name in rope:
+        assert not {m for m in graph[name] if m.startswith("pe_core.identify")}, f"{name} imports pe_core.identify"
+
+
+def test_pe_core_imports_neither_the_app_nor_streamlit_and_loads_eagerly() -> None:
+    for name, path in CORE_MODULES.items():
+        names = imported_names(path)
+        assert not {n for n in names if n.split(".")[0] in ("explorer", "streamlit")}, f"{name} imports the app"
+    tree = ast.parse((PE_CORE / "__init__.py").read_text())
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert "__getattr__" not in defined, "pe_core loads a name lazily: import it in pe_core/__init__.py"
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
+    at_run_time = tmp_path / "a.py"
+    at_run_time.write_text("from typing import TYPE_CHECKING\nimport pe_core.rope.scaling\n"
+                           "if TYPE_CHECKING:\n    from pe_core.identify import sinusoidal\n")
+    assert core_imports(at_run_time) == {"pe_core.rope.scaling"}
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert import_cycle({"a": {"b"}, "b": set()}) == []

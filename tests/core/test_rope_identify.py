@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pe_core
-from pe_core.identify_cli import main
-from pe_core.rope_frequency_reading import MeasuredFrequencies, read_frequencies
+from pe_core.identify.__main__ import main
+from pe_core.identify.frequencies import MeasuredFrequencies, read_frequencies
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""pe_core.rope_scores and the rotary display reductions against references written here.
+"""pe_core.rope.scores and the rotary display reductions against references written here.
 
 The references re-type the sources in NumPy, not by calling pe_core: RoFormer's block-diagonal
 rotation matrix R_m (eq. 13-16), Hugging Face's ``rotate_half`` with ``cat(freqs, freqs)``,
@@ -332,7 +332,7 @@ def test_the_turns_of_a_run_of_steps_are_those_of_the_same_steps_one_by_one(low,
         count, first = 2, max(0, span - 2)
     q = low + np.arange(span, dtype=np.float64)
     rates = np.random.default_rng(seed).uniform(1e-6, 1.0, pairs)
-    turns = pe_core.rope_scores._turns_of_steps(q, rates)
+    turns = pe_core.rope.scores._turns_of_steps(q, rates)
     run = q[first : first + count]
     sin_run, cos_run = turns(run)
     order = np.random.default_rng(seed).permutation(count)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from independent import payload
 
 import pe_core
-import pe_core.rope_context
+import pe_core.rope.context
 from explorer import animation, reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
@@ -673,5 +673,5 @@ def test_snippet_gives_the_pages_numbers(name: str) -> None:
 
 
 def test_the_docstring_examples_hold() -> None:
-    failed, tried = doctest.testmod(pe_core.rope_context, optionflags=doctest.NORMALIZE_WHITESPACE)
+    failed, tried = doctest.testmod(pe_core.rope.context, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried >= 3 and failed == 0

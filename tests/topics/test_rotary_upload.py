@@ -26,7 +26,7 @@ import pe_core
 from explorer import rope_presets, uploads
 from explorer.topics import pitfalls, rotary
 from explorer.topics.rotary import RotaryView
-from pe_core.rope_frequency_reading import pair_span
+from pe_core.wording import pair_span
 
 torch = import_or_skip("torch")
 import_or_skip("transformers")

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from pe_core._validate import MAX_CELLS
+from pe_core.identify.sinusoidal import identify_encoding
 
 #: Exit statuses.
 RECOGNISED, NOT_RECOGNISED, UNREADABLE = 0, 1, 2
@@ -206,8 +207,6 @@ def _short(error: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Identify the arrays of FILE; print a summary line and the verdict of each. Returns the exit status."""
-    from pe_core.identify import identify_encoding
-
     parser = argparse.ArgumentParser(
         prog="python -m pe_core.identify",
         description="Say which positional encoding a saved table is: a sinusoidal variant, or what a rotary "
@@ -247,3 +246,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _terminal_width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -29,7 +29,7 @@ Reading a table (``identify_rotary``):
    level and slope of a barely turning cosine). A complex table gives the phases directly.
 3. **The start.** :math:`(s + m_c)\,\theta_i \equiv \varphi_i \pmod{2\pi}` for every pair (a sine
    table's phases are a cosine's minus :math:`\pi/2`): from the slowest well-measured pair to the
-   fastest, each pair narrows the candidates (as in ``pe_core.identify``), within
+   fastest, each pair narrows the candidates (as in ``pe_core.identify.sinusoidal``), within
    :math:`\pm 2^{24}` (positions float32 holds exactly) and as far as three pairs' frequencies
    can still place it; s must be a whole number. Cosine and sine are both tried, first the one
    whose phases agree on a start at least cost.
@@ -37,7 +37,7 @@ Reading a table (``identify_rotary``):
    the one whole k the local estimate allows, refined on the absolute phases
    :math:`p\,\theta_i` of rows over the whole table. A pair whose standard error stays above 5 %
    is too slow to read at these positions: only its upper bound is used, and it is named.
-5. **Reading** the frequencies (``pe_core.rope_frequency_reading``): base, scaling and what the
+5. **Reading** the frequencies (``pe_core.identify.frequencies``): base, scaling and what the
    frequencies determine of its parameters, the attention factor against the method's formula.
 6. **Verification.** The reading is rebuilt on every row (blockwise) and compared cell by cell
    with what round-off allows: twice the storage's cast error plus a times
@@ -50,7 +50,7 @@ Reading a table (``identify_rotary``):
    arithmetic, then the shortest base, wins. Otherwise the closest reading and the cell where
    it differs most are named.
 
-What no table tells apart is said (module ``rope_frequency_reading`` for the frequencies). A cos
+What no table tells apart is said (module ``pe_core.identify.frequencies`` for the frequencies). A cos
 table with linear scaling s at consecutive positions :math:`p_0, p_0 + 1, \ldots` is the same table
 as no scaling at positions :math:`p_0/s, (p_0 + 1)/s, \ldots` (position interpolation scales
 position_ids: that is what it is) and as factor :math:`s\,t` at every t-th position; read with
@@ -68,17 +68,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_CELLS, check_finite_values, check_matrix
-from pe_core.rope_frequency_reading import (
+from pe_core.identify.frequencies import (
     AGREEMENT,
     FrequencyReading,
     MeasuredFrequencies,
     float32_frequency_error,
-    number,
-    pair_span,
     read_frequencies,
     shortest,
 )
+from pe_core.identify.table import ONE_COLUMN, TableReading
+from pe_core.identify.verdicts import (
+    alternatives_sentence,
+    base_phrase,
+    matched_verdict,
+    method_phrase,
+    rejected_verdict,
+    scaling_sentence,
+)
 from pe_core.value_precision import FLOAT32_UNIT, value_precision
+from pe_core.wording import number
 
 #: Largest share of a table's energy in the differences of its paired columns read as rotary, when
 #: most pairs hold identical copies (as code writes them), and when none do (a noisy table, whose
@@ -99,24 +107,9 @@ VERIFY_CELLS = 2**20
 MIN_ROWS = 4
 #: Share of the cells where round-off must allow less than a tenth of the amplitude for a match to say anything.
 INFORMATIVE_CELLS = 0.75
-#: The layout of a table with one column per pair (gpt-oss's cos and sin: the half layout's first half).
-ONE_COLUMN = "one column per pair"
 #: The slowest frequency an inv_freq can hold: float32's smallest normal number (1.2e-38), the type
 #: transformers computes it in. Slower values (a subnormal, 5e-324) come from no base and scaling.
 SLOWEST_FREQUENCY = float(np.finfo(np.float32).tiny)
-
-_KIND_PHRASES = {
-    "rope_cos": "RoPE cos table",
-    "rope_sin": "RoPE sin table",
-    "rope_complex": "RoPE complex table (Meta's freqs_cis)",
-}
-_LAYOUT_PHRASES = {
-    "half": "half layout (pair i in columns i and i + d/2: cat(freqs, freqs), GPT-NeoX and Llama in transformers)",
-    "interleaved": "interleaved layout (pair i in columns 2i and 2i + 1: RoFormer, GPT-J, Meta)",
-    ONE_COLUMN: ("half layout with one column per pair (pair i in column i: the first half of cat(freqs, freqs), "
-                 "as gpt-oss's rotary embedding returns cos and sin; its rotation pairs coordinates i and i + d/2)"),
-}
-
 
 # ----------------------------------------------------------------------------------------
 # Precision of the stored values.
@@ -450,31 +443,6 @@ def _absolute(
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Table:
-    """What a table is read as, and how well it rebuilds."""
-
-    kind: str
-    layout: str
-    transposed: bool
-    d: int
-    start: int
-    amplitude: float
-    reading: FrequencyReading
-    measured: MeasuredFrequencies
-    amplitude_error: float = 0.0
-    error: float = math.inf  # max |M - rebuilt|
-    excess: float = math.inf  # max |M - rebuilt| / allowed
-    where: tuple = ()  # (row, column, value, expected) in the orientation read
-    mismatches: int = -1
-    cells: int = 0
-    arithmetic: str = "float32"
-    informative: float = 1.0  # share of the cells where round-off allows less than a tenth of the amplitude
-    problem: str | None = None
-    start_ambiguous: bool = False
-    left_out: tuple[int, ...] = ()  # pairs whose two columns disagree
-
-
 def _values_of(A: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
     """Each pair's values (mean of its two columns) and the pairs whose columns disagree far more than the rest."""
     if layout == ONE_COLUMN:
@@ -495,7 +463,7 @@ def _sample_rows(L: int, n_fit: int) -> np.ndarray:
     return np.unique(np.concatenate([np.arange(n_fit), np.linspace(0, L - 1, n_fit).round().astype(np.int64)]))
 
 
-def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[str, float]) -> list[_Table]:
+def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[str, float]) -> list[TableReading]:
     """The cos and sin readings of a table whose rows are positions (each verified)."""
     L, width = A.shape
     d = 2 * width if layout == ONE_COLUMN else width
@@ -556,7 +524,7 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
                              sigma_abs)
         measured = _measured(theta_abs, sigma_abs)
         for reading in read_frequencies(measured, d)[:4]:
-            table = _Table(kind, layout, transposed, d, start, a, reading, measured, a_error,
+            table = TableReading(kind, layout, transposed, d, start, a, reading, measured, a_error,
                            start_ambiguous=ambiguous, left_out=tuple(int(i) for i in np.flatnonzero(odd)))
             _verify_real(A, table, precision)
             tables.append(table)
@@ -567,7 +535,7 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
     return tables
 
 
-def _matches(table: _Table) -> bool:
+def _matches(table: TableReading) -> bool:
     return table.excess <= 1.0 and table.problem is None
 
 
@@ -575,13 +543,13 @@ def _digits(base: float | None) -> int:
     return 0 if base is None else shortest(base, 1e-12)[1]
 
 
-def _settled(table: _Table) -> bool:
+def _settled(table: TableReading) -> bool:
     """A match no later reading can better: a round base, or a fit in float64 arithmetic (the readings
     come shortest base first; a longer one is tried only where the values hold more digits)."""
     return _matches(table) and (_digits(table.reading.base) <= 2 or table.arithmetic == "float64")
 
 
-def _preferred(tables: list[_Table]) -> list[_Table]:
+def _preferred(tables: list[TableReading]) -> list[TableReading]:
     """The matches, best first: fitting in float64 arithmetic, then the fewest digits of the base."""
     return sorted((t for t in tables if _matches(t)), key=lambda t: (t.arithmetic != "float64",
                                                                        _digits(t.reading.base), t.excess))
@@ -632,7 +600,7 @@ def _tolerance(
     return in_float32, in_float64
 
 
-def _uncertainty(table: _Table) -> np.ndarray:
+def _uncertainty(table: TableReading) -> np.ndarray:
     """Relative uncertainty of the reading's frequencies: measured ones (per-pair divisors, a base that is
     not round) carry the error of the measurement; those of a formula with round parameters none."""
     reading, measured = table.reading, table.measured
@@ -644,7 +612,7 @@ def _uncertainty(table: _Table) -> np.ndarray:
     return np.zeros_like(reading.frequencies)
 
 
-def _verify_real(A: np.ndarray, table: _Table, precision: tuple[str, float]) -> None:
+def _verify_real(A: np.ndarray, table: TableReading, precision: tuple[str, float]) -> None:
     """Rebuild the cos or sin table of the reading on every row; the error, where, and how many cells exceed."""
     L, width = A.shape
     column_sets = (np.arange(width),) if table.layout == ONE_COLUMN else pair_columns(width, table.layout)
@@ -680,7 +648,7 @@ def _verify_real(A: np.ndarray, table: _Table, precision: tuple[str, float]) -> 
 # ----------------------------------------------------------------------------------------
 
 
-def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
+def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[TableReading]:
     """freqs_cis (L x d/2): phases read directly, then the same start search, reading and verification."""
     L, P = Z.shape
     d = 2 * P
@@ -714,7 +682,7 @@ def _read_complex(Z: np.ndarray, precision: tuple[str, float]) -> list[_Table]:
     measured = _measured(theta_abs, sigma_abs)
     tables = []
     for reading in read_frequencies(measured, d)[:4]:
-        table = _Table("rope_complex", "interleaved", False, d, start, a, reading, measured, a_error,
+        table = TableReading("rope_complex", "interleaved", False, d, start, a, reading, measured, a_error,
                        start_ambiguous=ambiguous)
         _verify_complex(Z, table, precision)
         tables.append(table)
@@ -750,7 +718,7 @@ def _absolute_complex(
     return theta, sigma
 
 
-def _verify_complex(Z: np.ndarray, table: _Table, precision: tuple[str, float]) -> None:
+def _verify_complex(Z: np.ndarray, table: TableReading, precision: tuple[str, float]) -> None:
     L, P = Z.shape
     frequencies = table.reading.frequencies
     log_base = math.log(table.reading.base) if table.reading.base else 0.0
@@ -777,7 +745,8 @@ def _verify_complex(Z: np.ndarray, table: _Table, precision: tuple[str, float]) 
 
 
 def _record(
-    table: _Table, error: float, excess: float, where: tuple, over: int, cells: int, float64: bool, informative: int
+    table: TableReading, error: float, excess: float, where: tuple, over: int, cells: int, float64: bool,
+    informative: int,
 ) -> None:
     """Store a verification's outcome. Where float32 angles are too coarse to say anything (positions
     so large that round-off allows a tenth of the amplitude in most cells), nothing is verified."""
@@ -837,18 +806,18 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     if matched:
         sentences = [
             f"RoPE frequency vector (inv_freq) of {P} pair{'s' if P > 1 else ''}, d = {2 * P}: "
-            f"{_base_phrase(reading)}.",
-            _scaling_sentence(reading, d=2 * P, table=False),
+            f"{base_phrase(reading)}.",
+            scaling_sentence(reading, d=2 * P, table=False),
             f"It matches every value to {result['max_abs_error']:.1e}, within the rounding of "
             f"{precision[0]} values computed in float32 as transformers computes them.",
             *reading.notes,
-            _alternatives_sentence(reading),
+            alternatives_sentence(reading),
             "The attention factor is not in inv_freq (transformers multiplies cos and sin by it).",
         ]
         result["verdict"] = " ".join(s for s in sentences if s)
         result["alternatives"] = list(reading.alternatives)
         return result
-    closest = f"{_base_phrase(reading)}" + (f", {_method_phrase(reading)}" if reading.scaling else "")
+    closest = f"{base_phrase(reading)}" + (f", {method_phrase(reading)}" if reading.scaling else "")
     reason = problem or (
         f"no base and scaling gives these frequencies: the closest reading ({closest}) differs most at pair "
         f"{worst}, where the vector has {vector[worst]:.6g} and the reading {expected[worst]:.6g}"
@@ -857,230 +826,6 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     result["layout"] = None
     result["worst_cell"] = [worst]
     return result
-
-
-# ----------------------------------------------------------------------------------------
-# Sentences.
-# ----------------------------------------------------------------------------------------
-
-
-def _base_phrase(reading: FrequencyReading) -> str:
-    if reading.base is None:
-        return "one pair turning 1 rad per position for every base (the base cannot be told)"
-    return f"base {number(reading.base)}"
-
-
-def _method_phrase(reading: FrequencyReading) -> str:
-    scaling = reading.scaling
-    if scaling is None:
-        return "no scaling"
-    if scaling["method"] == "longrope":
-        return "per-pair divisors (LongRoPE)"
-    return f"{scaling['method']} scaling by {number(scaling['factor'])}"
-
-
-def _scaling_sentence(reading: FrequencyReading, *, d: int, table: bool) -> str:
-    scaling = reading.scaling
-    if scaling is None and reading.base is None:
-        return "Pair 0 turns 1 rad per position: no scaling divides it."
-    if scaling is None:
-        return "No scaling: theta_i = base^(-2i/d) for every pair read."
-    method = scaling["method"]
-    if method == "linear":
-        return f"Linear scaling (position interpolation) by {number(scaling['factor'])}: every pair divided by it."
-    if method == "yarn":
-        low, high = scaling["ramp"]
-        bounds = (f"pairs up to {int(low)} unchanged, from {int(high)} on divided by {number(scaling['factor'])}"
-                  if scaling["truncate"] else
-                  f"the ramp runs from pair {low:.3f} to pair {high:.3f} (not rounded: truncate false, as gpt-oss)")
-        fixed = ""
-        if "original_length_over_beta_fast" in scaling:
-            fixed = (
-                " The frequencies fix only original_max_position_embeddings / beta_fast = "
-                f"{_interval(scaling['original_length_over_beta_fast'])} and / beta_slow = "
-                f"{_interval(scaling['original_length_over_beta_slow'])}."
-            )
-        return (
-            f"YaRN scaling by {number(scaling['factor'])}: {bounds}, between them the share of the divided "
-            f"frequency rises linearly in the pair index (YaRN's code).{fixed} With {_assumed_phrase(scaling)}: "
-            f"original_max_position_embeddings = {scaling['original_length']}, beta_fast "
-            f"{number(scaling['beta_fast'])}, beta_slow {number(scaling['beta_slow'])}."
-        )
-    if method == "llama3":
-        bounds = ""
-        if "high_freq_wavelength" in scaling:
-            bounds = (f"; wavelength bounds {number(round(scaling['low_freq_wavelength'], 1))} and "
-                      f"{number(round(scaling['high_freq_wavelength'], 1))} positions, which fix only "
-                      "original_max_position_embeddings / low_freq_factor and / high_freq_factor")
-        elif "low_freq_wavelength" in scaling:
-            low, high = scaling["low_freq_wavelength"]
-            bounds = (f"; no pair lies between the bounds here, so the band is only placed between wavelengths "
-                      f"{number(round(low, 1))} and {number(round(high, 1))}")
-        return (
-            f"llama3 scaling by {number(scaling['factor'])} (Llama 3.1): fast pairs unchanged, slow pairs divided "
-            f"by {number(scaling['factor'])}, between them a blend linear in the frequency{bounds}. With "
-            f"{_assumed_phrase(scaling)}: original_max_position_embeddings = {scaling['original_length']}, "
-            f"low_freq_factor {number(scaling['low_freq_factor'])}, high_freq_factor "
-            f"{number(scaling['high_freq_factor'])}."
-        )
-    divisors = [v for v in scaling["divisors"] if v is not None]
-    shown = ", ".join(number(v) for v in divisors[:6]) + (", ..." if len(divisors) > 6 else "")
-    return f"Per-pair divisors (LongRoPE, as Phi-3 runs it): e_i = {shown}."
-
-
-def _assumed_phrase(scaling: dict) -> str:
-    """'beta_fast and beta_slow at 32 and 1 (assumed: the defaults)'."""
-    keys = scaling["assumed"]
-    return (f"{' and '.join(keys)} at {' and '.join(number(scaling[key]) for key in keys)} (assumed: the "
-            f"default{'s' if len(keys) > 1 else ''})")
-
-
-def _interval(bounds: tuple[float, float]) -> str:
-    low, high = bounds
-    if low == high:
-        return f"{low:.6g}"
-    return f"[{low:.6g}, {high:.6g})" if math.isfinite(high) else f"at least {low:.6g}"
-
-
-def _alternatives_sentence(reading: FrequencyReading) -> str:
-    """What a base that is not round may be: NTK-aware or dynamic NTK scalings of a round base."""
-    ntk = [a for a in reading.alternatives if a and a.get("method") == "ntk"]
-    dynamic = [a for a in reading.alternatives if a and a.get("method") == "dynamic"]
-    if not ntk and not dynamic:
-        return ""
-    options = [f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])} (or dynamic NTK at the "
-               "sequence length where its step s L / L0 - (s - 1) is that)" for o in ntk]
-    options += [
-        f"dynamic NTK of base {number(o['base'])} with step q = {number(o['step'])} (q = s L / L0 - (s - 1) at "
-        "sequence length L: only q is in the frequencies)"
-        for o in dynamic
-    ]
-    return (
-        f"Base {number(reading.base)} is not round: it may be {' or '.join(options)}, since both change only the "
-        "base (base' = base q^(d/(d-2))); the frequencies cannot tell a base from such a scaling of another."
-    )
-
-
-def _attention_sentence(table: _Table) -> str:
-    a = table.amplitude
-    scaling = table.reading.scaling
-    method = scaling["method"] if scaling else None
-    if method == "yarn":
-        s = scaling["factor"]
-        default = 0.1 * math.log(s) + 1.0
-        if abs(a - default) <= AGREEMENT * table.amplitude_error:
-            return f"Attention factor {a:.6g} = 0.1 ln {number(s)} + 1, YaRN's default, in the amplitude."
-        if a == 1.0:
-            return ("Attention factor 1: with YaRN this is mscale = mscale_all_dim (DeepSeek-V3, whose attention "
-                    "applies the factor to the softmax scale instead) or attention_factor 1.")
-        return (f"Attention factor {a:.6g}, not YaRN's default {default:.6g}: the config sets attention_factor, or "
-                "mscale and mscale_all_dim (their ratio).")
-    if method == "longrope":
-        if a == 1.0:
-            return "Attention factor 1 (LongRoPE's sqrt(1 + ln s / ln L0) is 1 only without a factor)."
-        ratio = a * a - 1.0
-        offers = [
-            (2**k, 2.0 ** (k * ratio)) for k in range(9, 21) if abs(2.0 ** (k * ratio) - round(2.0 ** (k * ratio)))
-            <= 1e-3 * 2.0 ** (k * ratio)
-        ]
-        offer = f", e.g. factor {number(round(offers[0][1]))} from {offers[0][0]} positions" if offers else ""
-        return (f"Attention factor {a:.6g} = sqrt(1 + ln s / ln L0) with ln s / ln L0 = {ratio:.4g}{offer}: "
-                "only that ratio is in the table.")
-    if a == 1.0:
-        return "Amplitude 1: no attention factor."
-    return (f"Amplitude {a:.6g}: transformers multiplies cos and sin by an attention factor only for yarn and "
-            "longrope (or an attention_factor in the config).")
-
-
-def _start_phrase(table: _Table, length: int) -> str:
-    last = table.start + length - 1
-    phrase = f"positions {table.start} to {last}"
-    if table.start < 0:
-        phrase += (" (a negative start: the rows may run backwards from position "
-                   f"{-table.start}, which a cosine cannot tell)" if table.kind == "rope_cos" else "")
-    return phrase
-
-
-def _unreadable_sentence(table: _Table, length: int) -> str:
-    unread = np.flatnonzero(~table.measured.readable)
-    unread = np.setdiff1d(unread, np.array(table.left_out, dtype=np.int64))
-    if unread.size == 0:
-        return ""
-    reach = max(abs(table.start), abs(table.start + length - 1), 1)
-    turn = float(np.max(table.reading.frequencies[unread])) * reach
-    return (
-        f"Pair{'s' if unread.size > 1 else ''} {pair_span(unread)} turn{'s' if unread.size == 1 else ''} too slowly "
-        f"to read at these positions (at most {turn:.2g} rad at position {reach} by the reading): the table only "
-        "bounds their frequencies, which are the reading's; a scaling that changed only them could not be seen."
-    )
-
-
-def _matched_verdict(table: _Table, shape: tuple[int, ...], precision: tuple[str, float]) -> str:
-    L = shape[0] if not table.transposed else shape[1]
-    reading = table.reading
-    kind = _KIND_PHRASES[table.kind]
-    if table.kind == "rope_complex":
-        layout = ""
-    elif table.d == 2:
-        layout = ", a single pair (both layouts are the same for d = 2)"
-    else:
-        layout = f", {_LAYOUT_PHRASES[table.layout]}"
-    first = f"{kind}{layout}, d = {table.d}, {_base_phrase(reading)}, {_start_phrase(table, L)}."
-    arithmetic = ""
-    if table.arithmetic == "float32":
-        arithmetic = " with angles computed in float32 (as transformers and Meta's code compute them)"
-    name = precision[0]
-    fit = (f"It rebuilds every value to {table.error:.1e}, within the round-off of "
-           f"{'a CSV with ' if 'decimals' in name else ''}{name} values{arithmetic}.")
-    sentences = [first, _scaling_sentence(reading, d=table.d, table=True), _attention_sentence(table), fit,
-                 _unreadable_sentence(table, L), *reading.notes, _alternatives_sentence(reading)]
-    if reading.scaling and reading.scaling["method"] == "linear":
-        s = number(reading.scaling["factor"])
-        sentences.append(
-            f"As a table: the same numbers are no scaling at positions {number(table.start)}/{s}, "
-            f"({number(table.start)} + 1)/{s}, ... (position_ids divided by {s}, which is what position "
-            f"interpolation does), or factor {s} t at every t-th position; read at consecutive whole positions, "
-            f"as models hold them, the factor is {s}."
-        )
-    if table.start_ambiguous:
-        sentences.append(f"Other starts fit nearly as well; {table.start} is the smallest of them.")
-    if table.transposed:
-        sentences.append(f"The table is transposed: its rows are the {table.d} dimensions and its columns the "
-                         f"{L} positions.")
-    if table.kind == "rope_complex" and len(shape) == 3:
-        sentences.append("Read as the real view (L, d/2, 2) of a complex table (torch.view_as_real).")
-    return " ".join(s for s in sentences if s)
-
-
-def _rejected_verdict(table: _Table, shape: tuple[int, ...]) -> str:
-    row, column, value, expected = table.where
-    if table.transposed:
-        row, column = column, row
-    what = {"rope_cos": "RoPE cos or sin table", "rope_sin": "RoPE cos or sin table",
-            "rope_complex": "RoPE complex table"}[table.kind]
-    layout = "" if table.kind == "rope_complex" else f", {table.layout} layout"
-    closest = (f"{_KIND_PHRASES[table.kind].replace('RoPE ', '')}{layout}, d = {table.d}, "
-               f"{_base_phrase(table.reading)}, {_method_phrase(table.reading)}, start {table.start}, amplitude "
-               f"{table.amplitude:.6g}")
-    if table.kind == "rope_complex":
-        cell = f"the table has {_complex_text(value)} where the reading has {_complex_text(expected)}"
-    else:
-        cell = f"the table has {value:.6g} where the reading has {expected:.6g}"
-    differ = "values differs" if table.mismatches == 1 else "values differ"
-    reason = table.problem or (
-        f"{table.mismatches:,} of its {table.cells:,} {differ} from the closest reading by more than round-off "
-        "explains"
-    )
-    left_out = (f" The two columns of pair{'s' if len(table.left_out) > 1 else ''} {pair_span(table.left_out)} "
-                "disagree (a rotary table holds each pair's values twice).") if table.left_out else ""
-    return (
-        f"Not a {what} as a model computes it: {reason}. The closest reading ({closest}) differs by up to "
-        f"{table.error:.3g}, most at row {row}, column {column}: {cell}.{left_out}"
-    )
-
-
-def _complex_text(value: complex) -> str:
-    return f"{value.real:.6g}{value.imag:+.6g}i"
 
 
 # ----------------------------------------------------------------------------------------
@@ -1118,7 +863,7 @@ def _common_keys(
     }
 
 
-def _attention_factor(table: _Table) -> float:
+def _attention_factor(table: TableReading) -> float:
     """The amplitude, as YaRN's default formula gives it when the measurement agrees within its error."""
     scaling = table.reading.scaling
     if scaling and scaling["method"] == "yarn":
@@ -1128,7 +873,7 @@ def _attention_factor(table: _Table) -> float:
     return table.amplitude
 
 
-def _closest(tables: list[_Table]) -> _Table:
+def _closest(tables: list[TableReading]) -> TableReading:
     """The reading a near miss is compared with: the first (the shortest base, the simplest scaling) of
     those that miss by at most half again the least misfit."""
     checkable = [t for t in tables if t.problem is None] or tables
@@ -1136,13 +881,13 @@ def _closest(tables: list[_Table]) -> _Table:
     return next(t for t in checkable if t.excess <= 1.5 * least)
 
 
-def _result_layout(table: _Table) -> str | None:
+def _result_layout(table: TableReading) -> str | None:
     if table.kind == "rope_complex":
         return None
     return "half" if table.layout == ONE_COLUMN else table.layout
 
 
-def _table_result(tables: list[_Table], shape: tuple[int, ...], precision: tuple[str, float]) -> dict:
+def _table_result(tables: list[TableReading], shape: tuple[int, ...], precision: tuple[str, float]) -> dict:
     matched = _preferred(tables)
     table = matched[0] if matched else _closest(tables)
     reading = table.reading
@@ -1154,12 +899,12 @@ def _table_result(tables: list[_Table], shape: tuple[int, ...], precision: tuple
         transposed=table.transposed,
     )
     if matched:
-        result["verdict"] = _matched_verdict(table, shape, precision)
+        result["verdict"] = matched_verdict(table, shape, precision)
         result["alternatives"] = list(reading.alternatives)
         unread = np.setdiff1d(np.flatnonzero(~table.measured.readable), np.array(table.left_out, dtype=np.int64))
         result["unreadable_pairs"] = [int(i) for i in unread]
     else:
-        result["verdict"] = _rejected_verdict(table, shape)
+        result["verdict"] = rejected_verdict(table, shape)
         row, column = table.where[:2]
         result["worst_cell"] = [column, row] if table.transposed else [row, column]
     return result

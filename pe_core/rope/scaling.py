@@ -1,28 +1,9 @@
-r"""Rotary position embeddings (RoPE) and the context-length scalings models ship with.
+r"""RoPE's frequencies and the context-length scalings models ship with.
 
-RoFormer (Su et al. 2021, "RoFormer: Enhanced Transformer with Rotary Position Embedding",
-section 3.2) turns each pair of coordinates of a query or key at position m by the angle
-:math:`m\,\theta_i`, with the sinusoid's frequencies
-
-.. math::
-
-    \theta_i = b^{-2i/d}, \qquad i = 0 \ldots d/2 - 1,
-
-b the base (transformers' ``rope_theta``: 10000 in RoFormer and Llama 2, 500000 in Llama 3).
-Because a rotation by :math:`m\theta` followed by the transpose of one by :math:`n\theta` is a
-rotation by :math:`(m - n)\theta`, the score :math:`q_m \cdot k_n` depends only on m - n: the
-transition matrix of the Relative positions page, moved into attention.
-
-Two column layouts hold the pairs (``layout``):
-
-- ``"half"``: pair i is columns i and i + d/2 (GPT-NeoX, and every Llama-family model in
-  transformers: ``cat(freqs, freqs)`` with ``rotate_half``);
-- ``"interleaved"``: pair i is columns 2i and 2i + 1 (RoFormer, GPT-J's ``rotate_every_two``,
-  Meta's and DeepSeek's complex ``freqs_cis``).
-
+Plain RoPE turns pair i by :math:`\theta_i = b^{-2i/d}` per position (``pe_core.rope.rotation``).
 A scaling (``RopeScaling``) changes the :math:`\theta_i` so that a model reaches past the length
 it was trained on; its ``method`` and parameters are named as transformers' ``rope_type`` names
-them, with the same defaults, so a config.json reads straight into it (``pe_core.rope_config``).
+them, with the same defaults, so a config.json reads straight into it (``pe_core.rope.config``).
 Where a paper's equation and the code models run differ, this module computes what the code
 does, and says where the paper differs.
 """
@@ -37,30 +18,19 @@ import numpy as np
 
 from pe_core._validate import (
     MAX_D,
-    MAX_LENGTH,
     MAX_POSITION,
     check_base,
-    check_cells,
     check_choice,
-    check_finite_values,
     check_int,
-    check_matrix,
     check_real,
 )
-from pe_core.encoding import positions as position_range
-from pe_core.encoding import sin_cos_outer
+from pe_core.rope.methods import rope_method, rope_method_names, yarn_code_ramp
 
-#: The column layouts of a rotary table.
-ROPE_LAYOUTS = ("half", "interleaved")
-#: The scaling methods, named as transformers' rope_type (plus the static NTK-aware "ntk").
-ROPE_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+#: The scaling methods shipped, named as transformers' rope_type (plus the static NTK-aware "ntk"); one entry
+#: each in pe_core.rope.methods, whose rope_method_names() also lists methods registered later.
+ROPE_METHODS = rope_method_names()
 #: The ways to compute YaRN's ramp: as its code does, or as its paper's equation does.
 YARN_RAMP_FORMS = ("code", "paper")
-#: Methods whose formula needs the length the model was trained with.
-_NEEDS_ORIGINAL_LENGTH = ("dynamic", "yarn", "llama3", "longrope")
-#: Angles handled at once by rope_cache and rotate (keeps the temporaries to a few MB; as in
-#: encoding.py, also faster than 2^18: rope_cache at L=2103, d=306 11.1 ms instead of 17.9).
-_BLOCK_CELLS = 1 << 16
 
 _BASE_NAME = "base (rope_theta)"
 _BASE_USUAL = "RoFormer and Llama 2 use 10000, Llama 3 500000."
@@ -175,7 +145,8 @@ class RopeScaling:
     long_factor: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        method = check_choice("the scaling method", self.method, ROPE_METHODS)
+        method = check_choice("the scaling method", self.method, rope_method_names())
+        entry = rope_method(method)
         factor = check_real("factor (the scaling factor)", self.factor)
         if factor < 1.0:
             raise ValueError(
@@ -184,29 +155,17 @@ class RopeScaling:
             )
         original = self.original_length
         if original is None:
-            if method in _NEEDS_ORIGINAL_LENGTH:
+            if entry.original_length is not None:
+                from_max = entry.original_length == "max_position_embeddings"
                 raise ValueError(
                     f"{method} scaling needs original_length, the context length the model was trained "
                     "with (original_max_position_embeddings in a config.json"
-                    + ("; for dynamic, transformers uses max_position_embeddings" if method == "dynamic" else "")
+                    + (f"; for {method}, transformers uses max_position_embeddings" if from_max else "")
                     + "), e.g. 8192 for Llama 3.1."
                 )
         else:
             original = check_int(
                 "original_length (original_max_position_embeddings)", original, low=1, high=MAX_POSITION
-            )
-        low_freq = _positive("low_freq_factor", self.low_freq_factor)
-        high_freq = _positive("high_freq_factor", self.high_freq_factor)
-        if high_freq <= low_freq:
-            raise ValueError(
-                f"high_freq_factor ({high_freq:g}) must be greater than low_freq_factor ({low_freq:g}); "
-                "Llama 3.1 uses 4 and 1."
-            )
-        beta_fast = _positive("beta_fast", self.beta_fast)
-        beta_slow = _positive("beta_slow", self.beta_slow)
-        if beta_fast <= beta_slow:
-            raise ValueError(
-                f"beta_fast ({beta_fast:g}) must be greater than beta_slow ({beta_slow:g}); YaRN uses 32 and 1."
             )
         if not isinstance(self.truncate, (bool, np.bool_)):
             raise ValueError(f"truncate must be True or False, got {self.truncate!r}.")
@@ -215,9 +174,6 @@ class RopeScaling:
             attention = _positive("attention_factor", attention)
         short = _factor_list("short_factor", self.short_factor)
         long = _factor_list("long_factor", self.long_factor)
-        if method == "longrope" and (short is None or long is None):
-            missing = " and ".join(n for n, v in (("short_factor", short), ("long_factor", long)) if v is None)
-            raise ValueError(f"longrope scaling needs {missing}: one divisor per pair (d/2 numbers each).")
         if short is not None and long is not None and len(short) != len(long):
             raise ValueError(
                 f"short_factor and long_factor must have the same length (one number per pair), "
@@ -225,13 +181,16 @@ class RopeScaling:
             )
         for name, value in (
             ("method", method), ("factor", factor), ("original_length", original),
-            ("low_freq_factor", low_freq), ("high_freq_factor", high_freq),
-            ("beta_fast", beta_fast), ("beta_slow", beta_slow), ("truncate", bool(self.truncate)),
+            ("low_freq_factor", _positive("low_freq_factor", self.low_freq_factor)),
+            ("high_freq_factor", _positive("high_freq_factor", self.high_freq_factor)),
+            ("beta_fast", _positive("beta_fast", self.beta_fast)),
+            ("beta_slow", _positive("beta_slow", self.beta_slow)), ("truncate", bool(self.truncate)),
             ("mscale", _optional_nonnegative("mscale", self.mscale)),
             ("mscale_all_dim", _optional_nonnegative("mscale_all_dim", self.mscale_all_dim)),
             ("attention_factor", attention), ("short_factor", short), ("long_factor", long),
         ):
             object.__setattr__(self, name, value)
+        entry.validate(self, None)
 
 
 def check_rope_d(d: object) -> int:
@@ -263,44 +222,6 @@ def _check_length(length: object) -> int | None:
     if length is None:
         return None
     return check_int("length (the sequence length)", length, low=1, high=MAX_POSITION + 1)
-
-
-def _check_d_for(method: str, d: int) -> None:
-    if method in ("ntk", "dynamic") and d < 4:
-        raise ValueError(
-            f"{method} scaling needs d >= 4, got d={d}: its base change b * s**(d/(d-2)) divides by d - 2."
-        )
-
-
-def _check_pair_count(scaling: RopeScaling, d: int) -> None:
-    if scaling.method == "longrope" and len(scaling.short_factor) != d // 2:
-        raise ValueError(
-            f"longrope's short_factor and long_factor hold {len(scaling.short_factor)} numbers each, "
-            f"but d={d} has {d // 2} pairs: they need one number per pair."
-        )
-
-
-def _ntk_base(base: float, scale: float, d: int) -> float:
-    """b * scale**(d/(d-2)), the NTK-aware base change."""
-    return base * scale ** (d / (d - 2))
-
-
-def _yarn_code_ramp(d: int, base: float, scaling: RopeScaling) -> np.ndarray:
-    """transformers' find_correction_range and linear_ramp_factor (YaRN's own code), in float64."""
-    L0 = scaling.original_length
-
-    def correction_dim(rotations: float) -> float:
-        # The pair index i whose wavelength fits `rotations` turns into L0.
-        return d * math.log(L0 / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = correction_dim(scaling.beta_fast), correction_dim(scaling.beta_slow)
-    if scaling.truncate:
-        low, high = math.floor(low), math.ceil(high)
-    # The code clamps the upper bound to d - 1 (not d/2 - 1), as YaRN's repository does.
-    low, high = max(low, 0), min(high, d - 1)
-    if low == high:
-        high += 0.001  # the code's guard against a zero-width ramp
-    return np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
 
 
 def _yarn_paper_ramp(d: int, base: float, scaling: RopeScaling) -> np.ndarray:
@@ -355,7 +276,7 @@ def yarn_ramp(d: int, base: float = 10000.0, *, scaling: RopeScaling, form: str 
     if scaling is None or scaling.method != "yarn":
         raise ValueError(f"yarn_ramp needs a yarn RopeScaling, got {scaling!r}.")
     form = check_choice("form", form, YARN_RAMP_FORMS)
-    return _yarn_code_ramp(d, base, scaling) if form == "code" else _yarn_paper_ramp(d, base, scaling)
+    return yarn_code_ramp(d, base, scaling) if form == "code" else _yarn_paper_ramp(d, base, scaling)
 
 
 def rope_frequencies(
@@ -395,34 +316,9 @@ def rope_frequencies(
     theta = base**-exponents
     if scaling is None:
         return theta
-    method, s, L0 = scaling.method, scaling.factor, scaling.original_length
-    _check_d_for(method, d)
-    _check_pair_count(scaling, d)
-    if method == "linear":
-        return theta / s
-    if method == "ntk":
-        return _ntk_base(base, s, d) ** -exponents
-    if method == "dynamic":
-        L = L0 if length is None else max(length, L0)
-        return _ntk_base(base, s * L / L0 - (s - 1), d) ** -exponents
-    if method == "yarn":
-        ramp = _yarn_code_ramp(d, base, scaling)
-        return (theta / s) * ramp + theta * (1.0 - ramp)
-    if method == "llama3":
-        wavelength = 2 * math.pi / theta
-        low_wavelength = L0 / scaling.low_freq_factor
-        high_wavelength = L0 / scaling.high_freq_factor
-        scaled = np.where(wavelength > low_wavelength, theta / s, theta)
-        smooth = (L0 / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
-        medium = (wavelength >= high_wavelength) & (wavelength <= low_wavelength)
-        return np.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled)
-    divisors = scaling.long_factor if length is not None and length > L0 else scaling.short_factor
-    return theta / np.asarray(divisors, dtype=np.float64)
-
-
-def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """0.1 mscale ln(scale) + 1, and 1 for scale <= 1 (YaRN's get_mscale)."""
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+    entry = rope_method(scaling.method)
+    entry.validate(scaling, d)
+    return entry.frequencies(theta, d, base, scaling, length)
 
 
 def rope_attention_factor(scaling: RopeScaling | None, length: int | None = None) -> float:
@@ -451,167 +347,4 @@ def rope_attention_factor(scaling: RopeScaling | None, length: int | None = None
     _check_length(length)
     if scaling is None:
         return 1.0
-    if scaling.method not in ("yarn", "longrope"):
-        return 1.0
-    if scaling.attention_factor is not None:
-        return scaling.attention_factor
-    s = scaling.factor
-    if scaling.method == "longrope":
-        return 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(scaling.original_length))
-    if scaling.mscale and scaling.mscale_all_dim:
-        return _yarn_mscale(s, scaling.mscale) / _yarn_mscale(s, scaling.mscale_all_dim)
-    return _yarn_mscale(s)
-
-
-def _spread(pairs: np.ndarray, layout: str) -> np.ndarray:
-    """Per-pair columns (L, d/2) spread to the d columns of a layout."""
-    if layout == "half":
-        return np.concatenate([pairs, pairs], axis=-1)
-    return np.repeat(pairs, 2, axis=-1)
-
-
-def rope_cache(
-    length: int,
-    d: int,
-    base: float = 10000.0,
-    *,
-    layout: str = "half",
-    scaling: RopeScaling | None = None,
-    start: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""The cos and sin tables of positions start .. start+length-1, times the attention factor.
-
-    .. math::
-
-        \cos[m, c] = a\cos(m\,\theta'_{p(c)}), \qquad \sin[m, c] = a\sin(m\,\theta'_{p(c)})
-
-    with a = ``rope_attention_factor`` and p(c) the pair of column c: c mod d/2 for ``"half"``
-    (transformers' ``cat(freqs, freqs)``), c // 2 for ``"interleaved"`` (GPT-J's
-    ``repeat_interleave``). As a model's rotary embedding returns them: "dynamic" and
-    "longrope" take the sequence length start + length (the largest position + 1). Angles are
-    computed in float64 to about one ulp (``sin_cos_outer``); transformers computes them in
-    float32, so its tables differ from these by float32 rounding of the angle (up to about
-    ulp(m θ) at position m).
-
-    Args:
-        length: number of positions, 0 .. 1,048,576, length x d <= 2**25.
-        d: even rotary dimension.
-        base: b (rope_theta).
-        layout: ``"half"`` or ``"interleaved"``.
-        scaling: a RopeScaling, or None.
-        start: first position, a whole number >= 0.
-
-    Returns:
-        (cos, sin), float64 arrays of shape (length, d).
-
-    Example:
-        >>> cos, sin = rope_cache(2, 4, 100.0)
-        >>> cos.round(4)
-        array([[1.    , 1.    , 1.    , 1.    ],
-               [0.5403, 0.995 , 0.5403, 0.995 ]])
-
-    Reference: transformers 5.18 ``LlamaRotaryEmbedding.forward``; GPT-J's
-    ``create_sinusoidal_positions``.
-    """
-    d = check_rope_d(d)
-    layout = check_choice("layout", layout, ROPE_LAYOUTS)
-    length = check_int("length (the number of positions)", length, low=0, high=MAX_LENGTH)
-    start = check_int("start", start, low=0, high=MAX_POSITION)
-    check_cells(length, d)
-    k = position_range(length, start)
-    sequence_length = start + length if length else None
-    theta = rope_frequencies(d, base, scaling=scaling, length=sequence_length)
-    amplitude = rope_attention_factor(scaling, sequence_length)
-    cos = np.empty((length, d), dtype=np.float64)
-    sin = np.empty((length, d), dtype=np.float64)
-    block = max(1, _BLOCK_CELLS // theta.size)
-    for first in range(0, length, block):
-        rows = slice(first, first + block)
-        sin_block, cos_block = sin_cos_outer(k[rows], theta)
-        cos[rows] = _spread(cos_block, layout)
-        sin[rows] = _spread(sin_block, layout)
-    if amplitude != 1.0:
-        cos *= amplitude
-        sin *= amplitude
-    return cos, sin
-
-
-def _check_positions(positions: object, count: int) -> np.ndarray:
-    array = np.asarray(positions)
-    if array.dtype.kind not in "iuf" or array.ndim != 1:
-        raise ValueError(
-            f"positions must be a 1-D array of whole numbers, got {array.dtype} values of shape {array.shape}."
-        )
-    if array.size != count:
-        raise ValueError(f"positions has {array.size:,} values but x has {count:,} rows (its second-last axis).")
-    values = array.astype(np.float64)
-    check_finite_values("positions", values)
-    if np.any(values != np.round(values)):
-        raise ValueError(f"positions must be whole numbers, got {values[values != np.round(values)][0]!r}.")
-    if values.size and np.max(np.abs(values)) > MAX_POSITION:
-        raise ValueError(f"positions must lie within +-{MAX_POSITION:,}, got {np.max(np.abs(values)):,.0f}.")
-    return values
-
-
-def rotate(
-    x: object,
-    positions: object,
-    base: float = 10000.0,
-    *,
-    layout: str = "half",
-    scaling: RopeScaling | None = None,
-) -> np.ndarray:
-    r"""Turn each pair of x's row m by the angle :math:`p_m\,\theta'_i` (RoPE applied to a query or key).
-
-    For pair i with coordinates (u, v) (columns i and i + d/2 in ``"half"``, 2i and 2i + 1 in
-    ``"interleaved"``) and :math:`\phi = p_m\theta'_i`:
-
-    .. math:: (u, v) \mapsto (u\cos\phi - v\sin\phi,\; v\cos\phi + u\sin\phi)
-
-    transformers' ``q * cos + rotate_half(q) * sin``, GPT-J's ``rotate_every_two``, Meta's
-    ``(u + iv) e^{i\phi}``; RoFormer eq. 14-15. Then
-    :math:`\mathrm{rotate}(q, m)\cdot\mathrm{rotate}(k, n)` depends only on m - n. This is the
-    rotation alone: transformers also multiplies q and k by ``rope_attention_factor`` (folded
-    into its cos and sin), which a caller multiplies by where it matters.
-
-    Args:
-        x: real array (..., L, d) (a query, or batches and heads of them), d even, at most 2**25
-            values, finite.
-        positions: (L,) whole numbers, the position of each row. "dynamic" and "longrope" read
-            the sequence length as max(positions) + 1, as transformers does.
-        base: b (rope_theta).
-        layout: ``"half"`` or ``"interleaved"``.
-        scaling: a RopeScaling, or None.
-
-    Returns:
-        float64 array of x's shape.
-
-    Example:
-        >>> rotate(np.array([[1.0, 0.0]]), [1], layout="interleaved").round(4)
-        array([[0.5403, 0.8415]])
-
-    Reference: Su et al. 2021, section 3.4.2 (the computationally efficient form).
-    """
-    dimensions = np.ndim(x)
-    if dimensions < 2:
-        raise ValueError(f"x must be (..., L, d): rows of d coordinates, got shape {np.shape(x)}.")
-    array = check_matrix("x", x, ndim=(dimensions,))
-    count, d = array.shape[-2], array.shape[-1]
-    d = check_rope_d(d)
-    layout = check_choice("layout", layout, ROPE_LAYOUTS)
-    p = _check_positions(positions, count)
-    top = float(np.max(p)) if p.size else -1.0
-    sequence_length = int(top) + 1 if top >= 0 else None
-    theta = rope_frequencies(d, base, scaling=scaling, length=sequence_length)
-    half = d // 2
-    first, second = (slice(0, half), slice(half, d)) if layout == "half" else (slice(0, d, 2), slice(1, d, 2))
-    out = np.empty_like(array)
-    # Blocks of rows keep the temporaries to a few MB whatever the size of x.
-    block = max(1, _BLOCK_CELLS * count // max(array.size // 2, 1))
-    for start in range(0, count, block):
-        rows = slice(start, start + block)
-        sin, cos = sin_cos_outer(p[rows], theta)
-        u, v = array[..., rows, first], array[..., rows, second]
-        out[..., rows, first] = u * cos - v * sin
-        out[..., rows, second] = v * cos + u * sin
-    return out
+    return rope_method(scaling.method).attention_factor(scaling)

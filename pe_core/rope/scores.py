@@ -1,6 +1,6 @@
 r"""Attention scores of rotated queries and keys, as functions of the two positions.
 
-RoPE turns a query q at position m and a key k at position n (``pe_core.rope.rotate``); the
+RoPE turns a query q at position m and a key k at position n (``pe_core.rope.rotation.rotate``); the
 score :math:`\mathrm{rotate}(q, m)\cdot\mathrm{rotate}(k, n)` is then a function of m - n
 alone, a sum of one cosine and one sine per pair (``rope_score_by_offset``), so a whole
 L x L score matrix is known from its 2L - 1 offsets. When a model's cos/sin cache of one
@@ -32,12 +32,8 @@ from pe_core._validate import (
 )
 from pe_core.display import _block_means
 from pe_core.encoding import sin_cos_outer
-from pe_core.rope import (
-    ROPE_LAYOUTS,
-    RopeScaling,
-    check_rope_d,
-    rope_frequencies,
-)
+from pe_core.rope.rotation import ROPE_LAYOUTS
+from pe_core.rope.scaling import RopeScaling, check_rope_d, rope_frequencies
 
 #: The step B of the split t = qB + j.
 _STEP = 64

@@ -1,6 +1,6 @@
 r"""What a vector of RoPE frequencies says about the base and the scaling that made it.
 
-Every scaling transformers ships (``pe_core.rope.RopeScaling``) turns the plain frequencies
+Every scaling transformers ships (``pe_core.rope.scaling.RopeScaling``) turns the plain frequencies
 :math:`\theta_i = b^{-2i/d}` into :math:`\theta'_i = g_i\,\theta_i` with gains :math:`g_i` that
 never rise with i (no method speeds a slower pair up):
 
@@ -60,7 +60,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pe_core.rope import RopeScaling, rope_frequencies
+from pe_core.rope.scaling import RopeScaling, rope_frequencies
+from pe_core.wording import number
 
 #: Standard errors within which values are taken as equal (and a base or factor is snapped).
 AGREEMENT = 4.0
@@ -167,30 +168,6 @@ def _power_of_two_or_decimal(low: float, high: float) -> float | None:
         if first <= last:
             return min((k * step for k in range(first, last + 1)), key=lambda v: abs(math.log(v / middle)))
     return None
-
-
-def number(x: float) -> str:
-    """10000, 1e6, 32768, 1.25, 9646.6: short and exact enough for a sentence."""
-    if x == round(x) and abs(x) < 1e6:
-        return str(int(x))
-    text = f"{x:.6g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        return f"{mantissa}e{int(exponent)}"
-    return text
-
-
-def pair_span(pairs: list[int] | np.ndarray) -> str:
-    """[3, 4, 5, 9] -> '3-5 and 9'."""
-    values = sorted(int(p) for p in pairs)
-    runs: list[list[int]] = []
-    for value in values:
-        if runs and value == runs[-1][-1] + 1:
-            runs[-1].append(value)
-        else:
-            runs.append([value])
-    parts = [f"{run[0]}" if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else ""
 
 
 # ----------------------------------------------------------------------------------------

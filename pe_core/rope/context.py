@@ -4,7 +4,7 @@ A model trained on sequences of :math:`L_0` tokens has met, in pair i, the rotat
 :math:`\delta\theta_i` for the offsets :math:`\delta` its training texts held. Run on a text
 of L > :math:`L_0` tokens, the fast pairs have long since turned through whole circles (every
 angle met), while a slow pair that never completed a turn in training now meets rotations it
-never saw. A context-extension scaling (``pe_core.rope.RopeScaling``) changes
+never saw. A context-extension scaling (``pe_core.rope.scaling.RopeScaling``) changes
 :math:`\theta_i` to :math:`\theta'_i` so that it does not. The functions here measure that, pair by
 pair (``angle_coverage``); ``pe_core.attention_scores.rope_dot_by_offset`` gives the score of a
 content-free query and key as the offset grows.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_POSITION, check_int
-from pe_core.rope import RopeScaling, rope_frequencies
+from pe_core.rope.scaling import RopeScaling, rope_frequencies
 
 #: An arc longer than the trained one by less than this (relative) counts as covered: float64's
 #: rounding of L theta_i / s against L0 theta_i, where s = L / L0 exactly (a few ulp).

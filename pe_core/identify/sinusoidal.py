@@ -68,8 +68,9 @@ import numpy as np
 
 from pe_core._validate import LAYOUTS, MAX_POSITION, check_matrix
 from pe_core.encoding import positional_encoding, swapped_columns
-from pe_core.rope_identify import identify_rotary, with_rotary_keys
+from pe_core.identify.rotary import identify_rotary, with_rotary_keys
 from pe_core.value_precision import CAST_ERROR, FLOAT32_UNIT, ValuePrecision, value_precision
+from pe_core.wording import number
 
 #: At most this many rows (and this many complex cells) enter the fit; every row is verified.
 FIT_ROWS = 4096
@@ -799,17 +800,6 @@ def _fit_set_aside(
 # ----------------------------------------------------------------------------------------
 
 
-def _number(x: float) -> str:
-    """10000, 1e8, 9646.6, 12345: short and exact enough for a sentence."""
-    if x == round(x) and abs(x) < 1e6:
-        return str(int(x))
-    text = f"{x:.6g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        return f"{mantissa}e{int(exponent)}"
-    return text
-
-
 def _precision_phrase(name: str) -> str:
     return f"CSV with {name}" if "decimals" in name else name
 
@@ -817,7 +807,7 @@ def _precision_phrase(name: str) -> str:
 def _describe(variant: _Variant) -> str:
     return (
         f"{variant.layout} layout" + (", cosine first in each pair" if variant.swapped else "")
-        + f", {variant.convention} frequencies, n = {_number(variant.n)}, start {variant.start}"
+        + f", {variant.convention} frequencies, n = {number(variant.n)}, start {variant.start}"
         + (", transposed" if variant.transposed else "")
     )
 
@@ -945,22 +935,22 @@ def _matched(outcome: _Outcome, matrix_shape: tuple[int, int], dtype_guess: str)
     elif outcome.reading == "bug":
         root = outcome.readings["bug"]
         sentences.append(
-            f"Paper formula with base {_number(variant.n)} = {_number(root)}^2: this is the `2*i` bug of "
+            f"Paper formula with base {number(variant.n)} = {number(root)}^2: this is the `2*i` bug of "
             f"seed 002 (i already steps by 2, so the exponent 2i/d becomes 4j/d and squares the base "
-            f"{_number(root)}). {layout}, {fit}"
+            f"{number(root)}). {layout}, {fit}"
         )
         if "tensor2tensor" in outcome.readings:
-            equivalent = _number(outcome.readings["tensor2tensor"])
+            equivalent = number(outcome.readings["tensor2tensor"])
             sentences.append(f"Equivalently tensor2tensor frequencies with n = {equivalent}.")
     else:
         other = "tensor2tensor" if variant.convention == "paper" else "paper"
         formula = "w_i = n^(-2i/d)" if variant.convention == "paper" else "w_i = n^(-i/(m-1))"
         sentences.append(
             f"{layout}, {variant.convention} frequencies ({formula}) with n = "
-            f"{_number(variant.n)}, {fit}"
+            f"{number(variant.n)}, {fit}"
         )
         if other in outcome.readings:
-            sentences.append(f"Equivalently {other} frequencies with n = {_number(outcome.readings[other])}.")
+            sentences.append(f"Equivalently {other} frequencies with n = {number(outcome.readings[other])}.")
     if variant.swapped:
         sentences.append(_swapped_sentence(variant.layout))
     fairseq = variant.layout == "concatenated" and variant.convention == "tensor2tensor"
@@ -1034,7 +1024,7 @@ def identify_encoding(M: object) -> dict:
     and a rebuild with ``positional_encoding`` verifies the answer on every row.
 
     What a rotary model holds (a cos or sin table, inv_freq, freqs_cis) is read by
-    ``pe_core.rope_identify.identify_rotary``, whose docstring lists the keys every result has
+    ``pe_core.identify.rotary.identify_rotary``, whose docstring lists the keys every result has
     besides these: "kind", "d", "scaling", "attention_factor" and the rotary details.
 
     A table as a library exports it is recognised too: when nothing matches M as it is, up
@@ -1128,7 +1118,7 @@ def _identify(matrix: np.ndarray) -> dict:
         )
     if np.ptp(matrix) == 0:
         return _rejected(
-            f"every value is {_number(float(matrix[0, 0]))}, but an encoding changes from one position "
+            f"every value is {number(float(matrix[0, 0]))}, but an encoding changes from one position "
             "to the next",
             _default_outcome(matrix, "interleaved", False),
         )
@@ -1223,9 +1213,3 @@ def _identify(matrix: np.ndarray) -> dict:
         )
     return _rejected(reason, closest)
 
-
-if __name__ == "__main__":
-    # python -m pe_core.identify FILE: the verdict on a saved table (pe_core/identify_cli.py).
-    from pe_core.identify_cli import main
-
-    raise SystemExit(main())

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
-from pe_core.rope import ROPE_METHODS, RopeScaling, _check_scaling, check_rope_base, check_rope_d
+from pe_core.rope.methods import FROM_LENGTHS, REQUIRED, rope_method, rope_method_names
+from pe_core.rope.scaling import RopeScaling, _check_scaling, check_rope_base, check_rope_d
 
 #: Keys whose presence says a config describes a rotary model (even with a null value:
 #: Llama 2's config.json has "rope_scaling": null and no rope_theta).
@@ -55,11 +56,8 @@ class RopeConfig:
     def __post_init__(self) -> None:
         d = check_rope_d(self.d)
         scaling = _check_scaling(self.scaling)
-        if scaling is not None and scaling.method == "longrope" and len(scaling.short_factor) != d // 2:
-            raise ValueError(
-                f"longrope's short_factor and long_factor hold {len(scaling.short_factor)} numbers each, "
-                f"but d={d} has {d // 2} pairs: they need one number per pair."
-            )
+        if scaling is not None:
+            rope_method(scaling.method).validate(scaling, d)
         max_length = self.max_length
         if max_length is not None:
             max_length = check_int("max_length (max_position_embeddings)", max_length, low=1, high=MAX_POSITION)
@@ -168,72 +166,63 @@ def _max_length(config: Mapping) -> int | None:
     return None
 
 
-def _scaling(config: Mapping, parameters: Mapping, max_length: int | None) -> RopeScaling | None:
-    method = parameters.get("rope_type", parameters.get("type", "default"))
-    if method is None or method == "default":
+def _original_length(method: str, source: str | None, config: Mapping, parameters: Mapping,
+                     max_length: int | None) -> int | None:
+    """The method's trained length L0, from the config key its entry names."""
+    if source is None:
         return None
-    method = _METHOD_ALIASES.get(method, method)
-    if method not in ROPE_METHODS:
-        raise ValueError(
-            f"rope_type {method!r} is not one this explorer computes; it reads default, "
-            + ", ".join(ROPE_METHODS) + "."
-        )
-
-    def needed(key: str) -> object:
-        if parameters.get(key) is None:
-            raise ValueError(f"{method} scaling needs rope_scaling.{key}, which this config does not give.")
-        return parameters[key]
-
-    if method == "dynamic":
+    if source == "max_position_embeddings":
         # transformers' dynamic NTK divides by max_position_embeddings, never by the original length.
         if max_length is None:
-            raise ValueError("dynamic scaling needs max_position_embeddings, which this config does not give.")
-        original = max_length
-    elif method in ("yarn", "llama3", "longrope"):
-        # transformers gives a top-level original_max_position_embeddings priority (Phi-3 keeps it
-        # there), then the one inside rope_scaling, then max_position_embeddings.
-        original = next(
-            (value for value in (config.get("original_max_position_embeddings"),
-                                 parameters.get("original_max_position_embeddings"), max_length)
-             if value is not None),
-            None,
-        )
-        if original is None:
-            raise ValueError(
-                f"{method} scaling needs original_max_position_embeddings (or max_position_embeddings), "
-                "which this config does not give."
-            )
-        original = check_int("original_max_position_embeddings", original, low=1, high=MAX_POSITION)
-    else:
-        original = None
-
-    if method == "yarn" and "factor" not in parameters:
+            raise ValueError(f"{method} scaling needs max_position_embeddings, which this config does not give.")
+        return max_length
+    # transformers gives a top-level original_max_position_embeddings priority (Phi-3 keeps it
+    # there), then the one inside rope_scaling, then max_position_embeddings.
+    original = next(
+        (value for value in (config.get("original_max_position_embeddings"),
+                             parameters.get("original_max_position_embeddings"), max_length)
+         if value is not None),
+        None,
+    )
+    if original is None:
         raise ValueError(
-            "yarn scaling needs rope_scaling.factor (transformers 5 refuses a yarn config without the key; "
-            "null lets it derive max_position_embeddings / original_max_position_embeddings)."
+            f"{method} scaling needs original_max_position_embeddings (or max_position_embeddings), "
+            "which this config does not give."
         )
-    if method in ("yarn", "longrope") and parameters.get("factor") is None:
-        # transformers: factor = max_position_embeddings / original_max_position_embeddings.
-        if max_length is None:
-            raise ValueError(f"{method} scaling without a factor needs max_position_embeddings to derive it.")
-        factor = max_length / original
-    else:
-        factor = needed("factor")
+    return check_int("original_max_position_embeddings", original, low=1, high=MAX_POSITION)
 
+
+def _scaling(config: Mapping, parameters: Mapping, max_length: int | None) -> RopeScaling | None:
+    name = parameters.get("rope_type", parameters.get("type", "default"))
+    if name is None or name == "default":
+        return None
+    name = _METHOD_ALIASES.get(name, name)
+    if name not in rope_method_names():
+        raise ValueError(
+            f"rope_type {name!r} is not one this explorer computes; it reads default, "
+            + ", ".join(rope_method_names()) + "."
+        )
+    method = rope_method(name)
+    original = _original_length(name, method.original_length, config, parameters, max_length)
     options: dict[str, object] = {}
-    if method == "llama3":
-        options = {"low_freq_factor": needed("low_freq_factor"), "high_freq_factor": needed("high_freq_factor")}
-    elif method == "yarn":
-        options = {
-            key: parameters[key]
-            for key in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate")
-            if parameters.get(key) is not None
-        }
-    elif method == "longrope":
-        options = {"short_factor": needed("short_factor"), "long_factor": needed("long_factor")}
-        if parameters.get("attention_factor") is not None:
-            options["attention_factor"] = parameters["attention_factor"]
-    return RopeScaling(method, factor, original, **options)
+    for key in method.config_keys:
+        if key.present and key.name not in parameters:
+            raise ValueError(
+                f"{name} scaling needs rope_scaling.{key.name} (transformers 5 refuses a {name} config without the "
+                "key; null lets it derive max_position_embeddings / original_max_position_embeddings)."
+            )
+        value = parameters.get(key.name)
+        if value is not None:
+            options[key.name] = value
+        elif key.default is REQUIRED:
+            raise ValueError(f"{name} scaling needs rope_scaling.{key.name}, which this config does not give.")
+        elif key.default is FROM_LENGTHS:
+            # transformers: factor = max_position_embeddings / original_max_position_embeddings.
+            if max_length is None:
+                raise ValueError(f"{name} scaling without a factor needs max_position_embeddings to derive it.")
+            options[key.name] = max_length / original
+    factor = options.pop("factor")
+    return RopeScaling(name, factor, original, **options)
 
 
 def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeConfig:

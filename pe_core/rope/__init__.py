@@ -1,0 +1,12 @@
+"""Rotary position embeddings (RoPE), as models run them; ``pe_core`` exports the public names.
+
+- ``methods``: the registry of scaling methods, one ``RopeMethod`` entry each (linear, ntk, dynamic,
+  yarn, llama3, longrope): frequencies, attention factor, config keys, validator, sentences;
+  ``register_rope_method`` adds one;
+- ``scaling``: the frequencies and ``RopeScaling``, which dispatch to the entries, and YaRN's ramp;
+- ``rotation``: the cos/sin tables of a layout (``rope_cache``) and the rotation itself (``rotate``);
+- ``config``: a model's RoPE read from its config.json as transformers reads it (``rope_from_config``);
+- ``scores``: scores of rotated queries and keys by offset, the scores of a cache and a rotation of
+  two different layouts, RoFormer's long-term decay bound;
+- ``context``: RoPE past the trained length, the angles each pair meets (``angle_coverage``).
+"""

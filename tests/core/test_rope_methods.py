@@ -1,0 +1,185 @@
+"""The registry of RoPE scaling methods (pe_core.rope.methods): every entry has every part, and a method
+registered from outside is read from a config.json, computed and named like the shipped ones."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import pe_core
+from pe_core.identify.frequencies import FrequencyReading
+from pe_core.identify.verdicts import method_phrase, scaling_sentence
+from pe_core.rope.methods import (
+    FROM_LENGTHS,
+    REQUIRED,
+    ConfigKey,
+    RopeMethod,
+    register_rope_method,
+    rope_method,
+    rope_method_names,
+)
+
+SHIPPED = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+D, BASE = 16, 10000.0
+#: The rope_scaling of a config.json for each shipped method, with the keys it needs and no more.
+SAMPLE_SCALING = {
+    "linear": {"factor": 4.0},
+    "ntk": {"factor": 4.0},
+    "dynamic": {"factor": 4.0},
+    "yarn": {"factor": 4.0, "original_max_position_embeddings": 1024},
+    "llama3": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 1024},
+    "longrope": {"short_factor": [1.0 + i / 8 for i in range(D // 2)], "long_factor": [1.0 + i for i in range(D // 2)],
+                 "original_max_position_embeddings": 1024},
+}
+FIELD_DEFAULTS = {field.name: field.default for field in dataclasses.fields(pe_core.RopeScaling)}
+
+
+def config_with(rope_scaling: dict) -> dict:
+    return {"rope_theta": BASE, "head_dim": D, "num_attention_heads": 4, "hidden_size": 4 * D,
+            "max_position_embeddings": 4096, "rope_scaling": rope_scaling}
+
+
+def test_the_shipped_methods_are_registered_in_order() -> None:
+    assert pe_core.ROPE_METHODS == SHIPPED
+    assert rope_method_names()[: len(SHIPPED)] == SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_entry_has_every_part(name: str) -> None:
+    method = rope_method(name)
+    assert method.name == name
+    for part in (method.frequencies, method.attention_factor, method.validate, method.sentence, method.phrase):
+        assert callable(part)
+    names = [key.name for key in method.config_keys]
+    assert names[0] == "factor" and len(set(names)) == len(names)
+    for key in method.config_keys:
+        # Each key is a RopeScaling field; an optional one defaults to what RopeScaling does.
+        assert key.name in FIELD_DEFAULTS, key
+        if key.default not in (REQUIRED, FROM_LENGTHS):
+            assert key.default == FIELD_DEFAULTS[key.name], key
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_config_reads_into_the_entry_and_the_core_computes_with_it(name: str) -> None:
+    """rope_from_config, rope_frequencies and rope_attention_factor all go through the entry."""
+    method = rope_method(name)
+    scaling = pe_core.rope_from_config(config_with({"rope_type": name, **SAMPLE_SCALING[name]})).scaling
+    assert scaling.method == name
+    assert (scaling.original_length is None) == (method.original_length is None)
+    theta = BASE ** -(np.arange(0, D, 2) / D)
+    # Past the trained length, where dynamic NTK's step and LongRoPE's long factors apply.
+    length = 8192
+    expected = method.frequencies(theta, D, BASE, scaling, length)
+    np.testing.assert_array_equal(pe_core.rope_frequencies(D, BASE, scaling=scaling, length=length), expected)
+    assert not np.allclose(expected, theta), "the sample leaves the frequencies unscaled"
+    assert pe_core.rope_attention_factor(scaling) == method.attention_factor(scaling)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_config_without_a_required_key_is_refused_naming_it(name: str) -> None:
+    for key in rope_method(name).config_keys:
+        if key.default is not REQUIRED:
+            continue
+        given = {k: v for k, v in SAMPLE_SCALING[name].items() if k != key.name}
+        with pytest.raises(ValueError, match=f"{name} scaling needs rope_scaling.{key.name}"):
+            pe_core.rope_from_config(config_with({"rope_type": name, **given}))
+
+
+@pytest.mark.parametrize(("name", "bad", "match"), [
+    ("yarn", {"beta_fast": 1.0, "beta_slow": 32.0}, "beta_fast .* must be greater than beta_slow"),
+    ("llama3", {"low_freq_factor": 4.0, "high_freq_factor": 1.0}, "high_freq_factor .* must be greater"),
+    ("longrope", {"short_factor": [1.0] * (D // 2 - 1), "long_factor": [1.0] * (D // 2 - 1)},
+     "hold 7 numbers each, but d=16 has 8 pairs"),
+])
+def test_each_constraint_is_checked_by_its_method_s_validator(name: str, bad: dict, match: str) -> None:
+    """The validator is the entry's: the same message from a scaling and from a config.json."""
+    given = {**SAMPLE_SCALING[name], **bad}
+    fields = {k: v for k, v in given.items() if k not in ("factor", "original_max_position_embeddings")}
+    with pytest.raises(ValueError, match=match):
+        pe_core.rope_frequencies(D, scaling=pe_core.RopeScaling(name, 4.0, 1024, **fields))
+    with pytest.raises(ValueError, match=match):
+        pe_core.rope_from_config(config_with({"rope_type": name, **given}))
+
+
+@pytest.mark.parametrize("name", ["linear", "yarn", "llama3", "longrope"])
+def test_the_checker_names_each_method_with_its_entry_s_sentence(name: str) -> None:
+    scaling = pe_core.rope_from_config(config_with({"rope_type": name, **SAMPLE_SCALING[name]})).scaling
+    frequencies = pe_core.rope_frequencies(D, BASE, scaling=scaling).astype(np.float32)
+    result = pe_core.identify_encoding(frequencies)
+    assert result["scaling"]["method"] == name
+    assert rope_method(name).sentence(result["scaling"]) in result["verdict"]
+
+
+# --------------------------------------------------------------------------- a method added from outside
+
+TOY_FACTOR = 4.0
+
+
+def toy_frequencies(theta: np.ndarray, d: int, base: float, scaling: pe_core.RopeScaling,
+                    length: int | None) -> np.ndarray:
+    """The slow half of the pairs divided by the factor, the fast half unchanged."""
+    gains = np.where(np.arange(theta.size) >= theta.size // 2, 1.0 / scaling.factor, 1.0)
+    return theta * gains
+
+
+def toy_validate(scaling: pe_core.RopeScaling, d: int | None) -> None:
+    if d is not None and d < 4:
+        raise ValueError(f"toy scaling needs two pairs at least, got d={d}.")
+
+
+TOY = RopeMethod(
+    name="toy", frequencies=toy_frequencies, attention_factor=lambda scaling: 1.0,
+    config_keys=(ConfigKey("factor"),), original_length=None, validate=toy_validate,
+    sentence=lambda reading: f"Toy scaling by {reading['factor']:g}: the slow half of the pairs divided by it.",
+    phrase=lambda reading: f"toy scaling by {reading['factor']:g}",
+)
+
+
+@pytest.fixture
+def toy() -> Iterator[RopeMethod]:
+    unregister = register_rope_method(TOY)
+    yield TOY
+    unregister()
+
+
+def test_a_registered_method_is_read_from_a_config_and_computed(toy: RopeMethod) -> None:
+    config = pe_core.rope_from_config(config_with({"rope_type": "toy", "factor": TOY_FACTOR}))
+    assert config.scaling == pe_core.RopeScaling("toy", TOY_FACTOR)
+    theta = pe_core.rope_frequencies(D, BASE)
+    scaled = pe_core.rope_frequencies(config.d, config.base, scaling=config.scaling)
+    np.testing.assert_array_equal(scaled[: D // 4], theta[: D // 4])
+    np.testing.assert_allclose(scaled[D // 4:], theta[D // 4:] / TOY_FACTOR, rtol=1e-15)
+    cos, sin = pe_core.rope_cache(64, config.d, config.base, scaling=config.scaling)
+    positions = np.arange(64)[:, None]
+    np.testing.assert_allclose(cos, np.cos(positions * np.concatenate([scaled, scaled])), atol=1e-13)
+    np.testing.assert_allclose(sin, np.sin(positions * np.concatenate([scaled, scaled])), atol=1e-13)
+    assert pe_core.rope_attention_factor(config.scaling) == 1.0
+    with pytest.raises(ValueError, match="toy scaling needs two pairs at least, got d=2"):
+        pe_core.rope_frequencies(2, scaling=config.scaling)
+
+
+def test_a_registered_method_is_named_in_the_checker_s_sentences(toy: RopeMethod) -> None:
+    reading = FrequencyReading(BASE, pe_core.rope_frequencies(D, BASE), {"method": "toy", "factor": TOY_FACTOR})
+    assert scaling_sentence(reading, d=D, table=True) == "Toy scaling by 4: the slow half of the pairs divided by it."
+    assert method_phrase(reading) == "toy scaling by 4"
+
+
+def test_a_method_is_registered_once_and_unregistered_cleanly() -> None:
+    unregister = register_rope_method(TOY)
+    try:
+        assert rope_method_names()[-1] == "toy"
+        with pytest.raises(ValueError, match="already registered"):
+            register_rope_method(TOY)
+    finally:
+        unregister()
+    assert "toy" not in rope_method_names()
+    with pytest.raises(ValueError, match="scaling method must be one of"):
+        pe_core.RopeScaling("toy", 2.0)
+    with pytest.raises(ValueError, match="rope_type 'toy' is not one this explorer computes"):
+        pe_core.rope_from_config(config_with({"rope_type": "toy", "factor": 2.0}))
+    assert not math.isnan(pe_core.rope_frequencies(8)[0])
