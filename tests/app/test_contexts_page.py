@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
-from test_pages import assert_prints_the_pages_numbers, snippet_namespace
+from test_pages import assert_prints_what_the_page_shows
 
 from explorer import reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
@@ -95,7 +95,7 @@ def test_a_preset_url_opens_that_models_view(key: str) -> None:
 ])
 def test_the_numbers_shown_are_the_snippets(query: dict[str, str]) -> None:
     at = open_page(CONTEXTS, {"code": "true", **query})
-    assert_prints_the_pages_numbers(at, snippet_namespace(at))
+    assert_prints_what_the_page_shows(at)
 
 
 def test_a_preset_url_keeps_what_the_url_says() -> None:
