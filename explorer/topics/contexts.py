@@ -42,6 +42,13 @@ METHOD_NAMES = {
     "llama3": "llama3 (Llama 3.1)",
     "longrope": "LongRoPE (Phi-3)",
 }
+#: A colour per method in methods_figure, told apart at a glance: plain RoPE grey, the others six hues
+#: at least 40 degrees apart (CIELAB). Streamlit's own sequence drew YaRN and llama3 in two greens
+#: (#29b09d, #7defa1). tests/topics/test_contexts.py measures every pair.
+METHOD_COLORS = {
+    "none": "#8c8c8c", "linear": "#e69f00", "ntk": "#0072b2", "dynamic": "#2ca02c", "yarn": "#d62728",
+    "llama3": "#17becf", "longrope": "#c51b7d",
+}
 #: Shorter titles for the tables' widest columns (the full name is the column's help): at full
 #: length the per-pair table ran 1139 px wide in a 1280 x 720 page's 818.
 TABLE_TITLES: dict[str, str] = {
@@ -399,7 +406,7 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
     traces = [
         {"type": "scatter", "x": wavelength.astype(np.float32), "y": ratio.astype(np.float32),
          "name": METHOD_NAMES[method], "mode": "lines+markers" if view.pairs <= 64 else "lines", "marker": {"size": 4},
-         "line": {"width": 3 if method == view.method else 1.5},
+         "line": {"width": 3 if method == view.method else 1.5, "color": METHOD_COLORS[method]},
          "hovertemplate": "λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + METHOD_NAMES[method]
          + "<extra></extra>"}
         for method, ratio in ratios.items()
