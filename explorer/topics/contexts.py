@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import animation, reproduce
-from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, figure, line_xy, log_axis
+from explorer.figures import ENVELOPE_HOVER, FONT_PX, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
 from explorer.settings import D_MAX, N_OPTIONS, format_number, nearest_n, parse_float
 
@@ -390,7 +390,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
                     "line": {"color": "grey", "dash": "dash", "width": 1}}],
         # At the left, where every line is far above one turn (a log axis places y at log10 1 = 0).
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
-                         "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
+                         "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": FONT_PX}}],
     }
     frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
     return animation.play_figure(traces, layout, frames, label="target length T", redraw=False, active=active,
@@ -422,7 +422,7 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
                     "line": {"color": "grey", "dash": "dot"}}],
         "annotations": [{"text": f" λ = L0 = {view.trained:,}", "x": math.log10(view.trained), "xanchor": "left",
                          "yref": "y domain", "y": 0.02, "yanchor": "bottom", "showarrow": False,
-                         "font": {"size": 11}}],
+                         "font": {"size": FONT_PX}}],
     })
 
 
@@ -444,7 +444,7 @@ def dot_figure(view: ContextView, before: np.ndarray, after: np.ndarray, *, titl
         shapes.append({"type": "line", "x0": view.trained, "x1": view.trained, "yref": "y domain", "y0": 0, "y1": 1,
                        "line": {"color": "grey", "dash": "dot"}})
         notes.append({"text": f" L0 = {view.trained:,}", "x": view.trained, "xanchor": "left", "yref": "y domain",
-                      "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": 11}})
+                      "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": FONT_PX}})
     return figure(traces, {
         "title": chart_title(title), "height": 440, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "offset δ = m − n (positions)"}},
@@ -475,7 +475,7 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
             shapes.append({"type": "line", "x0": where, "x1": where, "yref": "y domain", "y0": 0, "y1": 1,
                            "line": {"color": "grey", "dash": "dot"}})
             notes.append({"text": text, "x": where, "xanchor": side, "yref": "y domain", "y": height,
-                          "yanchor": "middle", "showarrow": False, "font": {"size": 11}})
+                          "yanchor": "middle", "showarrow": False, "font": {"size": FONT_PX}})
     return figure(traces, {
         "title": chart_title(title), "height": 420, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "pair i"}, "range": [-0.5, view.pairs - 0.5]},
