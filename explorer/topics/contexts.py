@@ -393,7 +393,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
                          "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": FONT_PX}}],
     }
     frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
-    return animation.play_figure(traces, layout, frames, label="target length T", redraw=False, active=active,
+    return animation.play_figure(traces, layout, frames, label="Play's length T", redraw=False, active=active,
                                  labels=[f"{int(T):,}" for T in targets])
 
 
