@@ -34,8 +34,9 @@ KEYBOARD_NOTE = (
     "From the keyboard: Tab to Play and press Enter (Enter on Pause stops it), or to the frame slider "
     "and step it with the arrow keys, Home and End."
 )
-#: Room above the plot for the Play/Pause buttons and, under them, the frame slider.
-CONTROLS_HEIGHT, SLIDER_HEIGHT = 130, 85
+#: Room above the plot for the frame slider and, under it, the Play/Pause buttons; the buttons' row
+#: (the slider stands on it).
+CONTROLS_HEIGHT, BUTTONS_HEIGHT = 140, 55
 
 
 def frame_count(values_per_frame: int, *, max_frames: int = PLAY_MAX_FRAMES, max_bytes: int = PLAY_MAX_BYTES) -> int:
@@ -164,9 +165,10 @@ def _play_layout(
     play = {"frame": {"duration": frame_ms, "redraw": redraw}, "transition": {"duration": 0},
             "fromcurrent": True, "mode": "immediate"}
     pause = {"frame": still, "transition": {"duration": 0}, "mode": "immediate"}
-    # Between the title and the plot: the buttons, then the slider on a row of its own, full
-    # width (beside the buttons it would run into them on a phone). Below the plot, legends
-    # keep their place.
+    # Between the title and the plot: the slider on a row of its own, full width (beside the
+    # buttons it would run into them on a phone), then the buttons. In that order because Plotly
+    # puts a slider before the buttons in the page (the tab order): drawn above the buttons,
+    # Tab meets them as they are seen. Below the plot, legends keep their place.
     margin = layout.get("margin") or {}
     above_plot = margin.get("t") or 60
     title = layout.get("title") or {}
@@ -177,7 +179,7 @@ def _play_layout(
         "margin": margin | {"t": above_plot + CONTROLS_HEIGHT},
         "updatemenus": [{
             "type": "buttons", "direction": "left", "showactive": False,
-            "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"b": SLIDER_HEIGHT, "r": 10},
+            "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"b": 10, "r": 10},
             "buttons": [
                 {"label": "▶ Play", "method": "animate", "args": [None, play]},
                 {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
@@ -185,7 +187,7 @@ def _play_layout(
         }],
         "sliders": [{
             "active": active, "x": 0.0, "len": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
-            "pad": {"t": 0, "b": 10},
+            "pad": {"t": 0, "b": BUTTONS_HEIGHT},
             "currentvalue": {"prefix": f"{label} = ", "xanchor": "left"},
             "steps": [
                 {"label": text, "method": "animate",

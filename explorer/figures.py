@@ -498,6 +498,11 @@ def round_ticks(
     return [labels[i] for i in index], [str(int(first[i])) for i in index]
 
 
+#: Up to this many decades a log axis is labelled at every power of ten (``log_axis``); over more,
+#: Plotly spaces its labels itself (a power of ten every few, no smaller labels between them).
+MINOR_TICK_MAX_DECADES = 12
+
+
 def log_axis(values: np.ndarray) -> dict:
     """Log-axis settings that keep tick labels apart and whole. Over fewer than three decades
     Plotly labels every digit 1..9 of a decade (6, 7, 8, 9 overlap) by its digit alone; here
@@ -507,8 +512,12 @@ def log_axis(values: np.ndarray) -> dict:
     if positive.size == 0:
         return {"type": "log"}
     low, high = float(positive.min()), float(positive.max())
-    if np.log10(high / low) >= 3:
+    if np.log10(high / low) > MINOR_TICK_MAX_DECADES:
         return {"type": "log"}
+    if np.log10(high / low) >= 3:
+        # Powers of ten only: Plotly labels the 2s and 5s between them at three quarters of the
+        # text's size (9 px), too small to read.
+        return {"type": "log", "dtick": 1}
     decades = range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1)
     ticks = [m * 10.0**e for e in decades for m in (1, 2, 5) if low / 1.2 <= m * 10.0**e <= high * 1.2]
     return {"type": "log", "tickmode": "array", "tickvals": ticks, "ticktext": [f"{v:g}" for v in ticks]}

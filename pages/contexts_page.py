@@ -234,7 +234,8 @@ def pair_sections(view: ContextView) -> None:
     plain, scaled = contexts.coverage(view, "none"), contexts.coverage(view)
     a = contexts.attention_factor(view, view.method)
     st.header("Pair by pair")
-    st.markdown(f"Pairs that meet angles unseen in training, at L = {view.target:,} tokens:")
+    st.markdown(f"Pairs that meet angles unseen in training, at the target length L = {view.target:,} tokens set "
+                "above (Play's T below leaves these as they are):")
     cols = st.columns(4)
     cols[0].metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
     cols[1].metric(label if view.method != "none" else "method: none", f"{int(scaled.unseen.sum())} of {view.pairs}")
@@ -245,7 +246,7 @@ def pair_sections(view: ContextView) -> None:
     st.caption(
         f"{shape(view)}. A pair below the dashed line never turned a whole circle in training: it met only the "
         "angles up to L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its "
-        "turns in training), it meets angles it never met: marked ✕. Press Play: the target length T grows from "
+        "turns in training), it meets angles it never met: marked ✕. Press Play: a length T grows from "
         f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
         + animation.KEYBOARD_NOTE
     )

@@ -175,7 +175,8 @@ def shift_play() -> None:
     rows, dims = relative.shift_play_window(L, d, settings.layout)
     st.caption(
         f"{figures.positions_text(0, rows - 1).capitalize()}, {relative.window_text(dims, d)}. "
-        "Press Play: the offset δ goes from 0 to the δ above, a frame per offset (evenly spread whole offsets "
+        f"Press Play: the offset δ goes from 0 to the δ above (to ±{relative.SHIFT_PLAY_MIN_SWEEP} at least; the "
+        "chart opens on the δ above), a frame per offset (evenly spread whole offsets "
         "when there are more than fit), drawn by your browser (no server run per frame). Row k of each frame is "
         "P[k]·M(δ) = PE(k + δ): every row slides up (δ > 0) or down (δ < 0) the encoding. Exact values of the "
         "first positions and the fastest pairs, no block means. "

@@ -108,7 +108,8 @@ def periods_figure(bit_periods: np.ndarray, wavelengths: np.ndarray, length: int
         "annotations": [{"x": math.log10(length), "y": 0.5, "yref": "y", "text": f"L = {length:,}",
                          "showarrow": False, "xanchor": "left", "xshift": 4, "font": {"color": "gray"}}],
         # On two lines: centred under the plot, which the row names push right, one line ran off a phone.
-        "xaxis": {"title": {"text": "period, wavelength<br>(positions, log scale)"}, "type": "log"},
+        "xaxis": {"title": {"text": "period, wavelength<br>(positions, log scale)"}, "type": "log",
+                  "dtick": 1},  # powers of ten only: Plotly draws the 2s and 5s between them at 9 px
         "yaxis": {"title": {"text": ""}, "type": "category"},
         "showlegend": False,
     })

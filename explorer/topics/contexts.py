@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 import pe_core
 from explorer import animation, reproduce
-from explorer.figures import ENVELOPE_HOVER, MARGIN, chart_title, figure, line_xy, log_axis
+from explorer.figures import ENVELOPE_HOVER, FONT_PX, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
 from explorer.settings import D_MAX, N_OPTIONS, echo, format_number, last_value, nearest_n, read_number
 
@@ -41,6 +41,13 @@ METHOD_NAMES = {
     "yarn": "YaRN",
     "llama3": "llama3 (Llama 3.1)",
     "longrope": "LongRoPE (Phi-3)",
+}
+#: A colour per method in methods_figure, told apart at a glance: plain RoPE grey, the others six hues
+#: at least 40 degrees apart (CIELAB). Streamlit's own sequence drew YaRN and llama3 in two greens
+#: (#29b09d, #7defa1). tests/topics/test_contexts.py measures every pair.
+METHOD_COLORS = {
+    "none": "#8c8c8c", "linear": "#e69f00", "ntk": "#0072b2", "dynamic": "#2ca02c", "yarn": "#d62728",
+    "llama3": "#17becf", "longrope": "#c51b7d",
 }
 #: Shorter titles for the tables' widest columns (the full name is the column's help): at full
 #: length the per-pair table ran 1139 px wide in a 1280 x 720 page's 818.
@@ -397,10 +404,10 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
                     "line": {"color": "grey", "dash": "dash", "width": 1}}],
         # At the left, where every line is far above one turn (a log axis places y at log10 1 = 0).
         "annotations": [{"text": "one turn: every angle met", "xref": "x domain", "x": 0.01, "xanchor": "left",
-                         "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": 11}}],
+                         "y": 0, "yanchor": "bottom", "showarrow": False, "font": {"size": FONT_PX}}],
     }
     frames = [animation.frame(frame_data(row), traces=[1, 2], name=str(int(T))) for row, T in enumerate(targets)]
-    return animation.play_figure(traces, layout, frames, label="target length T", redraw=False, active=active,
+    return animation.play_figure(traces, layout, frames, label="Play's length T", redraw=False, active=active,
                                  labels=[f"{int(T):,}" for T in targets])
 
 
@@ -413,7 +420,7 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
     traces = [
         {"type": "scatter", "x": wavelength.astype(np.float32), "y": ratio.astype(np.float32),
          "name": METHOD_NAMES[method], "mode": "lines+markers" if view.pairs <= 64 else "lines", "marker": {"size": 4},
-         "line": {"width": 3 if method == view.method else 1.5},
+         "line": {"width": 3 if method == view.method else 1.5, "color": METHOD_COLORS[method]},
          "hovertemplate": "λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + METHOD_NAMES[method]
          + "<extra></extra>"}
         for method, ratio in ratios.items()
@@ -429,7 +436,7 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
                     "line": {"color": "grey", "dash": "dot"}}],
         "annotations": [{"text": f" λ = L0 = {view.trained:,}", "x": math.log10(view.trained), "xanchor": "left",
                          "yref": "y domain", "y": 0.02, "yanchor": "bottom", "showarrow": False,
-                         "font": {"size": 11}}],
+                         "font": {"size": FONT_PX}}],
     })
 
 
@@ -451,7 +458,7 @@ def dot_figure(view: ContextView, before: np.ndarray, after: np.ndarray, *, titl
         shapes.append({"type": "line", "x0": view.trained, "x1": view.trained, "yref": "y domain", "y0": 0, "y1": 1,
                        "line": {"color": "grey", "dash": "dot"}})
         notes.append({"text": f" L0 = {view.trained:,}", "x": view.trained, "xanchor": "left", "yref": "y domain",
-                      "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": 11}})
+                      "y": 1, "yanchor": "top", "showarrow": False, "font": {"size": FONT_PX}})
     return figure(traces, {
         "title": chart_title(title), "height": 440, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "offset δ = m − n (positions)"}},
@@ -482,7 +489,7 @@ def ramp_figure(view: ContextView, *, title: str) -> go.Figure:
             shapes.append({"type": "line", "x0": where, "x1": where, "yref": "y domain", "y0": 0, "y1": 1,
                            "line": {"color": "grey", "dash": "dot"}})
             notes.append({"text": text, "x": where, "xanchor": side, "yref": "y domain", "y": height,
-                          "yanchor": "middle", "showarrow": False, "font": {"size": 11}})
+                          "yanchor": "middle", "showarrow": False, "font": {"size": FONT_PX}})
     return figure(traces, {
         "title": chart_title(title), "height": 420, "margin": MARGIN | {"b": 120},
         "xaxis": {"title": {"text": "pair i"}, "range": [-0.5, view.pairs - 0.5]},

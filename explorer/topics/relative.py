@@ -42,6 +42,9 @@ TRANSITION_WINDOW = 128
 #: cell exact (no block means), small enough that a frame per offset fits animation's budget
 #: (24 x 32 cells: ~4 KB a frame) and that Chromium redraws a frame well within its time.
 SHIFT_PLAY_ROWS, SHIFT_PLAY_COLS = 24, 32
+#: Play sweeps at least this many offsets past 0 (towards δ's side): at the page's δ = 1 a sweep to δ
+#: alone was two frames, nothing to play.
+SHIFT_PLAY_MIN_SWEEP = 16
 #: Play on one pair's rotation: frames of the angle growing from 0 to δ·ω_i (every ~5° of a half turn).
 ROTATION_PLAY_FRAMES = 37
 
@@ -292,6 +295,13 @@ def shift_play_deltas(delta: int, max_frames: int) -> np.ndarray:
     return swept[::-1] if delta < 0 else swept
 
 
+def shift_play_end(delta: int) -> int:
+    """The offset Play sweeps to: ``delta``, or SHIFT_PLAY_MIN_SWEEP on its side when it is nearer 0
+    (every whole offset is then a frame, ``delta`` one of them)."""
+    side = -1 if delta < 0 else 1
+    return delta if abs(delta) >= SHIFT_PLAY_MIN_SWEEP else side * SHIFT_PLAY_MIN_SWEEP
+
+
 def shift_play_window(L: int, d: int, layout: str) -> tuple[int, np.ndarray]:
     """The window Play draws of the shifted map: its rows (the first positions) and its dimensions
     (the first of ``transition_window_dims``: the fastest pairs, sines with their cosines)."""
@@ -301,13 +311,14 @@ def shift_play_window(L: int, d: int, layout: str) -> tuple[int, np.ndarray]:
 def shift_play_frames(
     L: int, d: int, n: float, *, layout: str, convention: str, delta: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What ``shift_play_figure`` animates: the offsets δ' (``shift_play_deltas``, as many as fit
+    """What ``shift_play_figure`` animates: the offsets δ' from 0 to ``shift_play_end(delta)``
+    (``shift_play_deltas``, as many as fit
     ``animation.frame_count``), P @ M(δ') on the window for each (shape: offsets x rows x
     dimensions, by ``pe_core.shift``) and the window's dimensions."""
     rows, dims = shift_play_window(L, d, layout)
     kw = {"layout": layout, "convention": convention}
     P = pe_core.positional_encoding(rows, d, n, **kw)
-    deltas = shift_play_deltas(delta, animation.frame_count(rows * dims.size))
+    deltas = shift_play_deltas(shift_play_end(delta), animation.frame_count(rows * dims.size))
     return deltas, np.stack([pe_core.shift(P, int(offset), n, **kw)[:, dims] for offset in deltas]), dims
 
 
@@ -330,13 +341,13 @@ def shift_play_figure(
 ) -> go.Figure:
     r"""P @ M(δ') on a window (the first ``SHIFT_PLAY_ROWS`` positions, the dimensions of the
     first ``SHIFT_PLAY_COLS`` of ``transition_window_dims``: the fastest pairs, sines with their
-    cosines), one heatmap frame per offset δ' from 0 to ``delta`` (``shift_play_deltas``).
+    cosines), one heatmap frame per offset δ' from 0 to ``shift_play_end(delta)`` (``shift_play_deltas``).
 
     Row k of frame δ' is :math:`P[k]\,M(\delta') = PE(k + \delta')`: Play slides the map by
     one offset after another. The figure first shows δ' = ``delta``, as the maps above it.
     """
     deltas, values, dims = shift_play_frames(L, d, n, layout=layout, convention=convention, delta=delta)
-    rows = values.shape[1]
+    rows, shown = values.shape[1], int(np.flatnonzero(deltas == delta)[0])
     hover = "position %{y}<br>%{x}<br>(P M(δ))[k, j] = %{z:.7g}<extra></extra>"
 
     def shifted(index: int) -> dict:
@@ -347,12 +358,12 @@ def shift_play_figure(
     col_labels = _play_dimension_labels(dims, d, layout)
     row_labels = [f"k = {k}" for k in range(rows)]
     fig = heatmap_figure(
-        values[-1],
+        values[shown],
         row_labels=row_labels,
         col_labels=col_labels,
-        row_ticks=tick_subset(row_labels, [str(k) for k in range(rows)], count=6),
+        row_ticks=round_ticks(row_labels, range(rows), count=6),
         col_ticks=tick_subset(col_labels, [str(int(j)) for j in dims], count=9),
-        title=f"Play: P @ M(δ), δ = 0..{delta}",
+        title=f"Play: P @ M(δ), δ = 0..{int(deltas[-1])}",
         x_title="dimension j (column)",
         y_title="position k",
         value_name="(P M(δ))[k, j]",
@@ -362,7 +373,7 @@ def shift_play_figure(
     frames = [animation.frame([shifted(index)], traces=[0], name=str(int(offset)))
               for index, offset in enumerate(deltas)]
     return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
-                              active=len(frames) - 1)
+                              active=shown)
 
 
 # ------------------------------------------------------------------ one pair's rotation

@@ -66,7 +66,7 @@ def _enlarge_for_room(fig: go.Figure) -> None:
     """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
     each kind of text itself, so each is set here, not only the figure's base font. What
     the top margin holds (the title, subplot titles, Play's buttons and frame slider) is text,
-    so it grows with the text, and the buttons keep their distance above the larger slider."""
+    so it grows with the text, and the slider keeps its distance above the larger buttons."""
     text, title = share.PRESENT_CHART_FONT_PX, round(share.PRESENT_CHART_FONT_PX * 1.2)
     grow = text / figures.FONT_PX
     top = fig.layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
@@ -79,8 +79,8 @@ def _enlarge_for_room(fig: go.Figure) -> None:
     if fig.layout.title.pad.t:  # a wrapped title's pad grows with its lines (figures.fit_title)
         clearance = figures.MODEBAR_CLEARANCE_PX
         fig.layout.title.pad.t = clearance + (fig.layout.title.pad.t - clearance) * title / figures.TITLE_FONT_PX
-    for menu in fig.layout.updatemenus:
-        menu.pad.b = round((menu.pad.b or 0) * grow)
+    for slider in fig.layout.sliders:
+        slider.pad.b = round((slider.pad.b or 0) * grow)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)
     fig.update_yaxes(tickfont_size=text, title_font_size=text)
     fig.update_annotations(font_size=text)  # subplot titles

@@ -14,6 +14,10 @@ control on the page, as Plotly draws it, what a native control has:
 Legend entries, which show or hide their trace on a click, get the same: ``role="switch"``,
 checked while the trace is shown, Tab focus, Enter and Space toggle it.
 
+Plotly's mode bar (zoom, pan, download... eight buttons a chart, shown under the mouse) leaves
+the tab order: its buttons stood between Tab and every Play button (20 to 75 presses from the
+top of a page). The mouse uses them as before.
+
 A key is turned into the mouse event Plotly listens to (a click on a button; on the slider,
 a press and release over the frame's tick mark; on a legend entry, a press and release on
 it), so the chart does exactly what it does for the mouse, in the browser, with no rerun.
@@ -100,6 +104,9 @@ export default function () {
     const SLIDER_KEYS = {ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1};
 
     const enhance = () => {
+        for (const button of document.querySelectorAll('.js-plotly-plot .modebar-btn:not([tabindex])')) {
+            button.setAttribute('tabindex', '-1');
+        }
         for (const button of document.querySelectorAll('.js-plotly-plot .updatemenu-button:not([tabindex])')) {
             const text = (button.querySelector('.updatemenu-item-text')?.textContent ?? '')
                 .replace(/^[^A-Za-z]+/, '').trim();

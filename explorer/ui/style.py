@@ -65,10 +65,11 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
     visibility: hidden !important; transition: visibility 0s 0.3s;
 }
 /* Keyboard: a focused control is seen. Streamlit's heading links and element toolbars (the
-   Share panel's copy button, a table's search) and Plotly's mode bar buttons are in the tab
-   order but shown only under the mouse (opacity 0): shown while they have the focus. */
-[data-testid="stHeaderActionElements"] a:focus-visible, [data-testid="stElementToolbar"]:focus-within,
-.js-plotly-plot .modebar-group:focus-within { opacity: 1 !important; }
+   Share panel's copy button, a table's search) are in the tab order but shown only under the
+   mouse (opacity 0): shown while they have the focus. */
+[data-testid="stHeaderActionElements"] a:focus-visible, [data-testid="stElementToolbar"]:focus-within {
+    opacity: 1 !important;
+}
 /* No label cut off: Streamlit writes button, widget and metric labels and metric values on
    one line, cut with an ellipsis where they are wider than their box (a preset button's
    name, a scheme's metric on the Scorecard, a toggle's label on a phone). They wrap. */

@@ -58,6 +58,19 @@ def test_defaults_show_llama2_with_yarn_and_say_which_base_is_used() -> None:
     assert "**Base b = 10000**: the sidebar's n" in said and "**d = 128**" in said
 
 
+def test_the_counts_say_the_length_they_are_for_which_play_does_not_move() -> None:
+    """Play sweeps a length T in its chart while the counts above it stay those of the target length
+    set on the page: the line above the counts names that length and says Play leaves them, and Play's
+    slider is not named as the target."""
+    at = open_page(CONTEXTS, {"target": "8192"})
+    (heading,) = [m.value for m in at.markdown if m.value.startswith("Pairs that meet angles unseen")]
+    assert "L = 8,192" in heading and "Play's T below leaves these as they are" in heading, heading
+    (play,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")
+               if json.loads(chart.proto.spec).get("frames")]
+    slider_name = play["layout"]["sliders"][0]["currentvalue"]["prefix"]
+    assert "target" not in slider_name.lower(), slider_name
+
+
 @pytest.mark.parametrize("query", [
     {"target": str(contexts.LENGTH_MAX), "method": "dynamic", "trained": "1"},
     {"target": str(contexts.LENGTH_MAX), "method": "yarn", "factor": "1024", "trained": str(contexts.LENGTH_MAX)},

@@ -302,3 +302,24 @@ def test_a_single_position_shows_something_true_and_the_snippets_numbers(page: P
     # At L = 1 a page may keep only its tables of data (Binary's periods): its numbers need two positions.
     assert_prints_what_the_page_shows(at, tables_need_printing=False)
     assert_no_table_shows_none(at)
+
+
+#: Frames a Play chart has at least, at its page's defaults: a sweep to watch, not a jump.
+MIN_PLAY_FRAMES = 8
+
+
+@pytest.mark.parametrize("page", page_list.PAGES, ids=page_id)
+def test_every_play_chart_has_frames_to_play_at_the_page_defaults(page: PageInfo) -> None:
+    """Each Play chart a page draws at its defaults sweeps MIN_PLAY_FRAMES frames or more, its frame
+    slider a step per frame (Relative positions' "P @ M(δ), δ = 0..1" had two)."""
+    at = open_url(address_path(page))
+    assert_page_ran(at, page)
+    for chart in at.get("plotly_chart"):
+        figure = json.loads(chart.proto.spec)
+        frames = figure.get("frames") or []
+        sliders = figure["layout"].get("sliders") or []
+        if not frames and not sliders:
+            continue
+        title = figure["layout"].get("title", {}).get("text", "")
+        assert len(frames) >= MIN_PLAY_FRAMES, f"/{address_path(page)}: {title!r} has {len(frames)} frames"
+        assert len(sliders[0]["steps"]) == len(frames), title

@@ -149,6 +149,24 @@ SETTLED_JS = """() => new Promise((resolve) => {
 })"""
 
 
+#: Every text of every chart drawn smaller than the argument (CSS pixels, its own font size; a tspan
+#: within it, such as a power of ten's exponent, is part of its text): its chart, title, text and size.
+#: Hover labels are left out (they come and go with the mouse).
+SMALL_CHART_TEXT_JS = """(least) => {
+    const small = [];
+    document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot, chart) => {
+        const title = (plot.querySelector('.gtitle')?.textContent ?? '').slice(0, 60);
+        plot.querySelectorAll('text').forEach((el) => {
+            const r = el.getBoundingClientRect();
+            if (r.width === 0 || el.textContent.trim() === '' || el.closest('.hoverlayer')) return;
+            const size = parseFloat(getComputedStyle(el).fontSize);
+            if (size < least) small.push({chart, title, text: el.textContent.trim().slice(0, 40), size});
+        });
+    });
+    return small;
+}"""
+
+
 def wait_until_settled(page) -> None:
     """Wait until the page has settled (SETTLED_JS) and every chart is drawn at its width."""
     assert page.evaluate(SETTLED_JS), "the page never settled: the app kept running or its elements kept changing"

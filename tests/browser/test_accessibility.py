@@ -166,7 +166,7 @@ FOCUSED_JS = """() => {
 #: as FOCUSED_JS. A radio group is one tab stop (its checked radio; arrows move within it).
 #: Left out: what Streamlit takes out of the tab order itself (tabindex -1: a select box's
 #: "Open" arrow, whose box, a tab stop, opens with ArrowDown), and what is inside a Plotly
-#: chart: its mode bar's buttons (Plotly's own tab stops), the Play controls and legend
+#: chart: its mode bar's buttons (out of the tab order: explorer/ui/keyboard.py), the Play controls and legend
 #: entries (explorer/ui/keyboard.py; test_play.py and test_legend_entries_by_keyboard_alone).
 CONTROLS_JS = """() => {
     const selector = 'input:not([type="hidden"]):not([type="file"]), button, a[href], textarea, [role="slider"]';

@@ -20,7 +20,14 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
-from layout_checks import CHART_TEXT_JS, CHARTS_AT_WIDTH_JS, LABELS_CUT_JS, describe_chart_text, wait_until_settled
+from layout_checks import (
+    CHART_TEXT_JS,
+    CHARTS_AT_WIDTH_JS,
+    LABELS_CUT_JS,
+    SMALL_CHART_TEXT_JS,
+    describe_chart_text,
+    wait_until_settled,
+)
 from PIL import Image
 from proxy_harness import ReplicasBehindProxy, haproxy_binary
 from test_accessibility import FOCUSED_JS, OPEN_FROM_NAVIGATION_JS, PAGES, open_page, tab_to
@@ -322,13 +329,17 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
 
 #: A projector's two screens.
 PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
+#: No chart text smaller than this (CSS pixels), in either mode: Plotly's base size. Longer contexts'
+#: annotations were 11 px and the digits between a log axis's powers of ten 9 px.
+LEAST_CHART_TEXT_PX = 12
 
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
 def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server: str, page, present: bool) -> None:
     """On every page of page_list.PAGES, in normal and presentation mode, at 1920 x 1080 and
     1280 x 720 (layout_checks): no text of a chart over another of the same chart, no chart
-    text outside its chart, no label cut off, no table wider than its box. (On a phone:
+    text outside its chart, no chart text under LEAST_CHART_TEXT_PX, no label cut off, no table wider
+    than its box. (On a phone:
     test_phone.py, test_page_fits_a_phone.) The first page is opened by its address,
     the next ones from the navigation, as a visitor goes (a load costs twice as long); each
     is looked at in both sizes, the window resized between them."""
@@ -352,5 +363,7 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
             where = f"/{path}{query} at {size['width']} x {size['height']}"
             problems += describe_chart_text(page.evaluate(CHART_TEXT_JS), where)
             problems += [f"{where}: {label}" for label in page.evaluate(LABELS_CUT_JS, True)]
+            problems += [f"{where}: chart {small['chart']} ({small['title']!r}): {small['text']!r} "
+                         f"at {small['size']} px" for small in page.evaluate(SMALL_CHART_TEXT_JS, LEAST_CHART_TEXT_PX)]
         sizes.reverse()  # the next page starts at the size this one ends at
     assert not problems, "\n".join(problems)

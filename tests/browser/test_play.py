@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, REPO_ROOT
 from independent import encoding, rates
+from layout_checks import wait_until_settled
 from test_accessibility import PlaywrightError, open_from_navigation, open_page, tab_to
 
 pytestmark = pytest.mark.browser
@@ -248,3 +249,66 @@ def expect_frame(page, slider, title: str, index: int) -> None:
     check_reference(state["traces"][0])
     reference = state["traces"][0]["meta"]
     assert slider.get_attribute("aria-valuetext").endswith(f"= {reference}"), slider.get_attribute("aria-valuetext")
+
+
+#: The pages with Play charts.
+PLAY_PAGES = ("waves", "similarity", "relative", "rotary", "attention", "contexts")
+#: Bound on the Tab presses from the top of a Play page to its first Play button, past the sidebar's
+#: (the navigation and the shared settings, about 25 stops, closed in presentation mode): the Share
+#: bar, the page's own controls, heading links, the tables' cells and toolbars and the legend entries
+#: of the charts above (Attention by offset has the most: 46, two legends of six schemes); no chart's
+#: mode bar (eight buttons a chart: Attention's Play was 70 presses away).
+MAX_TABS_TO_PLAY = 50
+#: After a Tab: the focused element, whether it is a chart's mode bar button or in the sidebar, its chart's index on
+#: the page (-1 outside a chart) and the top of its box in the page.
+FOCUS_PLACE_JS = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return null;
+    const plot = el.closest('.js-plotly-plot');
+    const charts = [...document.querySelectorAll('.js-plotly-plot')];
+    return {label: el.getAttribute('aria-label') || el.getAttribute('data-title') || el.textContent.trim().slice(0, 60),
+            modebar: el.closest('.modebar') !== null, sidebar: el.closest('[data-testid="stSidebar"]') !== null,
+            chart: plot ? charts.indexOf(plot) : -1,
+            top: el.getBoundingClientRect().top + window.scrollY};
+}"""
+
+
+@pytest.mark.parametrize("path", PLAY_PAGES)
+def test_tab_reaches_play_soon_past_no_chart_toolbar_and_in_the_drawn_order(app_server: str, tour, path: str) -> None:
+    """From the top of each Play page at its defaults, Tab reaches the first Play button within
+    MAX_TABS_TO_PLAY presses past the sidebar's, and no chart's mode bar button on the way (eight a chart were tab
+    stops); within that Play chart, the frame slider, Play and Pause are reached in the order they
+    are drawn from the top (the slider was reached first though drawn below the buttons)."""
+    try:
+        if not tour.url.startswith(app_server):
+            raise LookupError("not on the app yet")
+        open_from_navigation(tour, path)
+    except (LookupError, PlaywrightError, AssertionError):
+        open_page(tour, app_server, path)
+    page = tour
+    wait_until_settled(page)
+    page.wait_for_function("() => document.querySelectorAll('.updatemenu-button[tabindex=\"0\"]').length >= 2")
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    reached: list[dict] = []
+    play_chart = None
+    for _ in range(MAX_TABS_TO_PLAY + 60):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS_PLACE_JS)
+        if focused is None:
+            continue
+        reached.append(focused)
+        if play_chart is None and focused["label"].startswith("Play ("):
+            play_chart = focused["chart"]
+        if play_chart is not None and focused["chart"] != play_chart and focused["chart"] != -1:
+            break  # past the first Play chart
+    stops = [stop["label"] for stop in reached]
+    assert not [stop for stop in reached if stop["modebar"]], f"/{path}: a chart's toolbar in the tab order: {stops}"
+    assert play_chart is not None, f"/{path}: Play not reached: {stops}"
+    before_play = reached[:next(index for index, stop in enumerate(reached) if stop["label"].startswith("Play ("))]
+    tabs_to_play = 1 + sum(not stop["sidebar"] for stop in before_play)
+    assert tabs_to_play <= MAX_TABS_TO_PLAY, f"/{path}: {tabs_to_play} Tabs to Play: {stops}"
+    controls = [stop for stop in reached if stop["chart"] == play_chart
+                and re.match(r"(Play|Pause|Frame) \(", stop["label"])]
+    assert [stop["label"].split(" (")[0] for stop in controls] == ["Frame", "Play", "Pause"], controls
+    tops = [stop["top"] for stop in controls]
+    assert tops[0] < tops[1] <= tops[2], f"/{path}: the tab order is not the drawn order: {controls}"

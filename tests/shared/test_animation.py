@@ -171,7 +171,9 @@ def test_shift_frames_are_the_encoding_of_k_plus_delta(
     half = relative.SHIFT_PLAY_COLS // 2
     dims = np.arange(relative.SHIFT_PLAY_COLS) if layout == "interleaved" else np.r_[0:half, d // 2 : d // 2 + half]
     deltas = [int(frame.name) for frame in fig.frames]
-    assert deltas[0] == 0 and deltas[-1] == delta and len(deltas) == len(set(deltas))
+    # To delta, or to SHIFT_PLAY_MIN_SWEEP on its side when delta is nearer 0, delta among the frames.
+    end = delta if abs(delta) >= relative.SHIFT_PLAY_MIN_SWEEP else np.sign(delta) * relative.SHIFT_PLAY_MIN_SWEEP
+    assert deltas[0] == 0 and deltas[-1] == end and delta in deltas and len(deltas) == len(set(deltas))
     assert len(deltas) <= animation.frame_count(rows * dims.size)
     for frame in fig.frames:
         expected = encoding(rows, d, n, layout, convention, start=int(frame.name))[:, dims]
@@ -179,7 +181,10 @@ def test_shift_frames_are_the_encoding_of_k_plus_delta(
         np.testing.assert_allclose(np.asarray(frame.data[0].z, dtype=float), expected, atol=1e-6)
     np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float),
                                encoding(rows, d, n, layout, convention, start=delta)[:, dims], atol=1e-6)
-    assert fig.layout.sliders[0].active == len(deltas) - 1
+    assert fig.layout.sliders[0].active == deltas.index(delta)
+    # Round, evenly spaced position ticks (they were 0, 4, 8, 12, 16, 19, 23).
+    positions = [int(text) for text in fig.layout.yaxis.ticktext]
+    assert len(set(np.diff(positions))) == 1 and all(k % 5 == 0 for k in positions), positions
     assert_play_controls(fig, redraw=True)
     assert payload(fig) <= MAX_CHART_BYTES and frames_bytes(fig) <= animation.PLAY_MAX_BYTES
 

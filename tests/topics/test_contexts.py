@@ -9,6 +9,7 @@ tests/topics/test_contexts_transformers.py compares the same with transformers i
 from __future__ import annotations
 
 import doctest
+import itertools
 import json
 import math
 import re
@@ -675,3 +676,40 @@ def test_snippet_gives_the_pages_numbers(name: str) -> None:
 def test_the_docstring_examples_hold() -> None:
     failed, tried = doctest.testmod(pe_core.rope.context, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried >= 3 and failed == 0
+
+
+def _lab(hex_color: str) -> np.ndarray:
+    """CIE L*a*b* (D65) of an sRGB colour '#rrggbb'."""
+    rgb = np.array([int(hex_color[i:i + 2], 16) for i in (1, 3, 5)]) / 255.0
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    f = np.cbrt(xyz / np.array([0.95047, 1.0, 1.08883]))
+    f = np.where(f ** 3 > 216 / 24389, f, (24389 / 27 * xyz / np.array([0.95047, 1.0, 1.08883]) + 16) / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+#: Two methods' lines differ by at least this much (CIE76 ΔE), and two coloured ones (chroma 20 or
+#: more) by at least MIN_METHOD_HUE_DEGREES of hue: lightness alone did not tell YaRN's and llama3's two
+#: greens apart (#29b09d and #7defa1: ΔE 37, hues 25 degrees apart).
+MIN_METHOD_DELTA_E, MIN_METHOD_HUE_DEGREES = 20, 30
+
+
+@pytest.mark.parametrize("view", [replace(DEFAULT_VIEW, d=2048), contexts.preset_view("phi-3-mini-128k-instruct")],
+                         ids=["d=2048", "phi-3 (every method)"])
+def test_every_method_line_has_a_colour_of_its_own_far_from_every_other(view: ContextView) -> None:
+    """At d=2048 (where the issue met YaRN and llama3 as two similar greens), and on Phi-3's preset
+    (LongRoPE too), every method's line in methods_figure sets its colour, and every pair of them
+    differs in colour and, both coloured, in hue."""
+    traces = contexts.methods_figure(view, title="t").to_dict()["data"]
+    colors = {trace["name"]: (trace.get("line") or {}).get("color") for trace in traces}
+    assert len(colors) == len(contexts.available_methods(view)) >= 6, colors
+    assert all(colors.values()), f"a line left to the theme's colours: {colors}"
+    for first, second in itertools.combinations(colors, 2):
+        (_, *ab_first), (_, *ab_second) = _lab(colors[first]), _lab(colors[second])
+        pair = f"{first} {colors[first]} and {second} {colors[second]}"
+        difference = float(np.linalg.norm(_lab(colors[first]) - _lab(colors[second])))
+        assert difference >= MIN_METHOD_DELTA_E, f"{pair}: ΔE {difference:.1f}"
+        if min(math.hypot(*ab_first), math.hypot(*ab_second)) >= 20:
+            hues = [math.degrees(math.atan2(b, a)) for a, b in (ab_first, ab_second)]
+            apart = abs((hues[0] - hues[1] + 180) % 360 - 180)
+            assert apart >= MIN_METHOD_HUE_DEGREES, f"{pair}: hues {apart:.0f} degrees apart"
