@@ -23,7 +23,7 @@ if __name__ != "__main__":
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
-    from explorer.ui import classroom, controls, history, navigation, style
+    from explorer.ui import browser_navigation, classroom, controls, navigation, style
 
     controls.begin_run()
     presenting = classroom.page_config(
@@ -45,7 +45,7 @@ else:
     navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)
-    history.one_entry_per_action()
+    browser_navigation.mount()
     controls.sidebar_ui()
     controls.write_url()
     classroom.share_panel(share_pressed, page)
