@@ -422,6 +422,13 @@ def show_notices(container) -> None:
     st.session_state[_NOTICES_SHOWN] = bool(notices)
 
 
+def show_note(container, note: str) -> None:
+    """Show ``note``, one line about where the settings come from, with the notices: like them, the
+    next step of a shared control reruns the page and so updates or clears it."""
+    container.caption(note)
+    st.session_state[_NOTICES_SHOWN] = True
+
+
 def pending_page_switch() -> str | None:
     """The page a preset asked to open, if any (read once)."""
     return st.session_state.pop(_SWITCH_TO, None)
