@@ -23,11 +23,12 @@ if __name__ != "__main__":
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
+    from explorer.page_list import APP_ICON_SVG
     from explorer.ui import browser_navigation, classroom, controls, navigation, style
 
     controls.begin_run()
     presenting = classroom.page_config(
-        page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide"
+        page_title="Positional Encoding Explorer", page_icon=APP_ICON_SVG, layout="wide"
     )
     style.apply()
 
