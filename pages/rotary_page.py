@@ -58,7 +58,7 @@ model = controls.preset_control(
     help="Real models' RoPE, read from their config.json (explorer/data/model_configs).",
 )
 layout = controls.choice_control(
-    "rope_layout", "Layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
+    "rope_layout", "RoPE's layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
     format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
 )
 qk_col, seed_col = st.columns(2)

@@ -209,9 +209,10 @@ def sidebar_ui() -> None:
         )
         st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_moved, args=("L",))
         st.radio(
-            "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
+            "Sinusoid's layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
             args=("layout",),
-            help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines].",
+            help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines]. "
+            "The sinusoid's columns: RoPE's layout (half or interleaved) is Rotary's own control.",
         )
         st.radio(
             "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,

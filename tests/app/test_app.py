@@ -391,3 +391,12 @@ def test_presentation_mode_says_where_the_closed_sidebar_is(present: bool) -> No
     assert any("the sidebar's n" in m.value for m in at.markdown)
     where = [c.value for c in at.caption if "open it with » at the top left" in c.value]
     assert len(where) == (1 if present else 0), where
+
+
+def test_rotary_says_which_layout_is_whose() -> None:
+    """Rotary shows two layouts, the sidebar's (interleaved) and its own (half): each label says
+    whose it is, so that "interleaved" beside "half" is no riddle."""
+    at = open_page(PAGE_BY_KEY["rotary"])
+    sidebar_layout = at.sidebar.radio(key="layout")
+    assert sidebar_layout.label == "Sinusoid's layout" and "Rotary" in sidebar_layout.help
+    assert at.radio(key="rope_layout").label.startswith("RoPE's layout")
