@@ -23,11 +23,12 @@ if __name__ != "__main__":
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
-    from explorer.ui import classroom, controls, navigation, style
+    from explorer.page_list import APP_ICON_SVG
+    from explorer.ui import browser_navigation, classroom, controls, navigation, style
 
     controls.begin_run()
     presenting = classroom.page_config(
-        page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide"
+        page_title="Positional Encoding Explorer", page_icon=APP_ICON_SVG, layout="wide"
     )
     style.apply()
 
@@ -45,6 +46,7 @@ else:
     navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)
+    browser_navigation.mount()
     controls.sidebar_ui()
     controls.write_url()
     classroom.share_panel(share_pressed, page)

@@ -11,6 +11,12 @@ hold it to that contract.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+#: The browser tab's icon, an SVG sent inline with the page (a data: URL). Not a Material icon: for
+#: those Streamlit has the browser fetch the icon from a Google font host, which a school's offline
+#: server cannot reach and a self-hosted app should not call.
+APP_ICON_SVG = (Path(__file__).parent / "data" / "app_icon.svg").read_text(encoding="utf-8")
 
 #: The sections of Home's map of the pages: the paper's encoding, then what models run today.
 SINUSOID = "The sinusoid"

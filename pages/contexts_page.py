@@ -10,7 +10,7 @@ from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, METHOD_NAMES, ContextView
-from explorer.ui import blocks, cached, controls, navigation
+from explorer.ui import blocks, cached, controls, model_carry, navigation
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
 #: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
@@ -119,7 +119,17 @@ st.markdown(
 )
 
 st.header("The model")
+carried = model_carry.arriving("contexts")
+if carried is not None and carried.key in contexts.MODEL_KEYS and not st.query_params.get_all("model"):
+    # Reached from Rotary with its model's d and n: the model whole, not Rotary's scaling keys with it.
+    st.session_state["model"] = carried.key
+    controls.queue_values({k: v for k, v in contexts.view_values(preset_view(carried.key)).items() if k not in "dn"})
 model = controls.seed_value("model", contexts.CUSTOM_MODEL, parse_model)
+if model == contexts.CUSTOM_MODEL:
+    model_carry.forget("contexts")
+else:
+    model_values = contexts.view_values(preset_view(model))
+    model_carry.remember(model, model_config(model).name, "contexts", model_values["d"], model_values["n"])
 st.selectbox(
     "Model preset (its public config.json)", contexts.MODEL_KEYS, key="model", on_change=apply_model,
     format_func=lambda key: "Custom: the settings below" if key == contexts.CUSTOM_MODEL else model_config(key).name,

@@ -11,7 +11,7 @@ from explorer.rope_presets import CUSTOM
 from explorer.settings import format_n
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
-from explorer.ui import blocks, cached, controls, navigation
+from explorer.ui import blocks, cached, controls, model_carry, navigation
 
 # --- this page's cached computations (shared by every session) ---
 
@@ -58,7 +58,7 @@ model = controls.preset_control(
     help="Real models' RoPE, read from their config.json (explorer/data/model_configs).",
 )
 layout = controls.choice_control(
-    "rope_layout", "Layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
+    "rope_layout", "RoPE's layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
     format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
 )
 qk_col, seed_col = st.columns(2)
@@ -66,6 +66,12 @@ qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="
                              format_func=rotary.QK_LABELS.get)
 seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=seed_col) if qk == "random" else 0
 
+if model == CUSTOM:
+    model_carry.forget("rotary")
+else:
+    preset_settings = rope_presets.preset_values(model)
+    model_carry.remember(model, rope_presets.rope_preset(model).name, "rotary", preset_settings["d"],
+                         preset_settings["n"])
 if model == CUSTOM and st.session_state.get("scaling") == "model":
     st.session_state["scaling"] = "none"  # no model, no model's scaling (before its select box is drawn)
 choices = tuple(c for c in rope_presets.SCALING_CHOICES if model != CUSTOM or c != "model")

@@ -10,6 +10,9 @@ from streamlit.navigation.page import StreamlitPage
 from explorer import share
 from explorer.ui import controls, keyboard
 
+#: Presentation mode closes the sidebar, which the pages' text names ("the sidebar's d"): where it is.
+SIDEBAR_CLOSED = "The sidebar's d, n, L and presets: open it with » at the top left."
+
 #: Key of the Share button (not in the URL).
 SHARE_BUTTON_KEY = "share_view"
 
@@ -36,6 +39,8 @@ def classroom_bar(bar: DeltaGenerator) -> bool:
     last full run, is in the URL.
     """
     with bar, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+        if presenting():
+            st.caption(SIDEBAR_CLOSED)
         # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
         # address is the current one, and a modal dialog cannot go stale behind a moved control.
         pressed = st.button(

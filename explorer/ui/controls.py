@@ -2,6 +2,8 @@
 
 How a value reaches a widget, in order: a preset's pending value, then the URL (read
 once per session and key, validated by explorer.settings), then the widget's default.
+The browser's Back and Forward return to an address: in that run every control is read
+from the URL again, and one the URL leaves out is at its default (``begin_run``).
 After the page has run, ``write_url`` puts every control that differs from its default
 back in the query string, so a copied URL reopens the same view, on any page, also on a
 freshly started server.
@@ -13,6 +15,7 @@ import math
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import settings as s
 from explorer.presets import CUSTOM, PRESETS, preset_label
@@ -41,8 +44,19 @@ _SWITCH_TO = "_switch_to"
 
 
 def begin_run() -> None:
-    """Forget which controls the previous run drew."""
+    """Forget which controls the previous run drew. After the browser's Back or Forward, read every
+    control from the URL again (and forget what a preset queued): the address the browser went back
+    to is the view, and the session still holds the values of the view it left."""
     st.session_state[_DEFAULTS] = {}
+    if _history_navigation():
+        st.session_state[_SEEDED] = set()
+        st.session_state.pop(_PENDING, None)
+
+
+def _history_navigation() -> bool:
+    """True in the run the browser's Back or Forward started (Streamlit sends the address's query)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.is_history_navigation)
 
 
 def begin_page() -> None:
@@ -108,6 +122,8 @@ def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, 
         if raws:
             state[key], notices = parse(raws)
             state.setdefault(_NOTICES, []).extend(notices)
+        elif _history_navigation():
+            state[key] = default  # the address left it out: its default is what it shows
     state.setdefault(key, default)
 
 
@@ -193,9 +209,10 @@ def sidebar_ui() -> None:
         )
         st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_moved, args=("L",))
         st.radio(
-            "Layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
+            "Sinusoid's layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
             args=("layout",),
-            help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines].",
+            help="interleaved: sin, cos, sin, cos... (paper). concatenated: [all sines | all cosines]. "
+            "The sinusoid's columns: RoPE's layout (half or interleaved) is Rotary's own control.",
         )
         st.radio(
             "Frequencies", ("paper", "tensor2tensor"), key="convention", horizontal=True,
@@ -437,6 +454,13 @@ def show_notices(container) -> None:
     for notice in notices:
         container.warning(notice, icon=":material/link_off:")
     st.session_state[_NOTICES_SHOWN] = bool(notices)
+
+
+def show_note(container, note: str) -> None:
+    """Show ``note``, one line about where the settings come from, with the notices: like them, the
+    next step of a shared control reruns the page and so updates or clears it."""
+    container.caption(note)
+    st.session_state[_NOTICES_SHOWN] = True
 
 
 def pending_page_switch() -> str | None:

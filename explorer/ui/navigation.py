@@ -17,7 +17,7 @@ from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import page_list
-from explorer.ui import controls
+from explorer.ui import controls, model_carry
 
 T = TypeVar("T")
 
@@ -200,6 +200,9 @@ def run_page(page: StreamlitPage) -> None:
             controls.begin_page()
         _run_guarded(page.run, getattr(page, "title", page), alone=alone, in_slot=True)
         controls.show_notices(notices)
+        carried = model_carry.note(page.url_path)
+        if carried:
+            controls.show_note(notices, carried)
 
     st.fragment(page_fragment, key=controls.PAGE_FRAGMENT)()
 

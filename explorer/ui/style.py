@@ -51,7 +51,7 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
 .js-plotly-plot .legend .traces:focus-visible {
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
-.st-key-play_keys { display: none; }
+.st-key-play_keys, .st-key-browser_navigation { display: none; }
 /* Keyboard: Streamlit slides a collapsed sidebar out of view (presentation mode closes it)
    but leaves its controls in the tab order: Tab reached them and an arrow key changed d with
    nothing visible moving. Hidden once it has slid out (0.3 s, Streamlit's own transition), so

@@ -418,3 +418,22 @@ def test_rotarys_link_opens_relative_positions_at_its_query_position_and_pair() 
     [link] = [element.proto for element in at.get("page_link") if element.proto.page == "relative"]
     assert link.page_script_hash == calc_hash(PAGE_BY_KEY["relative"].url_path)  # st.Page's hash of its address
     assert link.query_string == "delta=5&pair=0" and link.label == "Relative positions at δ = 5, pair 0"
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["presenting", "normal"])
+def test_presentation_mode_says_where_the_closed_sidebar_is(present: bool) -> None:
+    """Rotary's text names "the sidebar's n": presentation mode closes the sidebar, and a line above
+    the page says how to open it (in normal mode the sidebar is there, and the line is not)."""
+    at = open_page(PAGE_BY_KEY["rotary"], {"present": "true"} if present else {})
+    assert any("the sidebar's n" in m.value for m in at.markdown)
+    where = [c.value for c in at.caption if "open it with » at the top left" in c.value]
+    assert len(where) == (1 if present else 0), where
+
+
+def test_rotary_says_which_layout_is_whose() -> None:
+    """Rotary shows two layouts, the sidebar's (interleaved) and its own (half): each label says
+    whose it is, so that "interleaved" beside "half" is no riddle."""
+    at = open_page(PAGE_BY_KEY["rotary"])
+    sidebar_layout = at.sidebar.radio(key="layout")
+    assert sidebar_layout.label == "Sinusoid's layout" and "Rotary" in sidebar_layout.help
+    assert at.radio(key="rope_layout").label.startswith("RoPE's layout")

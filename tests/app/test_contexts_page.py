@@ -327,3 +327,39 @@ def test_the_parameters_keep_their_values_hidden_or_shown() -> None:
     # The side-by-side uses them: YaRN's bounds in the ramp section are those of beta 20 and 2.5.
     fast, slow = contexts.yarn_bounds(contexts.ContextView(beta_fast=20.0, beta_slow=2.5))
     assert f"{fast:.2f}, {slow:.2f}" in [m.value for m in at.metric]
+
+
+# ------------------------------------------------------------------ a model carried from Rotary
+
+
+def leave_for(at, url_path: str):
+    """Choose the page at ``url_path`` in the sidebar: the browser drops the query string on a page
+    change (AppTest's switch_page keeps it), and the app writes the view's back."""
+    at.query_params.clear()
+    return at.switch_page(PAGE_BY_KEY[url_path].path).run()
+
+
+def test_a_rotary_model_opens_on_longer_contexts_whole_and_says_so() -> None:
+    """From Llama 3.1's Rotary link, Longer contexts opens Llama 3.1 whole, as its own link opens it
+    (it opened as "Custom" with Rotary's base and factor and L0 4096), and says where it came from."""
+    at = leave_for(open_page(PAGE_BY_KEY["rotary"], {"model": "llama-3.1-8b"}), "contexts")
+    assert_page_ran(at, CONTEXTS)
+    direct = open_page(CONTEXTS, {"model": "llama-3.1-8b"})
+    assert page_view(at) == page_view(direct)
+    assert dict(at.query_params) == dict(direct.query_params)
+    assert "Llama 3.1 8B comes from Rotary (RoPE), whole" in at.caption[0].value
+    # Chosen again here, another model stays.
+    at.selectbox(key="model").set_value("custom").run()
+    assert at.session_state["model"] == "custom"
+
+
+def test_a_rotary_model_on_another_page_says_which_settings_it_set() -> None:
+    """Similarity keeps the sidebar's d and n of Rotary's model and says so in one line (it used
+    n = 500000 silently); a d moved there is the visitor's own, and the line names n alone."""
+    at = leave_for(open_page(PAGE_BY_KEY["rotary"], {"model": "llama-3.1-8b"}), "similarity")
+    notes = [c.value for c in at.caption if "come" in c.value]
+    assert notes == ["d = 128 and n = 500000 come from Llama 3.1 8B on Rotary (RoPE)."], notes
+    at.sidebar.slider(key="d").set_value(64).run()
+    assert [c.value for c in at.caption if "from Llama" in c.value] == [
+        "n = 500000 comes from Llama 3.1 8B on Rotary (RoPE)."
+    ]

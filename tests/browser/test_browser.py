@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from app_runs import DEEP_LINKS
 from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT, StreamlitServer
+from layout_checks import wait_until_settled
 from seed_code import seed002_positional_encoding
 
 from explorer.ui.navigation import PAGE_FAILED
@@ -223,6 +224,86 @@ def test_sidebar_navigation_keeps_the_settings(app_server: str, page) -> None:
             expected["L"] = "301"
             wait_for_url(page, path, **expected)
             expect(sidebar_slider(page, "L: positions")).to_have_attribute("aria-valuetext", "301")
+
+
+#: What every control on the page shows, sidebar and page alike: each slider's value, each select
+#: box's and radio group's label with its choice, each toggle's label and state.
+CONTROLS_SHOWN_JS = """() => {
+    const named = (selector, value) => [...document.querySelectorAll(selector)]
+        .map((el) => `${el.getAttribute('aria-label')}: ${value(el)}`);
+    return JSON.stringify([
+        ...named('input[type="range"]', (el) => el.getAttribute('aria-valuetext')),
+        ...named('input[role="combobox"]', (el) => el.value),
+        ...named('input[type="number"], input[type="text"]:not([role])', (el) => el.value),
+        ...named('[role="radiogroup"]', (el) => el.querySelector('input:checked')?.closest('label')?.innerText),
+        ...[...document.querySelectorAll('[data-testid="stCheckbox"] input')]
+            .map((el) => `${el.closest('label').innerText.trim()}: ${el.checked}`),
+    ]);
+}"""
+
+
+#: Teachers' links (a page's own key, Similarity's ref; a Rotary model with a scaling of its own) ->
+#: controls the view shows.
+SHARED_VIEWS = {
+    "similarity?ref=30&L=200": ["Reference position: 30", "L: positions: 200"],
+    "rotary?model=llama-3-8b&scaling=linear&factor=4&L=300": [
+        "Model preset (sets d, n, the layout and the scaling): Llama 3 8B",
+        "Scaling: linear (position interpolation)", "L: positions: 300",
+    ],
+}
+
+
+@pytest.mark.parametrize(("link", "shown"), SHARED_VIEWS.items(), ids=["similarity", "rotary"])
+def test_one_back_returns_to_the_view_with_every_key(app_server: str, page, link: str, shown: list[str]) -> None:
+    """From a shared view, choosing another page in the sidebar and pressing Back once returns to
+    the view as it was: the same address with every key, every control showing what it showed.
+    (Streamlit pushed two entries for a page change, the first without the settings, and Back to
+    an address did not read its keys again: the page lost ``ref``, Rotary its model.)"""
+    path = link.split("?")[0]
+    page.goto(f"{app_server}/{link}", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, path, timeout=FIRST_LOAD_MS)
+    wait_until_settled(page)
+    view_url, view_controls = page.url, page.evaluate(CONTROLS_SHOWN_JS)
+    for control in shown:
+        assert control in view_controls, view_controls
+    assert query(page).items() >= dict(parse_qs_last(link.split("?")[1])).items(), page.url
+    entries = page.evaluate("history.length")
+
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Waves").click()
+    wait_for_url(page, "waves")
+    wait_until_drawn(page, "waves")
+    page.wait_for_function(APP_IDLE_JS)
+    assert page.evaluate("history.length") == entries + 1, "a page change is one history entry"
+
+    page.go_back()
+    wait_until_drawn(page, path)
+    page.wait_for_function("(url) => location.href === url", arg=view_url)
+    page.wait_for_function(f"(shown) => ({CONTROLS_SHOWN_JS})() === shown", arg=view_controls)
+    assert page.url == view_url
+    assert_no_traceback(page)
+
+
+def parse_qs_last(query_string: str) -> dict[str, str]:
+    return {key: values[-1] for key, values in parse_qs(query_string).items()}
+
+
+def test_no_request_leaves_the_server(app_server: str, page) -> None:
+    """Loading every page asks the app's own server for everything, the browser tab's icon too (for a
+    Material icon Streamlit had the browser fetch it from fonts.gstatic.com: nothing on a school's
+    offline server, and a call out from a self-hosted app)."""
+    server = urlsplit(app_server).netloc
+    outside: list[str] = []
+    page.on("request", lambda request: outside.append(request.url)
+            if urlsplit(request.url).scheme in ("http", "https", "ws", "wss")
+            and urlsplit(request.url).netloc != server else None)
+    page.goto(app_server, timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "", timeout=FIRST_LOAD_MS)
+    for path, (_, link, _) in list(PAGES.items())[1:]:
+        page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=link).click()
+        wait_for_url(page, path)
+        wait_until_drawn(page, path)
+    page.wait_for_function("() => document.querySelector('link[rel~=\"icon\"]')?.href.startsWith('data:')")
+    assert not outside, outside
 
 
 #: Pages whose bad URL the browser shows: Home (no chart) and one that wants an even d. The

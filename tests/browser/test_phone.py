@@ -15,13 +15,14 @@ from test_accessibility import (
     PAGES,
     PHONE,
     describe_violations,
+    open_page,
     run_axe,
     serious_axe_violations,
     show_code,
     visit,
 )
 from test_browser import PAGES as CHART_PAGES  # path -> (heading, link text, must draw a chart)
-from test_browser import SCREENSHOTS, fit_viewport_to_content
+from test_browser import SCREENSHOTS, fit_viewport_to_content, wait_for_url, wait_until_drawn
 
 from explorer import page_list
 from explorer.page_list import address_path
@@ -127,3 +128,41 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     # One image pixel per CSS pixel: a quarter of the twice-the-pixels image to encode.
     phone.screenshot(path=str(target), full_page=True, scale="css")
     assert target.stat().st_size > 10_000, f"{target} looks empty"
+
+
+#: A browser that names itself a phone (Streamlit then closes the sidebar itself: it must stay closed).
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/17.0 Mobile/15E148 Safari/604.1")
+
+
+@pytest.mark.parametrize("user_agent", [None, IPHONE], ids=["chromium", "iphone"])
+def test_the_sidebar_closes_once_a_page_is_chosen_in_it(app_server: str, browser, user_agent: str | None) -> None:
+    """On a phone the sidebar is drawn over the page: a page chosen in it opens with the sidebar
+    closed, the new page on the screen (it stayed open over the new page: Streamlit closes it only
+    for a browser that names itself a phone, and Chromium, as many, does not). A new context: the
+    module's phone page may have the sidebar open from another test."""
+    context = browser.new_context(
+        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2, user_agent=user_agent
+    )
+    phone = context.new_page()
+    try:
+        open_page(phone, app_server, "similarity")
+        sidebar = phone.get_by_test_id("stSidebar")
+        phone.get_by_test_id("stExpandSidebarButton").click()
+        link = sidebar.get_by_role("link", name=CHART_PAGES["waves"][1])
+        expect(link).to_be_in_viewport(ratio=1)
+        link.tap()
+        wait_for_url(phone, "waves")
+        wait_until_drawn(phone, "waves")
+        expect(sidebar).to_have_attribute("data-collapsed", "true")
+        expect(link).not_to_be_in_viewport()
+        heading = phone.get_by_role("heading", level=1, name="Waves")
+        expect(heading).to_be_in_viewport()
+        # Nothing left over the page: what is at the heading's middle is the heading.
+        assert phone.evaluate("""() => {
+            const box = [...document.querySelectorAll('h1')].find((h) => h.innerText.startsWith('Waves'))
+                .getBoundingClientRect();
+            return document.elementFromPoint(box.left + 5, box.top + box.height / 2).closest('h1') !== null;
+        }""")
+    finally:
+        context.close()
