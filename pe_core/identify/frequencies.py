@@ -185,7 +185,7 @@ def _offers(found: list[tuple[RopeMethod, MethodReadings]]) -> tuple[dict, ...]:
 def _rank_plateau(found: list[tuple[RopeMethod, MethodReadings]], gains: Gains) -> list[FrequencyReading]:
     """The readings from a plateau: when methods of different shapes between fit, each names the others as
     what the frequencies cannot tell apart; the method whose shape fits the pairs between best first (when
-    every one can say), then those that assume no parameter, then the roundest original length."""
+    every one can say), then the roundest original length."""
     groups = [(method, list(readings.from_plateau), readings.shape) for method, readings in found
               if readings.from_plateau]
     shaped = [(method, group, shape) for method, group, shape in groups
@@ -208,12 +208,11 @@ def _rank_plateau(found: list[tuple[RopeMethod, MethodReadings]], gains: Gains) 
 
     def rank(reading: FrequencyReading) -> tuple:
         if not reading.fits:
-            return (True, False, (True, 0))
+            return (True, (True, 0))
         # Among those that fit, the roundest original length first (a power of two, as models are trained
         # on): a ramp with unrounded bounds can mimic another shape with an odd L0.
         original = reading.scaling.get("original_length")
-        return (False, bool(reading.scaling.get("assumed")),
-                roundness(float(original)) if original is not None else (False, 0))
+        return (False, roundness(float(original)) if original is not None else (False, 0))
 
     return sorted((r for _, group, _ in groups for r in group), key=rank)
 

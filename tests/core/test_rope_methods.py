@@ -131,6 +131,16 @@ def test_every_entry_s_inverse_reading_reads_its_own_frequencies(name: str) -> N
     assert name in [reading["method"] for reading in named + result["alternatives"]]
 
 
+def test_a_base_change_two_methods_offer_is_offered_once() -> None:
+    """NTK-aware scaling by 5 of base 10000 is also dynamic NTK of base 10000 at step 5: ntk's entry offers it
+    (its phrase says the dynamic reading), dynamic's offer of the same base is left out."""
+    theta = pe_core.rope_frequencies(D, BASE, scaling=pe_core.RopeScaling("ntk", 5.0)).astype(np.float32)
+    result = pe_core.identify_encoding(theta)
+    assert result["scaling"] is None
+    assert result["alternatives"] == [{"method": "ntk", "factor": 5.0, "base": BASE}]
+    assert rope_method("ntk").offer_phrase(result["alternatives"][0]) in result["verdict"]
+
+
 # --------------------------------------------------------------------------- a method added from outside
 
 TOY_FACTOR = 4.0
