@@ -66,6 +66,7 @@ import numpy as np
 from pe_core.rope.methods import RopeMethod, rope_method, rope_method_names
 from pe_core.rope.reading import (
     AGREEMENT,
+    Compute,
     FrequencyEvidence,
     FrequencyReading,
     Gains,
@@ -155,7 +156,7 @@ def _common_base(measured: MeasuredFrequencies, d: int) -> _Base | None:
 # ----------------------------------------------------------------------------------------
 
 
-def _computer(d: int):
+def _computer(d: int) -> Compute:
     """compute(base, method, factor, original_length, **parameters) for FrequencyEvidence: RopeScaling builds
     (and checks) the scaling, rope_frequencies computes it."""
 
