@@ -68,14 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_CELLS, check_finite_values, check_matrix
-from pe_core.identify.frequencies import (
-    AGREEMENT,
-    FrequencyReading,
-    MeasuredFrequencies,
-    float32_frequency_error,
-    read_frequencies,
-    shortest,
-)
+from pe_core.identify.frequencies import read_frequencies
 from pe_core.identify.table import ONE_COLUMN, TableReading
 from pe_core.identify.verdicts import (
     alternatives_sentence,
@@ -84,6 +77,14 @@ from pe_core.identify.verdicts import (
     method_phrase,
     rejected_verdict,
     scaling_sentence,
+)
+from pe_core.rope.methods import rope_method
+from pe_core.rope.reading import (
+    AGREEMENT,
+    FrequencyReading,
+    MeasuredFrequencies,
+    float32_frequency_error,
+    shortest,
 )
 from pe_core.value_precision import FLOAT32_UNIT, value_precision
 from pe_core.wording import number
@@ -604,8 +605,7 @@ def _uncertainty(table: TableReading) -> np.ndarray:
     """Relative uncertainty of the reading's frequencies: measured ones (per-pair divisors, a base that is
     not round) carry the error of the measurement; those of a formula with round parameters none."""
     reading, measured = table.reading, table.measured
-    divisors = reading.scaling is not None and reading.scaling["method"] == "longrope"
-    if divisors or _digits(reading.base) > 2 or reading.base is None:
+    if reading.measured_parameters or _digits(reading.base) > 2 or reading.base is None:
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(measured.readable, AGREEMENT * measured.sigma / measured.theta, 0.0)
         return relative
@@ -864,13 +864,12 @@ def _common_keys(
 
 
 def _attention_factor(table: TableReading) -> float:
-    """The amplitude, as YaRN's default formula gives it when the measurement agrees within its error."""
+    """The amplitude, as the method's formula gives it when the measurement agrees within its error."""
     scaling = table.reading.scaling
-    if scaling and scaling["method"] == "yarn":
-        default = 0.1 * math.log(scaling["factor"]) + 1.0
-        if abs(table.amplitude - default) <= AGREEMENT * table.amplitude_error:
-            return default
-    return table.amplitude
+    reading = rope_method(scaling["method"]).attention_reading if scaling else None
+    if reading is None:
+        return table.amplitude
+    return reading(table.amplitude, table.amplitude_error, scaling)[0]
 
 
 def _closest(tables: list[TableReading]) -> TableReading:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pe_core.identify.frequencies import FrequencyReading, MeasuredFrequencies
+from pe_core.rope.reading import FrequencyReading, MeasuredFrequencies
 
 #: The layout of a table with one column per pair (gpt-oss's cos and sin: the half layout's first half).
 ONE_COLUMN = "one column per pair"

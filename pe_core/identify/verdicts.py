@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from pe_core.identify.frequencies import AGREEMENT, FrequencyReading
 from pe_core.identify.table import ONE_COLUMN, TableReading
-from pe_core.rope.methods import rope_method
+from pe_core.rope.methods import rope_method, rope_method_names
+from pe_core.rope.reading import FrequencyReading
 from pe_core.wording import number, pair_span
 
 _KIND_PHRASES = {
@@ -46,18 +44,15 @@ def scaling_sentence(reading: FrequencyReading, *, d: int, table: bool) -> str:
 
 
 def alternatives_sentence(reading: FrequencyReading) -> str:
-    """What a base that is not round may be: NTK-aware or dynamic NTK scalings of a round base."""
-    ntk = [a for a in reading.alternatives if a and a.get("method") == "ntk"]
-    dynamic = [a for a in reading.alternatives if a and a.get("method") == "dynamic"]
-    if not ntk and not dynamic:
+    """What a base that is not round may be: the base changes its alternatives offer (NTK-aware or dynamic NTK
+    scalings of a round base), each named by its method's entry."""
+    options = []
+    for alternative in reading.alternatives:
+        phrase = rope_method(alternative["method"]).offer_phrase if alternative else None
+        if phrase is not None:
+            options.append(phrase(alternative))
+    if not options:
         return ""
-    options = [f"NTK-aware scaling by {number(o['factor'])} of base {number(o['base'])} (or dynamic NTK at the "
-               "sequence length where its step s L / L0 - (s - 1) is that)" for o in ntk]
-    options += [
-        f"dynamic NTK of base {number(o['base'])} with step q = {number(o['step'])} (q = s L / L0 - (s - 1) at "
-        "sequence length L: only q is in the frequencies)"
-        for o in dynamic
-    ]
     return (
         f"Base {number(reading.base)} is not round: it may be {' or '.join(options)}, since both change only the "
         "base (base' = base q^(d/(d-2))); the frequencies cannot tell a base from such a scaling of another."
@@ -67,32 +62,14 @@ def alternatives_sentence(reading: FrequencyReading) -> str:
 def _attention_sentence(table: TableReading) -> str:
     a = table.amplitude
     scaling = table.reading.scaling
-    method = scaling["method"] if scaling else None
-    if method == "yarn":
-        s = scaling["factor"]
-        default = 0.1 * math.log(s) + 1.0
-        if abs(a - default) <= AGREEMENT * table.amplitude_error:
-            return f"Attention factor {a:.6g} = 0.1 ln {number(s)} + 1, YaRN's default, in the amplitude."
-        if a == 1.0:
-            return ("Attention factor 1: with YaRN this is mscale = mscale_all_dim (DeepSeek-V3, whose attention "
-                    "applies the factor to the softmax scale instead) or attention_factor 1.")
-        return (f"Attention factor {a:.6g}, not YaRN's default {default:.6g}: the config sets attention_factor, or "
-                "mscale and mscale_all_dim (their ratio).")
-    if method == "longrope":
-        if a == 1.0:
-            return "Attention factor 1 (LongRoPE's sqrt(1 + ln s / ln L0) is 1 only without a factor)."
-        ratio = a * a - 1.0
-        offers = [
-            (2**k, 2.0 ** (k * ratio)) for k in range(9, 21) if abs(2.0 ** (k * ratio) - round(2.0 ** (k * ratio)))
-            <= 1e-3 * 2.0 ** (k * ratio)
-        ]
-        offer = f", e.g. factor {number(round(offers[0][1]))} from {offers[0][0]} positions" if offers else ""
-        return (f"Attention factor {a:.6g} = sqrt(1 + ln s / ln L0) with ln s / ln L0 = {ratio:.4g}{offer}: "
-                "only that ratio is in the table.")
+    reading = rope_method(scaling["method"]).attention_reading if scaling else None
+    if reading is not None:
+        return reading(a, table.amplitude_error, scaling)[1]
     if a == 1.0:
         return "Amplitude 1: no attention factor."
-    return (f"Amplitude {a:.6g}: transformers multiplies cos and sin by an attention factor only for yarn and "
-            "longrope (or an attention_factor in the config).")
+    having = [name for name in rope_method_names() if rope_method(name).attention_reading is not None]
+    return (f"Amplitude {a:.6g}: transformers multiplies cos and sin by an attention factor only for "
+            f"{' and '.join(having)} (or an attention_factor in the config).")
 
 
 def _start_phrase(table: TableReading, length: int) -> str:
@@ -137,14 +114,9 @@ def matched_verdict(table: TableReading, shape: tuple[int, ...], precision: tupl
            f"{'a CSV with ' if 'decimals' in name else ''}{name} values{arithmetic}.")
     sentences = [first, scaling_sentence(reading, d=table.d, table=True), _attention_sentence(table), fit,
                  _unreadable_sentence(table, L), *reading.notes, alternatives_sentence(reading)]
-    if reading.scaling and reading.scaling["method"] == "linear":
-        s = number(reading.scaling["factor"])
-        sentences.append(
-            f"As a table: the same numbers are no scaling at positions {number(table.start)}/{s}, "
-            f"({number(table.start)} + 1)/{s}, ... (position_ids divided by {s}, which is what position "
-            f"interpolation does), or factor {s} t at every t-th position; read at consecutive whole positions, "
-            f"as models hold them, the factor is {s}."
-        )
+    table_note = rope_method(reading.scaling["method"]).table_note if reading.scaling else None
+    if table_note is not None:
+        sentences.append(table_note(reading.scaling, table.start))
     if table.start_ambiguous:
         sentences.append(f"Other starts fit nearly as well; {table.start} is the smallest of them.")
     if table.transposed:

@@ -1,8 +1,10 @@
 """Rotary position embeddings (RoPE), as models run them; ``pe_core`` exports the public names.
 
 - ``methods``: the registry of scaling methods, one ``RopeMethod`` entry each (linear, ntk, dynamic,
-  yarn, llama3, longrope): frequencies, attention factor, config keys, validator, sentences;
-  ``register_rope_method`` adds one;
+  yarn, llama3, longrope): frequencies, attention factor, config keys, validator, inverse reading,
+  sentences; ``register_rope_method`` adds one;
+- ``reading``: what an inverse reading takes (the measured frequencies, the evidence the checker
+  found in them) and gives (candidate readings), shared by the registry and ``pe_core.identify``;
 - ``scaling``: the frequencies and ``RopeScaling``, which dispatch to the entries, and YaRN's ramp;
 - ``rotation``: the cos/sin tables of a layout (``rope_cache``) and the rotation itself (``rotate``);
 - ``config``: a model's RoPE read from its config.json as transformers reads it (``rope_from_config``);

@@ -22,6 +22,7 @@ from pe_core.rope.methods import (
     rope_method,
     rope_method_names,
 )
+from pe_core.rope.reading import FrequencyEvidence, MethodReadings
 
 SHIPPED = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
 D, BASE = 16, 10000.0
@@ -53,7 +54,8 @@ def test_the_shipped_methods_are_registered_in_order() -> None:
 def test_every_entry_has_every_part(name: str) -> None:
     method = rope_method(name)
     assert method.name == name
-    for part in (method.frequencies, method.attention_factor, method.validate, method.sentence, method.phrase):
+    for part in (method.frequencies, method.attention_factor, method.validate, method.sentence, method.phrase,
+                 method.read):
         assert callable(part)
     names = [key.name for key in method.config_keys]
     assert names[0] == "factor" and len(set(names)) == len(names)
@@ -115,6 +117,30 @@ def test_the_checker_names_each_method_with_its_entry_s_sentence(name: str) -> N
     assert rope_method(name).sentence(result["scaling"]) in result["verdict"]
 
 
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_entry_s_inverse_reading_reads_its_own_frequencies(name: str) -> None:
+    """The checker reads an inv_freq made with each method back into that method: named as the scaling, or,
+    for the methods that change only the base, offered as what the base may be."""
+    scaling = pe_core.rope_from_config(config_with({"rope_type": name, **SAMPLE_SCALING[name]})).scaling
+    # Past the trained length, where dynamic NTK's step shows; an odd length, so that its step q is no round
+    # NTK-aware factor (which the checker would offer in its place).
+    frequencies = pe_core.rope_frequencies(D, BASE, scaling=scaling, length=5000).astype(np.float32)
+    result = pe_core.identify_encoding(frequencies)
+    assert result["kind"] == "rope_inv_freq"
+    named = [result["scaling"]] if result["scaling"] else []
+    assert name in [reading["method"] for reading in named + result["alternatives"]]
+
+
+def test_a_base_change_two_methods_offer_is_offered_once() -> None:
+    """NTK-aware scaling by 5 of base 10000 is also dynamic NTK of base 10000 at step 5: ntk's entry offers it
+    (its phrase says the dynamic reading), dynamic's offer of the same base is left out."""
+    theta = pe_core.rope_frequencies(D, BASE, scaling=pe_core.RopeScaling("ntk", 5.0)).astype(np.float32)
+    result = pe_core.identify_encoding(theta)
+    assert result["scaling"] is None
+    assert result["alternatives"] == [{"method": "ntk", "factor": 5.0, "base": BASE}]
+    assert rope_method("ntk").offer_phrase(result["alternatives"][0]) in result["verdict"]
+
+
 # --------------------------------------------------------------------------- a method added from outside
 
 TOY_FACTOR = 4.0
@@ -132,11 +158,21 @@ def toy_validate(scaling: pe_core.RopeScaling, d: int | None) -> None:
         raise ValueError(f"toy scaling needs two pairs at least, got d={d}.")
 
 
+def toy_read(evidence: FrequencyEvidence) -> MethodReadings:
+    """The toy's inverse: the fast half unchanged, a plateau of divided pairs from the middle pair on."""
+    s, gains = evidence.plateau_factor, evidence.gains
+    half = evidence.measured.theta.size // 2
+    if not (evidence.scaled and s is not None and s > 1.0 and gains.prefix_last == half - 1
+            and gains.tail_first == half):
+        return MethodReadings()
+    return MethodReadings(from_plateau=tuple(evidence.scaled_reading("toy", s, None, {"method": "toy", "factor": s})))
+
+
 TOY = RopeMethod(
     name="toy", frequencies=toy_frequencies, attention_factor=lambda scaling: 1.0,
     config_keys=(ConfigKey("factor"),), original_length=None, validate=toy_validate,
     sentence=lambda reading: f"Toy scaling by {reading['factor']:g}: the slow half of the pairs divided by it.",
-    phrase=lambda reading: f"toy scaling by {reading['factor']:g}",
+    phrase=lambda reading: f"toy scaling by {reading['factor']:g}", read=toy_read,
 )
 
 
@@ -167,6 +203,19 @@ def test_a_registered_method_is_named_in_the_checker_s_sentences(toy: RopeMethod
     reading = FrequencyReading(BASE, pe_core.rope_frequencies(D, BASE), {"method": "toy", "factor": TOY_FACTOR})
     assert scaling_sentence(reading, d=D, table=True) == "Toy scaling by 4: the slow half of the pairs divided by it."
     assert method_phrase(reading) == "toy scaling by 4"
+
+
+def test_a_table_made_with_a_registered_method_is_named_by_the_checker(toy: RopeMethod) -> None:
+    """One entry is the whole method: its inv_freq and its cos table, made by pe_core, are read back as it."""
+    scaling = pe_core.RopeScaling("toy", TOY_FACTOR)
+    inv_freq = pe_core.rope_frequencies(D, BASE, scaling=scaling).astype(np.float32)
+    cos, _ = pe_core.rope_cache(512, D, BASE, scaling=scaling)
+    for table in (inv_freq, cos.astype(np.float32)):
+        result = pe_core.identify_encoding(table)
+        assert result["kind"] in ("rope_inv_freq", "rope_cos"), result["verdict"]
+        assert result["n"] == BASE
+        assert result["scaling"] == {"method": "toy", "factor": TOY_FACTOR}
+        assert "Toy scaling by 4: the slow half of the pairs divided by it." in result["verdict"]
 
 
 def test_a_method_is_registered_once_and_unregistered_cleanly() -> None:
