@@ -7,11 +7,11 @@ FROM python:3.11-slim
 # heap (50 sessions with their own settings: peak 177 -> 109 MB above the start).
 # MALLOC_TRIM_THRESHOLD_: up to 4 MiB kept free at the top of a heap, so that a computation's
 # blocks, freed and made again, are not faulted in anew each time (Home's cold computation at the
-# largest settings 445 -> 336 ms, benchmarks/README.md). The app's start-up sets all three too
-# (explorer/ui/startup.py); here they hold from the first allocation.
+# largest settings 445 -> 336 ms, benchmarks/JOURNAL.md, "2026-11-29, 04:05-05:05"). The app's
+# start-up sets all three too (explorer/ui/startup.py); here they hold from the first allocation.
 # OPENBLAS_NUM_THREADS=1: a replica serves one core's worth of sessions, and OpenBLAS's extra
-# threads only wait for each other there (benchmarks/README.md, "Cold computations": Home's
-# cold run 141-606 ms with two BLAS threads under load, 141-161 ms with one).
+# threads only wait for each other there (benchmarks/JOURNAL.md, "2026-11-24: Cold computations":
+# Home's cold run 141-606 ms with two BLAS threads under load, 141-161 ms with one).
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=4194304 MALLOC_TRIM_THRESHOLD_=4194304 OPENBLAS_NUM_THREADS=1
 RUN useradd --create-home --uid 10001 explorer

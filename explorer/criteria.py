@@ -47,7 +47,7 @@ CHUNK_CELLS = 2**21
 #: Angles ``sinusoid_largest_abs`` screens at a time (2 MiB of float64 in each of its arrays): below
 #: the server's mmap threshold (explorer.ui.startup), so they stay in the heap, made once. With
 #: CHUNK_CELLS the screen's fresh 16 MB arrays were mapped and faulted in anew each time: 108 ms
-#: at L=16384, d=2048, 26 ms now (benchmarks/README.md).
+#: at L=16384, d=2048, 26 ms now (benchmarks/JOURNAL.md, "2026-11-29, 04:05-05:05").
 SCREEN_CELLS = 2**18
 #: A shift map passes if it misses by at most this, relative to the largest |value| (or 1).
 SHIFT_TOLERANCE = 1e-9

@@ -30,7 +30,7 @@ N_OPTIONS: tuple[float, ...] = tuple(
 #: Similarity and Relative positions hold two or three such arrays during a run, and with 2M
 #: cells (16 MB each) their runs made the server's memory jump 30-45 MB at a time: 50 students
 #: with settings of their own peaked 101-112 MB above the start, 84-86 MB with 500,000
-#: (benchmarks/README.md, "A class on settings of its own").
+#: (benchmarks/JOURNAL.md, "The same measurements on a slower machine (2026-11-28)").
 FULL_MATRIX_CELLS = 500_000
 #: Longest URL value read at all; longer ones are reset without being parsed.
 MAX_RAW_LENGTH = 64

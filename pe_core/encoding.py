@@ -156,8 +156,8 @@ def sin_cos_of_products(k: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.nd
     once: the formula's dozen intermediate arrays, each made anew for the whole input, cost
     more than the sines and cosines themselves where fresh memory is slow to touch (a
     1024 x 1024 outer product 57 -> 36 ms on the benchmarks' machine, where np.sin and
-    np.cos take 22; benchmarks/README.md). Each value goes through the same operations in
-    the same order, so the results are the same to the bit.
+    np.cos take 22; benchmarks/JOURNAL.md, "2026-11-29, 04:05-05:05"). Each value goes through
+    the same operations in the same order, so the results are the same to the bit.
     """
     k = np.asarray(k, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)

@@ -48,8 +48,9 @@ def even_d_settings(why: str) -> Settings:
 def row() -> DeltaGenerator:
     """A row for elements side by side, of equal widths, that wrap onto lines of their own on a phone
     as st.columns stack. One block where st.columns(n) sends 1 + n, and a step re-sends each: a block
-    costs a rerun what an element does (about 0.1 ms; benchmarks/README.md). Draw the elements into it
-    in order; an element that needs several beside one becomes a container of its own."""
+    costs a rerun what an element does (about 0.1 ms; benchmarks/JOURNAL.md, "2026-11-29,
+    12:20-13:10"). Draw the elements into it in order; an element that needs several beside one
+    becomes a container of its own."""
     return st.container(horizontal=True)
 
 

@@ -35,8 +35,9 @@ def page_cache(cache: Callable[[Function], Function]) -> Callable[[Function], Fu
 
     Streamlit runs a page file from the top on every rerun, and applying a cache decorator reads
     and tokenises the function's source for the cache's key: 0.6-2.8 ms of every run on the
-    pages that define such functions (one to three each; benchmarks/README.md). Keyed by the
-    function's code, which Streamlit compiles once per page file: an edited file is a new one.
+    pages that define such functions (one to three each; benchmarks/JOURNAL.md, "Night of
+    2026-11-28"). Keyed by the function's code, which Streamlit compiles once per page file: an
+    edited file is a new one.
 
     The function keeps the module namespace of the run that made it (start-up's visit at the
     defaults: 0.2-4.5 KiB of values a page), so it may read only its arguments, modules,

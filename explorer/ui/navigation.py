@@ -179,10 +179,11 @@ def run_page(page: StreamlitPage) -> None:
     A move of a shared control (d, n, L, the layout, the frequencies) or of a page's own control
     reruns the page alone: the navigation, the style sheet, the Share bar and the sidebar stay in
     the browser as they are, where a whole run sends them again, about a third of a light page's
-    warm rerun (benchmarks/README.md). When the page's run leaves the sidebar showing other values
-    than the session holds (a preset, a pasted config), or a preset waits to open its page, the
-    app reruns whole. A page whose own controls come first may put what reads the shared settings
-    in a part of its own (``run_settings_part``), which a shared control's move then reruns alone.
+    warm rerun (benchmarks/JOURNAL.md, "2026-11-29, 10:15-11:00"). When the page's run leaves the
+    sidebar showing other values than the session holds (a preset, a pasted config), or a preset
+    waits to open its page, the app reruns whole. A page whose own controls come first may put what
+    reads the shared settings in a part of its own (``run_settings_part``), which a shared control's
+    move then reruns alone.
 
     Streamlit's own rerun and stop signals are BaseExceptions, so they pass through.
     """
@@ -219,7 +220,7 @@ def run_settings_part(draw: Callable[[], T]) -> T | None:
 
     Home, Rotary, Attention and Longer contexts have one. On Rotary, the title, the text and the
     model, layout, q, k and scaling controls (twenty messages and five widgets) are not sent again on
-    a d step, nor, below the part, the checker and the code toggle (benchmarks/README.md,
+    a d step, nor, below the part, the checker and the code toggle (benchmarks/JOURNAL.md,
     "2026-11-29, 12:20-13:10").
     """
 

@@ -29,16 +29,17 @@ raises that threshold to the largest block freed so far (up to 32 MiB), after wh
 matrices of a few megabytes are carved from the heap, whose holes it keeps (50 sessions with
 their own settings: a peak 177 MB above the start, 109 MB with the threshold held; a smaller
 threshold pays page faults on every array: at 256 KiB the mean cold run cost 55 ms of CPU
-instead of 43; benchmarks/README.md, "A class on one server"). The free space at the top of a
-heap is kept up to the same 4 MiB: with the mmap threshold held, glibc otherwise holds this at
-128 KiB and gives back the top of the heap on nearly every free, so that a computation's blocks of
-a few hundred KiB, freed and made again, fault their pages in anew each time (Home's cold
-computation at the largest settings 445 -> 336 ms, the Scorecard's 676 -> 393, with 8 MiB; 4 MiB
-timed alike within this machine's noise, and a class of 50 with settings of their own peaked at
-+68 and +71 MB with it, +89 and +92 with 8 MiB, +74 and +79 before; benchmarks/README.md). And
-after each burst of runs the heap's free pages go back to the system (``release_free_heap``:
-malloc returns by itself only the free space at the top of the heap, beyond that 4 MiB): 50
-sessions with their own settings left 272 MB 5 s after they closed without it, 249-253 with it.
+instead of 43; benchmarks/JOURNAL.md, "A class on one server" and "A class on settings of its own").
+The free space at the top of a heap is kept up to the same 4 MiB: with the mmap threshold held,
+glibc otherwise holds this at 128 KiB and gives back the top of the heap on nearly every free, so
+that a computation's blocks of a few hundred KiB, freed and made again, fault their pages in anew
+each time (Home's cold computation at the largest settings 445 -> 336 ms, the Scorecard's 676 ->
+393, with 8 MiB; 4 MiB timed alike within this machine's noise, and a class of 50 with settings of
+their own peaked at +68 and +71 MB with it, +89 and +92 with 8 MiB, +74 and +79 before;
+benchmarks/JOURNAL.md, "2026-11-29, 04:05-05:05"). And after each burst of runs the heap's free
+pages go back to the system (``release_free_heap``: malloc returns by itself only the free space at
+the top of the heap, beyond that 4 MiB): 50 sessions with their own settings left 272 MB 5 s after
+they closed without it, 249-253 with it.
 """
 
 from __future__ import annotations
