@@ -43,7 +43,8 @@ else:
     bar = st.container()
     if presenting:
         style.present(bar)
-    navigation.run_page(page)
+    with classroom.page_block(presenting):
+        navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)
     browser_navigation.mount()

@@ -1,4 +1,4 @@
-"""The Share panel's address and QR code, and presentation mode's style, without Streamlit.
+"""The Share panel's address and QR code, without Streamlit.
 
 The address a room must open is the one the teacher's browser is using: through a
 reverse proxy, a replica only knows itself as 127.0.0.1:8501. So the address comes, in
@@ -162,7 +162,3 @@ def qr_png(url: str) -> bytes | None:
     code.save(buffer, kind="png", scale=qr_scale(code), border=QR_QUIET_ZONE, dark="#000000", light="#ffffff")
     return buffer.getvalue()
 
-
-#: Presentation mode's charts: Plotly's base font size (its default is 12 px) and how much taller.
-PRESENT_CHART_FONT_PX = 17
-PRESENT_CHART_HEIGHT_FACTOR = 1.25

@@ -112,7 +112,8 @@ def scores_section(settings: Settings, view: View) -> None:
     st.header("The score by offset")
     scores = offset_scores(settings, view)
     title = f"Content-free score s(δ) ({describe(settings, view)})"
-    blocks.chart(attention.scores_figure(scores, view, d, title=title), key="attention_scores")
+    blocks.chart(attention.scores_figure(scores, view, d, title=title, columns=blocks.panel_columns()),
+                 key="attention_scores")
     offsets = attention.shown_offsets(L, causal)
     scale = attention.dot_scale(d, scaled)
     notes = []
@@ -215,8 +216,9 @@ def query_charts(settings: Settings, view: View, query: int) -> None:
 def weights_chart(settings: Settings, view: View, query: int) -> None:
     L, causal = settings.L, view.causal
     _, weights = query_scores_and_weights(settings, view, query)
-    blocks.chart(attention.weights_figure(weights, query, causal, title=f"Softmax weights of the query at m = "
-                                          f"{query} ({describe(settings, view)})"), key="attention_weights")
+    title = f"Softmax weights of the query at m = {query} ({describe(settings, view)})"
+    blocks.chart(attention.weights_figure(weights, query, causal, title=title, columns=blocks.panel_columns()),
+                 key="attention_weights")
     seen = query + 1 if causal else L
     st.caption(
         f"The query sees {attention.counted(seen, 'key')} ({attention.span(0, query) if causal else 'every position'}"
@@ -257,8 +259,8 @@ def play_section(settings: Settings, view: View) -> None:
     L, causal = settings.L, view.causal
     queries, frames = play_frames(settings, view)
     st.header("The query moving")
-    blocks.chart(attention.play_figure(frames, queries, L, title="Play: the weights as the query moves"),
-                 key="attention_play")
+    blocks.chart(attention.play_figure(frames, queries, L, title="Play: the weights as the query moves",
+                                       columns=blocks.panel_columns()), key="attention_play")
     st.caption(
         f"{describe(settings, view)}. {attention.play_note(L, queries)} The offset schemes' weights slide with "
         "the query, cut off at the ends" + (" and by the mask: the first queries see few keys" if causal else "")

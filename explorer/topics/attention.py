@@ -98,6 +98,8 @@ PLAY_PANEL_OVERHEAD = 20
 PLAY_FLOOR = 1e-8
 #: Height of one panel of a stacked chart, and the chart's height beyond its panels.
 PANEL_PX, FRAME_PX = 150, 130
+#: Between two columns of panels, as a fraction of the chart's width: room for the right one's y axis.
+COLUMN_GAP = 0.12
 
 
 @dataclass(frozen=True)
@@ -416,25 +418,35 @@ def play_weights(
 # ------------------------------------------------------------------------- figures
 
 
-def _stacked_layout(count: int, *, title: str, x_title: str, x_range: list[float], y_titles: Sequence[str]) -> dict:
-    """A layout of ``count`` panels, one under the other, sharing one x range (the bottom panel
-    labels it), each with its own y axis. Plain dicts, as similarity's figure: make_subplots
-    costs milliseconds of validation."""
-    gap = 0.35 / max(count, 1) if count > 1 else 0.0
-    height = (1.0 - gap * (count - 1)) / count
+def _stacked_layout(
+    count: int, *, title: str, x_title: str, x_range: list[float], y_titles: Sequence[str], columns: int = 1,
+) -> dict:
+    """A layout of ``count`` panels, one under the other in each of ``columns`` columns (filled a
+    row at a time: presentation mode's wide screen takes two), sharing one x range (the lowest
+    panel of each column labels it), each with its own y axis. Plain dicts, as similarity's
+    figure: make_subplots costs milliseconds of validation."""
+    columns = max(1, min(columns, count))
+    rows = math.ceil(count / columns) if count else 0
+    gap = 0.35 / max(rows, 1) if rows > 1 else 0.0
+    height = (1.0 - gap * (rows - 1)) / max(rows, 1)
+    column_gap = COLUMN_GAP if columns > 1 else 0.0
+    width = (1.0 - column_gap * (columns - 1)) / columns
     layout: dict = {}
-    for row in range(count):
-        suffix = "" if row == 0 else str(row + 1)
+    for panel in range(count):
+        row, column = divmod(panel, columns)
+        suffix = "" if panel == 0 else str(panel + 1)
         top = 1.0 - row * (height + gap)
-        bottom = row == count - 1
-        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [0.0, 1.0], "range": x_range} | (
-            {"title": {"text": x_title}} if bottom else {"showticklabels": False}
+        left = column * (width + column_gap)
+        lowest = panel + columns >= count
+        layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": [left, min(left + width, 1.0)],
+                                    "range": x_range} | (
+            {"title": {"text": x_title}} if lowest else {"showticklabels": False}
         )
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": [max(top - height, 0.0), top],
-                                    "title": {"text": y_titles[row]}}
+                                    "title": {"text": y_titles[panel]}}
     return layout | {
         "title": chart_title(title),
-        "height": FRAME_PX + PANEL_PX * count,
+        "height": FRAME_PX + PANEL_PX * rows,
         "margin": dict(MARGIN),
         "showlegend": False,
         "hoverlabel": {"namelength": -1},
@@ -458,9 +470,10 @@ def _score_name(key: str, view: View, d: int) -> str:
     }[key]
 
 
-def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go.Figure:
-    """The score of each chosen offset scheme against δ, a panel each. ALiBi's panel draws every
-    head (straight lines: their two ends and δ = 0 are exact), the head shown in bold."""
+def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str, columns: int = 1) -> go.Figure:
+    """The score of each chosen offset scheme against δ, a panel each, in ``columns`` columns.
+    ALiBi's panel draws every head (straight lines: their two ends and δ = 0 are exact), the
+    head shown in bold."""
     keys = view.offset_schemes
     L = scores.L
     offsets = shown_offsets(L, view.causal)
@@ -493,6 +506,7 @@ def scores_figure(scores: OffsetScores, view: View, d: int, *, title: str) -> go
     layout = _stacked_layout(
         len(keys), title=title, x_title="offset δ = key − query (positions)",
         x_range=[float(first) - 0.5, float(offsets[-1]) + 0.5], y_titles=[SCHEMES[key].short for key in keys],
+        columns=columns,
     )
     return figure(traces, layout)
 
@@ -544,9 +558,12 @@ def learned_table_data(scores_by_key: np.ndarray, query: int, causal: bool) -> p
     return pd.DataFrame({"key n": keys, "offset δ = n − m": keys - query, "score": scores_by_key[keys]})
 
 
-def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, title: str) -> go.Figure:
+def weights_figure(
+    weights: dict[str, np.ndarray], query: int, causal: bool, *, title: str, columns: int = 1,
+) -> go.Figure:
     """Each chosen scheme's softmax weight on every key n the query sees (causal: 0 .. query; the
-    masked keys, of weight 0, are not drawn), a panel each, a dotted line at the query."""
+    masked keys, of weight 0, are not drawn), a panel each in ``columns`` columns, a dotted line
+    at the query."""
     keys = list(weights)
     seen = query + 1 if causal else next(iter(weights.values())).size
     traces, shapes = [], []
@@ -563,7 +580,7 @@ def weights_figure(weights: dict[str, np.ndarray], query: int, causal: bool, *, 
         shapes.append({"type": "line", "x0": query, "x1": query, "xref": axes["xaxis"], "y0": 0, "y1": 1,
                        "yref": f"{axes['yaxis']} domain", "line": {"dash": "dot", "color": MUTED}})
     layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, seen - 0.5],
-                             y_titles=[SCHEMES[key].short for key in keys])
+                             y_titles=[SCHEMES[key].short for key in keys], columns=columns)
     for row, key in enumerate(keys):
         suffix = "" if row == 0 else str(row + 1)
         layout[f"yaxis{suffix}"]["range"] = [0.0, 1.08 * float(weights[key].max())]
@@ -587,10 +604,13 @@ def play_range(values: np.ndarray) -> tuple[float, float]:
     return max(PLAY_FLOOR, float(positive.min())) / 1.5, 1.5 * float(positive.max())
 
 
-def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, title: str) -> go.Figure:
+def play_figure(
+    frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, title: str, columns: int = 1,
+) -> go.Figure:
     """Play: the weights of the query at m over the keys, one frame per m (``play_queries``), a panel
-    per scheme with a fixed log-scale y range (``play_range``: a causal query at 0 puts all its weight
-    on one key, which a linear range would make every later frame look flat by), a dotted line at m.
+    per scheme (in ``columns`` columns) with a fixed log-scale y range (``play_range``: a causal
+    query at 0 puts all its weight on one key, which a linear range would make every later frame
+    look flat by), a dotted line at m.
     Each point is one key's weight, or the mean weight of the keys of a block (``play_edges``); masked
     keys (weight 0) are left out by the log scale. Frames carry y only (x stays)."""
     keys = list(frames)
@@ -620,7 +640,7 @@ def play_figure(frames: dict[str, np.ndarray], queries: np.ndarray, L: int, *, t
         for row, key in enumerate(keys)
     ]
     layout = _stacked_layout(len(keys), title=title, x_title="key position n", x_range=[-0.5, L - 0.5],
-                             y_titles=[SCHEMES[key].short for key in keys])
+                             y_titles=[SCHEMES[key].short for key in keys], columns=columns)
     for row, key in enumerate(keys):
         suffix = "" if row == 0 else str(row + 1)
         low, high = ranges[key]

@@ -15,11 +15,13 @@ import plotly.io as pio
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer import figures, share
+from explorer import figures, presentation
 from explorer.settings import Settings, even_settings
-from explorer.ui import controls, navigation
+from explorer.ui import controls, navigation, screen_size
 from explorer.ui.classroom import presenting
 
+#: Plotly's bottom margin when a figure sets none.
+PLOTLY_DEFAULT_MARGIN_B = 80
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Importing Streamlit made its chart theme Plotly's default template; every figure the pages
@@ -56,27 +58,54 @@ def row() -> DeltaGenerator:
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
     """Draw a Plotly figure at the width of the layout, its title wrapped to fit a phone
-    (larger in presentation mode)."""
+    (in presentation mode, sized for the screen)."""
     figures.fit_title(fig)
     if presenting():
-        _enlarge_for_room(fig)
+        _fit_to_screen(fig, screen_size.screen())
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
 
 
-def _enlarge_for_room(fig: go.Figure) -> None:
-    """Presentation mode's chart: taller, its text larger. Streamlit's Plotly theme sizes
-    each kind of text itself, so each is set here, not only the figure's base font. What
-    the top margin holds (the title, subplot titles, Play's buttons and frame slider) is text,
-    so it grows with the text, and the slider keeps its distance above the larger buttons."""
-    text, title = share.PRESENT_CHART_FONT_PX, round(share.PRESENT_CHART_FONT_PX * 1.2)
+def _presented_on() -> tuple[int, int] | None:
+    """The screen the charts are drawn for in presentation mode (width, height); None in normal mode."""
+    if not presenting():
+        return None
+    screen = screen_size.screen()
+    return screen.width, screen.height
+
+
+def panel_columns() -> int:
+    """How many columns a chart of stacked panels takes: presentation mode's wide, short screen
+    takes presentation.PANEL_COLUMNS (Attention's six panels one under another would have been
+    70 px each once fitted to a 720 px projector), a page one."""
+    return presentation.PANEL_COLUMNS if presenting() else 1
+
+
+def _fit_to_screen(fig: go.Figure, screen: presentation.Screen) -> None:
+    """Presentation mode's chart (explorer/presentation.py): its text larger, growing with the
+    screen, and taller, but never taller than the screen. Streamlit's Plotly theme sizes each
+    kind of text itself, so each is set here, not only the figure's base font. What the top
+    margin holds (the title, subplot titles, Play's buttons and frame slider) is text, so it
+    grows with the text, and the slider keeps its distance above the larger buttons."""
+    text, title = presentation.chart_font_px(screen)
     grow = text / figures.FONT_PX
-    top = fig.layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
+    layout = fig.layout
+    designed = layout.height or figures.PLOTLY_DEFAULT_HEIGHT
+    top, bottom = layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T, layout.margin.b or PLOTLY_DEFAULT_MARGIN_B
+    height = min(
+        round(designed * presentation.CHART_HEIGHT_FACTOR * presentation.scale(screen)) + round(top * (grow - 1)),
+        presentation.chart_max_height_px(screen),
+    )
     fig.update_layout(
-        height=round((fig.layout.height or figures.PLOTLY_DEFAULT_HEIGHT) * share.PRESENT_CHART_HEIGHT_FACTOR)
-        + round(top * (grow - 1)),
-        margin_t=round(top * grow),
+        height=height, margin_t=round(top * grow),
         font_size=text, title_font_size=title, legend_font_size=text, hoverlabel_font_size=text,
     )
+    if layout.legend.y is not None and layout.legend.y < 0:
+        # A legend under the plot is placed in fractions of the plot's height: on a plot made
+        # shorter to fit the screen it would rise into the x axis's labels. Its distance below
+        # the plot, and the margin that holds it, grow with the text instead.
+        layout.margin.b = round(bottom * grow)
+        plot = max(height - layout.margin.t - layout.margin.b, 1)
+        layout.legend.y = layout.legend.y * (designed - top - bottom) * grow / plot
     if fig.layout.title.pad.t:  # a wrapped title's pad grows with its lines (figures.fit_title)
         clearance = figures.MODEBAR_CLEARANCE_PX
         fig.layout.title.pad.t = clearance + (fig.layout.title.pad.t - clearance) * title / figures.TITLE_FONT_PX
@@ -182,9 +211,9 @@ def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None
     controls it uses); ``name`` tells the sections of all pages apart. ``draw`` must not
     create widgets (Streamlit cannot replay them): downloads and controls stay outside.
     """
-    # Presentation mode draws the charts larger: its sections are others. By keyword: for each
-    # positional argument Streamlit reads the function's signature again to find its name.
-    _drawn_once(name=name, inputs=(*inputs, presenting()), _draw=draw)
+    # Presentation mode draws the charts for the screen: its sections are others, one per screen.
+    # By keyword: for each positional argument Streamlit reads the function's signature again.
+    _drawn_once(name=name, inputs=(*inputs, _presented_on()), _draw=draw)
 
 
 #: How long a page waits after its first chart before it sends the rest (no CPU: the script

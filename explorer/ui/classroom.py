@@ -3,12 +3,15 @@ view's address and its QR code."""
 
 from __future__ import annotations
 
+import contextlib
+from contextlib import AbstractContextManager
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from explorer import share
-from explorer.ui import controls, keyboard
+from explorer.ui import controls, keyboard, screen_size
 
 #: Presentation mode closes the sidebar, which the pages' text names ("the sidebar's d"): where it is.
 SIDEBAR_CLOSED = "The sidebar's d, n, L and presets: open it with » at the top left."
@@ -31,6 +34,17 @@ def page_config(**config: object) -> bool:
     return presenting_now
 
 
+def page_block(presenting_now: bool) -> AbstractContextManager:
+    """Where the page is drawn: in presentation mode a block of its own for each screen size
+    (explorer/ui/screen_size.py), so that on a screen of another size every element is drawn
+    anew; a table keeps the column widths it measured when first drawn, and after the window
+    shrank it scrolled sideways. In normal mode the page is drawn where it stands."""
+    if not presenting_now:
+        return contextlib.nullcontext()
+    screen = screen_size.screen()
+    return st.container(key=f"present_{screen.width}x{screen.height}")
+
+
 def classroom_bar(bar: DeltaGenerator) -> bool:
     """In ``bar`` above the page, drawn after it (on a step the page's first chart goes out
     first): the Share button and presentation mode's toggle, reachable with the sidebar
@@ -41,6 +55,7 @@ def classroom_bar(bar: DeltaGenerator) -> bool:
     with bar, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
         if presenting():
             st.caption(SIDEBAR_CLOSED)
+            screen_size.mount()
         # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
         # address is the current one, and a modal dialog cannot go stale behind a moved control.
         pressed = st.button(

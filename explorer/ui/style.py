@@ -51,7 +51,7 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
 .js-plotly-plot .legend .traces:focus-visible {
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
-.st-key-play_keys, .st-key-browser_navigation { display: none; }
+.st-key-play_keys, .st-key-browser_navigation, .st-key-screen_size { display: none; }
 /* Keyboard: Streamlit slides a collapsed sidebar out of view (presentation mode closes it)
    but leaves its controls in the tab order: Tab reached them and an arrow key changed d with
    nothing visible moving. Hidden once it has slid out (0.3 s, Streamlit's own transition), so
@@ -85,11 +85,13 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
 </style>"""
 
 
-#: Presentation mode's style: larger type everywhere (Streamlit sizes its text in rem), the
-#: toolbar's menu and deploy decorations hidden (the sidebar's open button stays), less
-#: empty space above the title. A constant: nothing a visitor typed or sent reaches it.
+#: Presentation mode's style: larger type everywhere (Streamlit sizes its text in rem), growing
+#: with the screen as its charts do (presentation.py: 21 px on a 1280 x 720 projector, times the
+#: smaller of 100vw / 1280 and 100vh / 720, up to twice), the toolbar's menu and deploy decorations
+#: hidden (the sidebar's open button stays), less empty space above the title. A constant:
+#: nothing a visitor typed or sent reaches it.
 PRESENT_STYLE = """<style>
-html { font-size: 21px; }
+html { font-size: clamp(21px, min(1.640625vw, 2.916667vh), 42px); }
 [data-testid="stMainMenu"], [data-testid="stToolbarActions"], [data-testid="stDecoration"],
 [data-testid="stAppDeployButton"] { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; max-width: none; }

@@ -98,6 +98,7 @@ def _page_that_raises() -> None:
 
     class FailingPage:
         title = "Failing page"
+        url_path = "failing"
 
         def run(self) -> None:
             raise RuntimeError("secret-detail-7f3a /srv/internal/path.py")

@@ -126,6 +126,19 @@ CHARTS_AT_WIDTH_JS = """() => [...document.querySelectorAll('[data-testid="stPlo
 })"""
 
 
+#: Each chart's height, base text size (Plotly's layout font) and title, and the room the window
+#: has for a chart: its height under Streamlit's toolbar, fixed over the page's top.
+CHART_SIZES_JS = """() => {
+    const header = document.querySelector('[data-testid="stHeader"]')?.getBoundingClientRect().height ?? 0;
+    return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((chart) => {
+        const plot = chart.querySelector('.js-plotly-plot');
+        return {height: chart.getBoundingClientRect().height, room: innerHeight - header,
+                font: plot?._fullLayout?.font?.size ?? null,
+                title: (chart.querySelector('.gtitle')?.textContent ?? '').slice(0, 50)};
+    });
+}"""
+
+
 #: Resolves true once the app has been idle, with the same elements on the page, for 0.2 s (a
 #: page's run can end, and a second begin, before all its elements are drawn: the Scorecard's
 #: last metrics came after the app had first said it was idle); false after 20 s.

@@ -12,6 +12,7 @@ page may draw a chart's text over its other text or cut a label off.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -21,6 +22,7 @@ import numpy as np
 import pytest
 from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from layout_checks import (
+    CHART_SIZES_JS,
     CHART_TEXT_JS,
     CHARTS_AT_WIDTH_JS,
     LABELS_CUT_JS,
@@ -40,7 +42,7 @@ from test_browser import (
     wait_until_drawn,
 )
 
-from explorer import share
+from explorer import presentation, share
 from explorer.page_list import address_path
 from explorer.ui.classroom import SIDEBAR_CLOSED
 
@@ -337,17 +339,43 @@ PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
 LEAST_CHART_TEXT_PX = 12
 
 
+#: Presentation mode's chart text on the larger projector's screen, at least this many times the
+#: smaller's: the screens are 1.5 times apart, and the text was 17 px on both.
+LEAST_TEXT_GROWTH = 1.4
+
+
+def screen_fit_problems(page, where: str, fonts: dict[tuple[str, int], float], path: str) -> list[str]:
+    """Presentation mode: once the app has drawn for the window's size (every chart's text at
+    presentation.chart_font_px for it; the app learns the size from the browser, and a resize
+    reruns it), every chart, Play's buttons and slider included, within the window under
+    Streamlit's toolbar. Each chart's text size goes in ``fonts`` by (path, chart)."""
+    screen = presentation.Screen(page.viewport_size["width"], page.viewport_size["height"])
+    text, _ = presentation.chart_font_px(screen)
+    with contextlib.suppress(PlaywrightTimeout):  # the sizes below say what is drawn instead
+        page.wait_for_function(f"() => ({CHART_SIZES_JS})().every((chart) => chart.font === {text})", timeout=15_000)
+    problems = []
+    for index, chart in enumerate(page.evaluate(CHART_SIZES_JS)):
+        fonts[path, index] = chart["font"]
+        if chart["height"] > chart["room"] or chart["font"] != text:
+            problems.append(f"{where}: chart {index} ({chart['title']!r}) is {chart['height']:.0f} px tall with "
+                            f"{chart['font']} px text; the screen has {chart['room']:.0f} px under the toolbar, "
+                            f"its text should be {text} px")
+    return problems
+
+
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
 def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server: str, page, present: bool) -> None:
     """On every page of page_list.PAGES, in normal and presentation mode, at 1920 x 1080 and
     1280 x 720 (layout_checks): no text of a chart over another of the same chart, no chart
     text outside its chart, no chart text under LEAST_CHART_TEXT_PX, no label cut off, no table wider
-    than its box. (On a phone:
+    than its box. In presentation mode also: every chart, with its Play controls, fits the
+    screen, and its text is larger on the larger screen (screen_fit_problems). (On a phone:
     test_phone.py, test_page_fits_a_phone.) The first page is opened by its address,
     the next ones from the navigation, as a visitor goes (a load costs twice as long); each
     is looked at in both sizes, the window resized between them."""
     query = f"?{share.PRESENT_KEY}=true" if present else ""
     problems: list[str] = []
+    fonts: dict[str, dict[tuple[str, int], float]] = {f"{size['width']}": {} for size in PROJECTORS}
     sizes = list(PROJECTORS)
     page.set_viewport_size(sizes[0])
     for index, info in enumerate(PAGES):
@@ -364,9 +392,16 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
                 page.set_viewport_size(size)
                 page.wait_for_function(CHARTS_AT_WIDTH_JS)
             where = f"/{path}{query} at {size['width']} x {size['height']}"
+            if present:
+                problems += screen_fit_problems(page, where, fonts[f"{size['width']}"], path)
             problems += describe_chart_text(page.evaluate(CHART_TEXT_JS), where)
             problems += [f"{where}: {label}" for label in page.evaluate(LABELS_CUT_JS, True)]
             problems += [f"{where}: chart {small['chart']} ({small['title']!r}): {small['text']!r} "
                          f"at {small['size']} px" for small in page.evaluate(SMALL_CHART_TEXT_JS, LEAST_CHART_TEXT_PX)]
         sizes.reverse()  # the next page starts at the size this one ends at
+    if present:
+        large, small = (fonts[f"{size['width']}"] for size in PROJECTORS)
+        assert large, "no chart measured"
+        problems += [f"/{path} chart {index}: text {small[path, index]} px at 1280 x 720, {font} px at 1920 x 1080"
+                     for (path, index), font in large.items() if font < LEAST_TEXT_GROWTH * small[path, index]]
     assert not problems, "\n".join(problems)
