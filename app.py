@@ -43,7 +43,7 @@ else:
     bar = st.container()
     if presenting:
         style.present(bar)
-    with classroom.page_block(presenting):
+    with classroom.page_block():
         navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
     share_pressed = classroom.classroom_bar(bar)

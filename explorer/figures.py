@@ -331,11 +331,11 @@ def chart_title(text: str) -> dict:
     }
 
 
-#: Plotly's height and top margin for a figure that sets none.
-PLOTLY_DEFAULT_HEIGHT, PLOTLY_DEFAULT_MARGIN_T = 450, 100
+#: Plotly's height, top and bottom margins for a figure that sets none.
+PLOTLY_DEFAULT_HEIGHT, PLOTLY_DEFAULT_MARGIN_T, PLOTLY_DEFAULT_MARGIN_B = 450, 100, 80
 #: Plotly's base font size: Streamlit's chart theme draws axis titles, tick labels, legends and
 #: the Play controls at 12 px, chart titles at 16 px (presentation mode enlarges both:
-#: explorer/ui/blocks.py).
+#: explorer/presentation.py).
 FONT_PX, TITLE_FONT_PX = 12, 16
 #: Characters on a line of a chart title. Plotly never wraps a title; on a phone (a chart 358
 #: px wide) a line of 16 px type holds about 48 of them, so longer titles are wrapped.

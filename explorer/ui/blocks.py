@@ -17,11 +17,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer import figures, presentation
 from explorer.settings import Settings, even_settings
-from explorer.ui import controls, navigation, screen_size
-from explorer.ui.classroom import presenting
+from explorer.ui import controls, navigation
+from explorer.ui.classroom import presented_screen, presenting
 
-#: Plotly's bottom margin when a figure sets none.
-PLOTLY_DEFAULT_MARGIN_B = 80
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 # Importing Streamlit made its chart theme Plotly's default template; every figure the pages
@@ -60,17 +58,10 @@ def chart(fig: go.Figure, *, key: str | None = None) -> None:
     """Draw a Plotly figure at the width of the layout, its title wrapped to fit a phone
     (in presentation mode, sized for the screen)."""
     figures.fit_title(fig)
-    if presenting():
-        _fit_to_screen(fig, screen_size.screen())
+    screen = presented_screen()
+    if screen is not None:
+        _fit_to_screen(fig, screen)
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
-
-
-def _presented_on() -> tuple[int, int] | None:
-    """The screen the charts are drawn for in presentation mode (width, height); None in normal mode."""
-    if not presenting():
-        return None
-    screen = screen_size.screen()
-    return screen.width, screen.height
 
 
 def panel_columns() -> int:
@@ -90,7 +81,8 @@ def _fit_to_screen(fig: go.Figure, screen: presentation.Screen) -> None:
     grow = text / figures.FONT_PX
     layout = fig.layout
     designed = layout.height or figures.PLOTLY_DEFAULT_HEIGHT
-    top, bottom = layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T, layout.margin.b or PLOTLY_DEFAULT_MARGIN_B
+    top = layout.margin.t or figures.PLOTLY_DEFAULT_MARGIN_T
+    bottom = layout.margin.b or figures.PLOTLY_DEFAULT_MARGIN_B
     height = min(
         round(designed * presentation.CHART_HEIGHT_FACTOR * presentation.scale(screen)) + round(top * (grow - 1)),
         presentation.chart_max_height_px(screen),
@@ -213,7 +205,7 @@ def cached_section(name: str, draw: Callable[[], None], *inputs: object) -> None
     """
     # Presentation mode draws the charts for the screen: its sections are others, one per screen.
     # By keyword: for each positional argument Streamlit reads the function's signature again.
-    _drawn_once(name=name, inputs=(*inputs, _presented_on()), _draw=draw)
+    _drawn_once(name=name, inputs=(*inputs, presented_screen()), _draw=draw)
 
 
 #: How long a page waits after its first chart before it sends the rest (no CPU: the script

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
-from explorer import share
+from explorer import presentation, share
 from explorer.ui import controls, keyboard, screen_size
 
 #: Presentation mode closes the sidebar, which the pages' text names ("the sidebar's d"): where it is.
@@ -25,6 +25,11 @@ def presenting() -> bool:
     return bool(st.session_state.get(share.PRESENT_KEY, False))
 
 
+def presented_screen() -> presentation.Screen | None:
+    """The screen presentation mode draws for (explorer/ui/screen_size.py); None in normal mode."""
+    return screen_size.screen() if presenting() else None
+
+
 def page_config(**config: object) -> bool:
     """Before the page runs: the app's page ``config`` with presentation mode's sidebar, closed when
     presenting (``present=true`` in the URL, or its toggle). One st.set_page_config: each call is a
@@ -34,14 +39,14 @@ def page_config(**config: object) -> bool:
     return presenting_now
 
 
-def page_block(presenting_now: bool) -> AbstractContextManager:
+def page_block() -> AbstractContextManager:
     """Where the page is drawn: in presentation mode a block of its own for each screen size
     (explorer/ui/screen_size.py), so that on a screen of another size every element is drawn
     anew; a table keeps the column widths it measured when first drawn, and after the window
     shrank it scrolled sideways. In normal mode the page is drawn where it stands."""
-    if not presenting_now:
+    screen = presented_screen()
+    if screen is None:
         return contextlib.nullcontext()
-    screen = screen_size.screen()
     return st.container(key=f"present_{screen.width}x{screen.height}")
 
 
