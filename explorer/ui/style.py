@@ -41,6 +41,11 @@ CSS = """<style>
    4.5:1 in the light theme (#c53948 on #f9ebed) and 3.6:1 in the dark one; darkened or
    lightened to 5.1:1. */
 button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f, #da6d78); }
+/* Phones: a slider's range input is visually hidden (clipped to a pixel) at its thumb, but its
+   box runs the track's width on from there: at its maximum, Waves' "Pairs x shown" reached
+   107 px past a 390 px screen, where a screen reader's focus ring and a scroll into view go.
+   A pixel wide, it stays under the thumb; the keyboard and the pointer work as before. */
+[data-testid="stSlider"] input[type="range"] { width: 1px; }
 /* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
    relations and operators) instead of scrolling in a box that the keyboard cannot scroll
    (axe scrollable-region-focusable); formulas that fit are unchanged. */

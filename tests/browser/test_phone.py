@@ -51,6 +51,23 @@ PHONE_LAYOUT_JS = """() => {
         const r = el.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && (r.right > vw + 0.5 || r.left < -0.5) && !clippedWithin(el);
     }).slice(0, 10).map((el) => el.outerHTML.slice(0, 160));
+    // A control's box, hidden or not, is where the focus ring and a scroll into view go: within
+    // the screen unless a container in the page scrolls it there (a table's cells).
+    const scrollsTo = (el) => {
+        for (let p = el.parentElement; p && p !== main; p = p.parentElement) {
+            if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return true;
+        }
+        return false;
+    };
+    const controlsOff = [...main.querySelectorAll('input, button, select, textarea, a[href], [tabindex]')]
+        .filter((el) => {
+            const r = el.getBoundingClientRect();
+            return r.width > 0 && (r.right > vw + 0.5 || r.left < -0.5) && !scrollsTo(el);
+        }).slice(0, 10).map((el) => {
+            const r = el.getBoundingClientRect();
+            const name = el.getAttribute('aria-label') || el.outerHTML.slice(0, 120);
+            return `${name} (${Math.round(r.left)}..${Math.round(r.right)} px)`;
+        });
     const formulas = [...main.querySelectorAll('.katex-display')].map((k) => {
         const r = k.getBoundingClientRect();
         return {left: r.left, right: r.right, fits: k.scrollWidth <= k.clientWidth + 0.5,
@@ -65,7 +82,7 @@ PHONE_LAYOUT_JS = """() => {
                 covered: bar ? texts.filter((t) => meet(box(bar), box(t))).map((t) => t.textContent) : []};
     });
     return {vw, documentWidth: document.documentElement.scrollWidth, mainWidth: main.scrollWidth,
-            mainClient: main.clientWidth, overflowing, formulas, charts};
+            mainClient: main.clientWidth, overflowing, controlsOff, formulas, charts};
 }"""
 
 
@@ -100,6 +117,8 @@ def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> 
     assert layout["documentWidth"] <= PHONE["width"], layout
     assert layout["mainWidth"] <= layout["mainClient"], layout
     assert not layout["overflowing"], "\n".join(layout["overflowing"])
+    # Issue 37: Waves' slider at its maximum had its hidden input 107 px past the edge.
+    assert not layout["controlsOff"], "\n".join(layout["controlsOff"])
     for formula in layout["formulas"]:
         # Within the screen, and wrapped to fit: a box that only a finger can scroll is no
         # use from the keyboard (axe's scrollable-region-focusable, checked below as well).
