@@ -4,12 +4,12 @@ length it was trained on, pair by pair, for every context-extension method."""
 import numpy as np
 import streamlit as st
 
-from explorer import animation, figures
+from explorer import animation, figures, rope_methods
 from explorer.model_configs import model_config
 from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
-from explorer.topics.contexts import DEFAULT_VIEW, METHOD_NAMES, ContextView
+from explorer.topics.contexts import DEFAULT_VIEW, ContextView
 from explorer.ui import blocks, cached, controls, model_carry, navigation
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
@@ -169,7 +169,7 @@ factor = controls.number_control(
     container=length_cols[2], help="The scaling factor (rope_scaling.factor); every method below uses it.",
 )
 method = controls.choice_control(
-    "method", "Method", contexts.METHODS, default=DEFAULT_VIEW.method, format_func=METHOD_NAMES.get,
+    "method", "Method", contexts.methods(), default=DEFAULT_VIEW.method, format_func=rope_methods.method_label,
 )
 # Each method's parameters, shown on request: nine boxes would cost every rerun about 2.5 ms of
 # server CPU; hidden, they keep their values (URL, session), and the side-by-side uses them.
@@ -248,7 +248,8 @@ def pair_sections(view: ContextView) -> None:
                 "above (Play's T below leaves these as they are):")
     cols = st.columns(4)
     cols[0].metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
-    cols[1].metric(label if view.method != "none" else "method: none", f"{int(scaled.unseen.sum())} of {view.pairs}")
+    chosen = label if view.method != rope_methods.NONE else "method: none"
+    cols[1].metric(chosen, f"{int(scaled.unseen.sum())} of {view.pairs}")
     cols[2].metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
     cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
     blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
@@ -284,9 +285,8 @@ def methods_section(view: ContextView) -> None:
         f"Each method with factor s = {view.factor:g}, L0 = {view.trained:,}, at L = {view.target:,}; YaRN and "
         "llama3 with the parameters above, dynamic NTK at the target length. A pair right of the dotted line "
         "(λ_i > L0) never turned a whole circle in training. "
-        + ("" if "longrope" in contexts.available_methods(view)
-           else "LongRoPE's per-pair factors are searched for each model; a Phi-3 preset or a LongRoPE config "
-           "gives them.")
+        + " ".join(f"Not drawn: {rope_methods.method_label(method)}, as {reason[0].lower()}{reason[1:]}"
+                   for method, reason in contexts.unavailable_methods(view).items())
     )
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import animation, figures, presets, rope_presets, uploads
+from explorer import animation, figures, presets, rope_methods, rope_presets, uploads
 from explorer.rope_presets import CUSTOM
 from explorer.settings import format_n
 from explorer.topics import rotary
@@ -74,14 +74,14 @@ else:
                          preset_settings["n"])
 if model == CUSTOM and st.session_state.get("scaling") == "model":
     st.session_state["scaling"] = "none"  # no model, no model's scaling (before its select box is drawn)
-choices = tuple(c for c in rope_presets.SCALING_CHOICES if model != CUSTOM or c != "model")
+choices = tuple(c for c in rope_presets.scaling_choices() if model != CUSTOM or c != rope_presets.MODEL)
 method_col, *parameter_cols = st.columns([2, 1, 1, 1, 1])
 method = controls.select_control("scaling", "Scaling", choices, default="none", container=method_col,
-                                 format_func=rope_presets.SCALING_LABELS.get)
+                                 format_func=rope_presets.scaling_label)
 parameters = {}
-for name, column in zip(rope_presets.METHOD_PARAMETERS[method], parameter_cols, strict=False):
-    options, default = rope_presets.PARAMETERS[name]
-    parameters[name] = controls.option_control(name, rope_presets.PARAMETER_LABELS[name], options, default=default,
+for name, column in zip(rope_presets.choice_parameters(method), parameter_cols, strict=False):
+    parameter = rope_methods.PARAMETERS[name]
+    parameters[name] = controls.option_control(name, parameter.label, parameter.stops, default=parameter.default,
                                                container=column)
 ordered, fixes = rope_presets.ordered_parameters(method, parameters)
 if fixes:
@@ -100,11 +100,11 @@ def the_view() -> RotaryView:
         edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
         st.caption(
             f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
-            f"{rope_presets.describe_scaling(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
+            f"{rope_methods.describe(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
             + (f" Changed here: {edited}." if edited else "")
         )
     st.caption(
-        f"Scaling: {rope_presets.describe_scaling(scaling, d)}. {rope_presets.attention_note(scaling, L)} Every "
+        f"Scaling: {rope_methods.describe(scaling, d)}. {rope_methods.attention_note(scaling, L)} Every "
         f"chart uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the "
         "sinusoid's; here θ_i = b^(−2i/d) and the layout is the one above."
     )

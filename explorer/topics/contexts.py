@@ -21,34 +21,26 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
-from explorer import animation, reproduce
+from explorer import animation, reproduce, rope_methods
 from explorer.figures import ENVELOPE_HOVER, FONT_PX, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
+from explorer.rope_methods import NONE
 from explorer.settings import D_MAX, N_OPTIONS, echo, format_number, last_value, nearest_n, read_number
+from pe_core.rope.methods import ORIGINAL_LENGTH_KEYS, rope_method
 
-#: "none" (plain RoPE) and the scalings of pe_core, in the order the page lists them.
-METHODS: tuple[str, ...] = ("none", *pe_core.ROPE_METHODS)
-#: Short names, for metric labels and figure legends.
-METHOD_SHORT = {
-    "none": "plain RoPE", "linear": "linear", "ntk": "NTK-aware", "dynamic": "dynamic NTK", "yarn": "YaRN",
-    "llama3": "llama3", "longrope": "LongRoPE",
-}
-METHOD_NAMES = {
-    "none": "none (plain RoPE)",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "llama3 (Llama 3.1)",
-    "longrope": "LongRoPE (Phi-3)",
-}
-#: A colour per method in methods_figure, told apart at a glance: plain RoPE grey, the others six hues
-#: at least 40 degrees apart (CIELAB). Streamlit's own sequence drew YaRN and llama3 in two greens
-#: (#29b09d, #7defa1). tests/topics/test_contexts.py measures every pair.
-METHOD_COLORS = {
-    "none": "#8c8c8c", "linear": "#e69f00", "ntk": "#0072b2", "dynamic": "#2ca02c", "yarn": "#d62728",
-    "llama3": "#17becf", "longrope": "#c51b7d",
-}
+#: Plain RoPE's line in methods_figure: grey beside the methods' hues (explorer.rope_methods).
+PLAIN_COLOR = "#8c8c8c"
+
+
+def methods() -> tuple[str, ...]:
+    """"none" (plain RoPE) and every method the app shows, in the order the page lists them."""
+    return (NONE, *rope_methods.method_names())
+
+
+def method_colour(method: str) -> str:
+    return PLAIN_COLOR if method == NONE else rope_methods.method_entry(method).colour
+
+
 #: Shorter titles for the tables' widest columns (the full name is the column's help): at full
 #: length the per-pair table ran 1139 px wide in a 1280 x 720 page's 818.
 TABLE_TITLES: dict[str, str] = {
@@ -135,7 +127,7 @@ class ContextView:
         )
 
     def describe(self) -> str:
-        how = "plain RoPE" if self.method == "none" else f"{METHOD_NAMES[self.method]} x{self.factor:g}"
+        how = "plain RoPE" if self.method == NONE else f"{rope_methods.method_label(self.method)} x{self.factor:g}"
         return (
             f"d={self.d}, base {format_number(self.base)}, trained on {self.trained:,}, "
             f"run at {self.target:,}, {how}"
@@ -154,49 +146,46 @@ PAGE_KEYS = (
 
 
 def scaling(view: ContextView, method: str) -> pe_core.RopeScaling | None:
-    """The RopeScaling of ``method`` with the view's factor, lengths and parameters.
+    """The RopeScaling of ``method`` with the view's factor, lengths and parameters
+    (``rope_methods.build_scaling``).
 
-    dynamic takes ``max_positions`` (else the trained length) as its original length, as
-    transformers takes max_position_embeddings; attention_factor, mscale and mscale_all_dim
-    and the LongRoPE lists apply to the view's own method (a config gives them for it).
-    Raises ValueError where the method cannot be built (LongRoPE without lists for this d).
+    A method whose L0 is max_position_embeddings (dynamic NTK, as transformers reads it) takes
+    ``max_positions`` (else the trained length); attention_factor, mscale and mscale_all_dim apply
+    to the view's own method (a config gives them for it). Raises ValueError where the method
+    cannot be built (LongRoPE without lists for this d).
     """
-    s, L0 = view.factor, view.trained
-    own = method == view.method
-    attention = view.attention_factor if own and view.attention_factor > 0 else None
-    if method == "none":
+    if method == NONE:
         return None
-    if method in ("linear", "ntk"):
-        return pe_core.RopeScaling(method, s)
-    if method == "dynamic":
-        return pe_core.RopeScaling("dynamic", s, view.max_positions or L0)
-    if method == "llama3":
-        return pe_core.RopeScaling("llama3", s, L0, low_freq_factor=view.low_freq, high_freq_factor=view.high_freq)
-    if method == "yarn":
-        return pe_core.RopeScaling(
-            "yarn", s, L0, beta_fast=view.beta_fast, beta_slow=view.beta_slow, truncate=view.truncate,
-            mscale=view.mscale if own and view.mscale > 0 else None,
-            mscale_all_dim=view.mscale_all_dim if own and view.mscale_all_dim > 0 else None,
-            attention_factor=attention,
-        )
-    if method == "longrope":
-        if not view.has_lists:
-            raise ValueError(
-                f"LongRoPE needs its short_factor and long_factor lists, {view.pairs} numbers each for d={view.d}: "
-                "a Phi-3 preset or a config.json with rope_scaling type longrope gives them."
-            )
-        return pe_core.RopeScaling("longrope", s, L0, short_factor=view.short_factor, long_factor=view.long_factor,
-                                   attention_factor=attention)
-    raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}.")
+    own = method == view.method
+    given = {
+        "factor": view.factor, "low_freq_factor": view.low_freq, "high_freq_factor": view.high_freq,
+        "beta_fast": view.beta_fast, "beta_slow": view.beta_slow, "truncate": view.truncate,
+        "short_factor": view.short_factor, "long_factor": view.long_factor,
+    }
+    if own:  # 0: not given
+        given |= {"mscale": view.mscale or None, "mscale_all_dim": view.mscale_all_dim or None,
+                  "attention_factor": view.attention_factor or None}
+    return rope_methods.build_scaling(method, given, d=view.d, trained=view.trained, max_positions=view.max_positions)
+
+
+def _refusal(view: ContextView, method: str) -> str:
+    """Why ``method`` cannot be drawn for this view ("" when it can)."""
+    try:
+        scaling(view, method)
+    except ValueError as refusal:
+        return str(refusal)
+    return ""
 
 
 def available_methods(view: ContextView) -> tuple[str, ...]:
-    """The methods the page can draw for this view: NTK and dynamic need d >= 4 (their base
-    change divides by d - 2), LongRoPE its lists for this d."""
-    return tuple(
-        method for method in METHODS
-        if not (method in ("ntk", "dynamic") and view.d < 4) and not (method == "longrope" and not view.has_lists)
-    )
+    """The methods the page can draw for this view: those whose scaling can be built for it (NTK
+    and dynamic need d >= 4, as their base change divides by d - 2; LongRoPE its lists for this d)."""
+    return tuple(method for method in methods() if not _refusal(view, method))
+
+
+def unavailable_methods(view: ContextView) -> dict[str, str]:
+    """The methods the page cannot draw for this view, each with the reason pe_core gives."""
+    return {method: reason for method in methods() if (reason := _refusal(view, method))}
 
 
 #: The view's parameters that go in pairs, each pair in order (``ordered_pairs``).
@@ -205,36 +194,21 @@ ORDERED_KEYS = ("beta_fast", "beta_slow", "low_freq", "high_freq")
 
 def ordered_pairs(view: ContextView) -> tuple[ContextView, list[str]]:
     """The view with each pair of parameters that must go in order and does not (YaRN's beta_slow
-    below beta_fast, llama3's low_freq_factor below high_freq_factor) replaced by its authors'
-    values, and a one-line notice for each, naming the two in the order the page's boxes show them."""
-    notices: list[str] = []
-    if view.beta_slow >= view.beta_fast:
-        notices.append(
-            f"YaRN's beta_fast ({view.beta_fast:g}) must be above beta_slow ({view.beta_slow:g}); "
-            f"using YaRN's {DEFAULT_VIEW.beta_fast:g} and {DEFAULT_VIEW.beta_slow:g}."
-        )
-        view = replace(view, beta_fast=DEFAULT_VIEW.beta_fast, beta_slow=DEFAULT_VIEW.beta_slow)
-    if view.low_freq >= view.high_freq:
-        notices.append(
-            f"llama3's low_freq_factor ({view.low_freq:g}) must be below high_freq_factor ({view.high_freq:g}); "
-            f"using Meta's {DEFAULT_VIEW.low_freq:g} and {DEFAULT_VIEW.high_freq:g}."
-        )
-        view = replace(view, low_freq=DEFAULT_VIEW.low_freq, high_freq=DEFAULT_VIEW.high_freq)
-    return view, notices
+    below beta_fast, llama3's low_freq_factor below high_freq_factor: ``rope_methods.out_of_order``
+    over every method, whose parameters the page's boxes all show) replaced by its authors' values,
+    and a one-line notice for each."""
+    ordered, notices = rope_methods.out_of_order(
+        rope_methods.method_names(), {key: getattr(view, key) for key in ORDERED_KEYS})
+    return replace(view, **ordered), notices
 
 
 def checked_view(view: ContextView) -> tuple[ContextView, list[str]]:
     """The view with what cannot go together put right, and a one-line notice for each change:
     ``ordered_pairs``, and a method this view cannot draw."""
     view, notices = ordered_pairs(view)
-    if view.method not in available_methods(view):
-        why = (
-            f"needs d >= 4, and d={view.d}" if view.method in ("ntk", "dynamic")
-            else f"needs its factor lists, {view.pairs} numbers each for d={view.d}, and this view has "
-            + ("none" if view.short_factor is None else f"{len(view.short_factor)} each")
-        )
-        notices.append(f"{METHOD_NAMES[view.method]} {why}; showing plain RoPE.")
-        view = replace(view, method="none")
+    if view.method != NONE and (refusal := _refusal(view, view.method)):
+        notices.append(f"{rope_methods.method_label(view.method)} cannot be drawn here: {refusal} Showing plain RoPE.")
+        view = replace(view, method=NONE)
     return view, notices
 
 
@@ -276,7 +250,7 @@ def methods_summary(view: ContextView) -> pd.DataFrame:
         c = coverage(view, method)
         a = attention_factor(view, method)
         rows.append({
-            "method": METHOD_NAMES[method],
+            "method": rope_methods.method_label(method),
             "slowest pair θ'/θ": float(c.ratio[-1]),
             "attention factor a": a,
             "scores × a²": a * a,
@@ -351,7 +325,7 @@ def coverage_frames(view: ContextView) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """Per Play target T (rows): turns needed by every pair, plain and with the method, and the
     method's unseen mask. Returns (targets, plain turns, method turns, unseen)."""
     targets = play_targets(view, play_frame_count(view))
-    plain = np.array([coverage(view, "none", int(T)).turns_needed for T in targets])
+    plain = np.array([coverage(view, NONE, int(T)).turns_needed for T in targets])
     scaled = [coverage(view, view.method, int(T)) for T in targets]
     return targets, plain, np.array([c.turns_needed for c in scaled]), np.array([c.unseen for c in scaled])
 
@@ -361,7 +335,7 @@ def coverage_frames(view: ContextView) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def method_label(view: ContextView) -> str:
     """'plain RoPE', or the method's short name and its factor: 'YaRN ×4'."""
-    return "plain RoPE" if view.method == "none" else f"{METHOD_SHORT[view.method]} ×{view.factor:g}"
+    return "plain RoPE" if view.method == NONE else f"{rope_methods.method_short(view.method)} ×{view.factor:g}"
 
 
 def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
@@ -370,7 +344,7 @@ def coverage_figure(view: ContextView, *, title: str) -> go.Figure:
     cross on each pair that meets unseen angles (its other markers have size 0); a line at one
     turn. Play sweeps T (``play_targets``), the figure opening on the view's target."""
     targets, plain, scaled, unseen = coverage_frames(view)
-    seen = coverage(view, "none").turns_seen
+    seen = coverage(view, NONE).turns_seen
     active = int(np.flatnonzero(targets == view.target)[0])
     every = np.concatenate([seen, plain.ravel(), scaled.ravel()])
     label = method_label(view)
@@ -415,13 +389,14 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
     r""":math:`\theta'_i/\theta_i` of every pair against its wavelength :math:`\lambda_i`, one line
     per method, on log axes, with the trained length marked (a pair to its right never
     turned a whole circle in training)."""
-    wavelength = coverage(view, "none").wavelength
+    wavelength = coverage(view, NONE).wavelength
     ratios = {method: coverage(view, method).ratio for method in available_methods(view)}
     traces = [
         {"type": "scatter", "x": wavelength.astype(np.float32), "y": ratio.astype(np.float32),
-         "name": METHOD_NAMES[method], "mode": "lines+markers" if view.pairs <= 64 else "lines", "marker": {"size": 4},
-         "line": {"width": 3 if method == view.method else 1.5, "color": METHOD_COLORS[method]},
-         "hovertemplate": "λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + METHOD_NAMES[method]
+         "name": rope_methods.method_label(method), "mode": "lines+markers" if view.pairs <= 64 else "lines",
+         "marker": {"size": 4},
+         "line": {"width": 3 if method == view.method else 1.5, "color": method_colour(method)},
+         "hovertemplate": "λ_i = %{x:.4g} positions<br>θ'_i/θ_i = %{y:.4g}<br>" + rope_methods.method_label(method)
          + "<extra></extra>"}
         for method, ratio in ratios.items()
     ]
@@ -525,7 +500,7 @@ def pairs_table(view: ContextView) -> pd.DataFrame:
 
 def methods_table(view: ContextView) -> pd.DataFrame:
     """``methods_figure``'s data: each pair's wavelength and theta'/theta for every method."""
-    table = {"pair i": np.arange(view.pairs), "wavelength λ_i (positions)": coverage(view, "none").wavelength}
+    table = {"pair i": np.arange(view.pairs), "wavelength λ_i (positions)": coverage(view, NONE).wavelength}
     for method in available_methods(view):
         table[f"θ'/θ, {method}"] = coverage(view, method).ratio
     return pd.DataFrame(table)
@@ -535,7 +510,7 @@ def coverage_table(view: ContextView) -> pd.DataFrame:
     """``coverage_figure``'s data: per pair, its turns in training and, for every target length
     T Play sweeps, its turns at T plain and with the method."""
     targets, plain, scaled, _ = coverage_frames(view)
-    table = {"pair i": np.arange(view.pairs), "turns in training L0/λ_i": coverage(view, "none").turns_seen}
+    table = {"pair i": np.arange(view.pairs), "turns in training L0/λ_i": coverage(view, NONE).turns_seen}
     for row, T in enumerate(targets):
         table[f"turns at T={int(T)}, plain"] = plain[row]
         table[f"turns at T={int(T)}, {view.method}"] = scaled[row]
@@ -629,14 +604,14 @@ def view_from_config(config: dict) -> tuple[ContextView, list[str]]:
     rope = pe_core.rope_from_config(config)
     notices: list[str] = []
     rope_scaling, max_length = rope.scaling, rope.max_length
-    method = "none" if rope_scaling is None else rope_scaling.method
+    method = NONE if rope_scaling is None else rope_scaling.method
     factor = DEFAULT_FACTOR if rope_scaling is None else rope_scaling.factor
     declared = _declared_original(config)
-    if method in ("yarn", "llama3", "longrope"):
+    if method != NONE and rope_method(method).original_length == ORIGINAL_LENGTH_KEYS[0]:
         trained = rope_scaling.original_length
     elif declared is not None:
         trained = declared
-    elif method == "linear" and max_length is not None:
+    elif method != NONE and rope_methods.method_entry(method).stretched_max_length and max_length is not None:
         trained = max(1, round(max_length / factor))
         notices.append(
             f"The config gives no original_max_position_embeddings: trained length taken as "
@@ -734,77 +709,103 @@ def one_line(message: str, limit: int = 300) -> str:
 # ---------------------------------------------------------------------------------- pitfalls
 
 
+def _yarn_factor_pitfall(view: ContextView) -> str:
+    """transformers #38224: a YaRN factor replaced by max_position_embeddings / original."""
+    L, L0, s = view.target, view.trained, view.factor
+    if not view.max_positions:
+        return ""
+    ratio = view.max_positions / L0
+    if math.isclose(ratio, s):
+        return ""
+    if ratio >= 1:
+        old = coverage(replace(view, factor=ratio, attention_factor=0.0), "yarn")
+        then = (f"at L = {L:,} tokens {pairs_text(int(old.unseen.sum()))} would meet angles unseen in "
+                f"training, against {int(coverage(view).unseen.sum())} with factor {s:g}")
+    else:
+        then = "a factor below 1 would shrink the context instead"
+    return (
+        f"**YaRN's factor and transformers #38224.** transformers releases of 2025 before PR #40320 replaced "
+        f"a YaRN factor by max_position_embeddings / original_max_position_embeddings whenever rope_scaling "
+        f"holds original_max_position_embeddings: here {view.max_positions:,} / {L0:,} = {ratio:g} instead "
+        f"of {s:g}: {then}. Qwen's suggested long-context dict leaves max_position_embeddings at 32,768 and "
+        f"so meant factor 1; with such a release, set max_position_embeddings to {round(s * L0):,}."
+    )
+
+
+def _meta_reference_pitfall(view: ContextView) -> str:
+    """llama-models #166: Meta's reference apply_scaling hard-codes Llama 3.1's parameters."""
+    L, L0, s = view.target, view.trained, view.factor
+    meta = (META_LLAMA3["factor"], META_LLAMA3["low_freq"], META_LLAMA3["high_freq"], META_LLAMA3["trained"])
+    if (s, view.low_freq, view.high_freq, L0) == meta:
+        return ""
+    reference = pe_core.RopeScaling("llama3", META_LLAMA3["factor"], META_LLAMA3["trained"])
+    theirs = pe_core.angle_coverage(view.d, view.base, L0, L, scaling=reference)
+    ours = coverage(view)
+    differ = int(np.sum(~np.isclose(theirs.scaled, ours.scaled, rtol=1e-12, atol=0.0)))
+    return (
+        f"**Meta's reference apply_scaling and llama-models #166.** Meta's reference code hard-codes "
+        f"scale_factor 8, low_freq_factor 1, high_freq_factor 4 and old_context_len 8192; this "
+        f"configuration says factor {s:g}, {view.low_freq:g}, {view.high_freq:g} and {L0:,} (Llama 3.2's "
+        f"config says 32). Code copied from the reference gives {differ} of the {view.pairs} pairs other "
+        f"frequencies: at L = {L:,}, angles unseen in training in {pairs_text(int(theirs.unseen.sum()))} "
+        f"there, in {int(ours.unseen.sum())} here."
+    )
+
+
+def _dynamic_length_pitfall(view: ContextView) -> str:
+    """Dynamic NTK reads max_position_embeddings, and its frequencies follow the sequence length."""
+    L0 = view.trained
+    start = view.max_positions or L0
+    given = f"({start:,})" if view.max_positions else f"(none given here, so this page takes L0, {L0:,})"
+    text = (
+        f"**Dynamic NTK reads max_position_embeddings.** transformers' dynamic NTK divides by "
+        f"max_position_embeddings {given}, never by original_max_position_embeddings, and changes nothing "
+        "until the sequence is longer than that"
+    )
+    if start > L0:
+        at = pe_core.angle_coverage(view.d, view.base, L0, start)
+        text += (f": this model was trained on {L0:,}, so up to {start:,} tokens it runs plain RoPE, and at "
+                 f"{start:,} angles unseen in training in {pairs_text(int(at.unseen.sum()))}")
+    return text + (". Its frequencies also follow the sequence length, so keys cached at one length "
+                   "were turned with other frequencies than the queries that meet them later.")
+
+
+def _deepseek_mscale_pitfall(view: ContextView) -> str:
+    """DeepSeek-V3 puts YaRN's mscale_all_dim factor in its softmax scale, not in cos and sin."""
+    if view.mscale_all_dim <= 0:
+        return ""
+    s = view.factor
+    scale = 0.1 * view.mscale_all_dim * math.log(s) + 1 if s > 1 else 1.0
+    return (
+        f"**Where DeepSeek puts YaRN's factor.** With mscale and mscale_all_dim both given, cos and sin carry "
+        f"a = m(s, mscale) / m(s, mscale_all_dim) = {attention_factor(view, 'yarn'):.6g}; DeepSeek-V3's "
+        f"attention (its code, and transformers' yarn_apply_mscale) multiplies its softmax scale by "
+        f"m(s, mscale_all_dim)² = {scale * scale:.6g} instead, with m(s, a) = 0.1 a ln s + 1."
+    )
+
+
+#: The pitfalls that bit real users of a method, by method: each returns its paragraph for a view
+#: that meets it ("" otherwise).
+PITFALLS = {
+    "yarn": (_yarn_factor_pitfall, _deepseek_mscale_pitfall),
+    "llama3": (_meta_reference_pitfall,),
+    "dynamic": (_dynamic_length_pitfall,),
+}
+
+
 def pitfalls(view: ContextView) -> list[str]:
     """The pitfalls that bit real users, for the settings that meet them (one paragraph each)."""
-    notes = []
-    L, L0, s = view.target, view.trained, view.factor
-    if view.method == "yarn" and view.max_positions:
-        ratio = view.max_positions / L0
-        if not math.isclose(ratio, s):
-            if ratio >= 1:
-                old = coverage(replace(view, factor=ratio, attention_factor=0.0), "yarn")
-                then = (f"at L = {L:,} tokens {pairs_text(int(old.unseen.sum()))} would meet angles unseen in "
-                        f"training, against {int(coverage(view).unseen.sum())} with factor {s:g}")
-            else:
-                then = "a factor below 1 would shrink the context instead"
-            notes.append(
-                f"**YaRN's factor and transformers #38224.** transformers releases of 2025 before PR #40320 replaced "
-                f"a YaRN factor by max_position_embeddings / original_max_position_embeddings whenever rope_scaling "
-                f"holds original_max_position_embeddings: here {view.max_positions:,} / {L0:,} = {ratio:g} instead "
-                f"of {s:g}: {then}. Qwen's suggested long-context dict leaves max_position_embeddings at 32,768 and "
-                f"so meant factor 1; with such a release, set max_position_embeddings to {round(s * L0):,}."
-            )
-    if view.method == "llama3":
-        meta = (META_LLAMA3["factor"], META_LLAMA3["low_freq"], META_LLAMA3["high_freq"], META_LLAMA3["trained"])
-        if (s, view.low_freq, view.high_freq, L0) != meta:
-            reference = pe_core.RopeScaling("llama3", META_LLAMA3["factor"], META_LLAMA3["trained"])
-            theirs = pe_core.angle_coverage(view.d, view.base, L0, L, scaling=reference)
-            ours = coverage(view)
-            differ = int(np.sum(~np.isclose(theirs.scaled, ours.scaled, rtol=1e-12, atol=0.0)))
-            notes.append(
-                f"**Meta's reference apply_scaling and llama-models #166.** Meta's reference code hard-codes "
-                f"scale_factor 8, low_freq_factor 1, high_freq_factor 4 and old_context_len 8192; this "
-                f"configuration says factor {s:g}, {view.low_freq:g}, {view.high_freq:g} and {L0:,} (Llama 3.2's "
-                f"config says 32). Code copied from the reference gives {differ} of the {view.pairs} pairs other "
-                f"frequencies: at L = {L:,}, angles unseen in training in {pairs_text(int(theirs.unseen.sum()))} "
-                f"there, in {int(ours.unseen.sum())} here."
-            )
-    if view.method == "dynamic":
-        start = view.max_positions or L0
-        given = f"({start:,})" if view.max_positions else f"(none given here, so this page takes L0, {L0:,})"
-        text = (
-            f"**Dynamic NTK reads max_position_embeddings.** transformers' dynamic NTK divides by "
-            f"max_position_embeddings {given}, never by original_max_position_embeddings, and changes nothing "
-            "until the sequence is longer than that"
-        )
-        if start > L0:
-            at = pe_core.angle_coverage(view.d, view.base, L0, start)
-            text += (f": this model was trained on {L0:,}, so up to {start:,} tokens it runs plain RoPE, and at "
-                     f"{start:,} angles unseen in training in {pairs_text(int(at.unseen.sum()))}")
-        notes.append(text + ". Its frequencies also follow the sequence length, so keys cached at one length "
-                     "were turned with other frequencies than the queries that meet them later.")
-    if view.method == "yarn" and view.mscale_all_dim > 0:
-        scale = 0.1 * view.mscale_all_dim * math.log(s) + 1 if s > 1 else 1.0
-        notes.append(
-            f"**Where DeepSeek puts YaRN's factor.** With mscale and mscale_all_dim both given, cos and sin carry "
-            f"a = m(s, mscale) / m(s, mscale_all_dim) = {attention_factor(view, 'yarn'):.6g}; DeepSeek-V3's "
-            f"attention (its code, and transformers' yarn_apply_mscale) multiplies its softmax scale by "
-            f"m(s, mscale_all_dim)² = {scale * scale:.6g} instead, with m(s, a) = 0.1 a ln s + 1."
-        )
-    return notes
+    return [note for pitfall in PITFALLS.get(view.method, ()) if (note := pitfall(view))]
 
 
 # ------------------------------------------------------------------------- reproduce this
 
 
-def _literal_list(values: tuple[float, ...] | None) -> str:
-    return "None" if values is None else "[" + ", ".join(repr(float(v)) for v in values) + "]"
-
-
 def contexts_code(view: ContextView, library: str = "numpy") -> str:
     """Standalone NumPy (or PyTorch) code for the page's numbers at ``view``: every method's
-    frequencies as transformers computes them, the angle coverage per pair, the Play frames,
-    the dot products by offset and YaRN's two ramps; ``result`` maps each download to its array."""
+    frequencies as transformers computes them (each method's fragment, explorer.rope_methods), the
+    angle coverage per pair, the Play frames, the dot products by offset and YaRN's two ramps;
+    ``result`` maps each download to its array."""
     torch = library == "torch"
     lib = "torch" if torch else "np"
     axis = "dim" if torch else "axis"
@@ -817,14 +818,12 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
 
     clip = "torch.clamp" if torch else "np.clip"
     index, offsets = arange("d // 2"), arange("count")
-    factors = "torch.tensor(long_factor if length > L0 else short_factor, dtype=torch.float64)" if torch else (
-        "np.array(long_factor if length > L0 else short_factor)"
-    )
     empty = "torch.empty(count, dtype=torch.float64)" if torch else "np.empty(count)"
     as_number = "unseen.to(torch.float64)" if torch else "unseen * 1.0"
     targets = coverage_frames(view)[0]
     count = curve_offsets(view)
-    lists = view.has_lists
+    shown = available_methods(view)
+    scalings = {method: scaling(view, method) for method in shown if method != NONE}
     code = f"# Longer contexts ({view.describe()})\n" + reproduce.imports(library) + "import math\n\n"
     code += (
         f"d, base = {view.d}, {reproduce.literal(view.base)}  # rotary coordinates (head_dim x partial_rotary_factor), "
@@ -832,77 +831,40 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         f"L0, L = {view.trained}, {view.target}  # trained length (original_max_position_embeddings), target length\n"
         f"s = {reproduce.literal(view.factor)}  # the scaling factor\n"
         f"method = {view.method!r}\n"
-        f"max_positions = {view.max_positions or view.trained}  # dynamic NTK's original length "
-        "(max_position_embeddings, as transformers reads it)\n"
-        f"low_freq, high_freq = {reproduce.literal(view.low_freq)}, {reproduce.literal(view.high_freq)}  # llama3\n"
         f"beta_fast, beta_slow, truncate = {reproduce.literal(view.beta_fast)}, {reproduce.literal(view.beta_slow)}, "
-        f"{view.truncate}  # YaRN\n"
-        f"mscale, mscale_all_dim, attention_override = {view.mscale or None!r}, {view.mscale_all_dim or None!r}, "
-        f"{view.attention_factor or None!r}  # the chosen method's (None: not given)\n"
-        f"short_factor = {_literal_list(view.short_factor if lists else None)}  # LongRoPE: one divisor per pair\n"
-        f"long_factor = {_literal_list(view.long_factor if lists else None)}\n\n"
+        f"{view.truncate}  # YaRN's, for its ramp below\n\n"
         f"exponent = {arange('0, d, 2')} / d\n"
         "theta = base ** -exponent  # θ_i = b^(-2i/d)\n"
         "wavelength = 2 * math.pi / theta  # λ_i\n\n\n"
+        "# Each method as transformers computes it, with this page's parameters: θ'_i and the attention factor a\n"
+        + "\n\n".join(rope_methods.fragment(scaling_of, library) for scaling_of in scalings.values())
+        + ("\n\n" if scalings else "")
+        + ("" if "yarn" in scalings else rope_methods.YARN_RAMP_CODE.replace("{xp}", lib))
+        + "SCALED = {\n    \"none\": lambda theta, d, base, length: (theta, 1.0),\n"
+        + "".join(f"    {method!r}: {rope_methods.method_entry(method).function},\n" for method in scalings)
+        + "}\n\n\n"
+        "def frequencies(m, length):\n"
+        '    """θ\'_i of method m on a sequence of `length` tokens."""\n'
+        "    return SCALED[m](theta, d, base, length)[0]\n\n\n"
+        "def attention(m):\n"
+        '    """The factor transformers multiplies cos and sin by (so every score by its square)."""\n'
+        "    return SCALED[m](theta, d, base, L)[1]\n\n\n"
         "def correction(turns):\n"
         '    """YaRN\'s bound c(beta): the (fractional) pair index whose wavelength fits `turns` turns into L0."""\n'
         "    return d * math.log(L0 / (turns * 2 * math.pi)) / (2 * math.log(base))\n\n\n"
-        "def yarn_ramp(form):\n"
-        '    """YaRN\'s share of interpolation w_i: its code (linear in i) or its paper (linear in r_i = L0/λ_i)."""\n'
-        '    if form == "paper":\n'
-        f"        return 1 - {clip}((L0 / wavelength - beta_slow) / (beta_fast - beta_slow), 0, 1)\n"
-        "    low, high = correction(beta_fast), correction(beta_slow)\n"
-        "    if truncate:\n"
-        "        low, high = math.floor(low), math.ceil(high)\n"
-        "    low, high = max(low, 0), min(high, d - 1)\n"
-        "    if low == high:\n"
-        "        high += 0.001\n"
-        f"    return {clip}(({arange('d // 2')} - low) / (high - low), 0, 1)\n\n\n"
-        "def frequencies(m, length):\n"
-        '    """θ\'_i of method m on a sequence of `length` tokens, as transformers computes them."""\n'
-        '    if m == "none":\n'
-        "        return theta\n"
-        '    if m == "linear":\n'
-        "        return theta / s\n"
-        '    if m == "ntk":\n'
-        "        return (base * s ** (d / (d - 2))) ** -exponent\n"
-        '    if m == "dynamic":\n'
-        "        grown = max(length, max_positions)\n"
-        "        return (base * (s * grown / max_positions - (s - 1)) ** (d / (d - 2))) ** -exponent\n"
-        '    if m == "yarn":\n'
-        '        w = yarn_ramp("code")\n'
-        "        return theta / s * w + theta * (1 - w)\n"
-        '    if m == "llama3":\n'
-        "        low_wavelength, high_wavelength = L0 / low_freq, L0 / high_freq\n"
-        f"        out = {lib}.where(wavelength > low_wavelength, theta / s, theta)\n"
-        "        smooth = (L0 / wavelength - low_freq) / (high_freq - low_freq)\n"
-        "        medium = (wavelength >= high_wavelength) & (wavelength <= low_wavelength)\n"
-        f"        return {lib}.where(medium, (1 - smooth) * out / s + smooth * out, out)\n"
-        f"    return theta / {factors}  # longrope\n\n\n"
-        "def attention(m):\n"
-        '    """The factor transformers multiplies cos and sin by (so every score by its square)."""\n'
-        '    if m not in ("yarn", "longrope"):\n'
-        "        return 1.0\n"
-        "    if m == method and attention_override:\n"
-        "        return attention_override\n"
-        '    if m == "longrope":\n'
-        "        return 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(L0))\n\n"
-        "    def get_mscale(scale, factor=1.0):\n"
-        "        return 1.0 if scale <= 1 else 0.1 * factor * math.log(scale) + 1.0\n\n"
-        "    if m == method and mscale and mscale_all_dim:\n"
-        "        return get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)\n"
-        "    return get_mscale(s)\n\n\n"
         "def coverage(m, length):\n"
         '    """Largest angle met in training (L0 θ_i), at `length` (length θ\'_i), and whether it is new."""\n'
         "    seen, needed = L0 * theta, length * frequencies(m, length)\n"
         "    # (an arc longer by float64 rounding only, as linear interpolation by exactly L/L0 leaves, is covered)\n"
         "    return seen, needed, (seen < 2 * math.pi) & (needed > seen * (1 + 1e-12))\n\n\n"
+    )
+    code += (
         "# Per pair, the chosen method at the target length\n"
         "seen, needed, unseen = coverage(method, L)\n"
         "ratio = frequencies(method, L) / theta\n"
         f"pairs = {columns(f'[{index}, theta, wavelength, seen / (2 * math.pi), ratio, seen, needed, {as_number}]')}\n"
         "\n# Every method side by side: θ'/θ per pair\n"
-        f"methods = {list(available_methods(view))!r}\n"
+        f"methods = {list(shown)!r}\n"
         f"ratios = {columns(f'[{index}, wavelength] + [frequencies(m, L) / theta for m in methods]')}\n"
         "\n# Play: turns per pair over the trained length, and at each target length T, plain and with the method\n"
         f"targets = {[int(T) for T in targets]!r}\n"
@@ -920,10 +882,11 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         f"    after[first : first + 4096] = 2 * a * a * {lib}.cos(delta * after_theta).sum({axis}=1)\n"
         f"dot = {columns(f'[{offsets}, before, after]')}\n"
         "\n# YaRN's ramp, its code against its paper (θ'_i = (1 - w_i) θ_i + w_i θ_i / s)\n"
-        'code_w, paper_w = yarn_ramp("code"), yarn_ramp("paper")\n'
+        "code_w = yarn_ramp(d, base, L0, beta_fast, beta_slow, truncate)  # linear in the pair index i\n"
+        f"paper_w = 1 - {clip}((L0 / wavelength - beta_slow) / (beta_fast - beta_slow), 0, 1)  # linear in L0/λ_i\n"
         f"ramp = {columns(f'[{index}, code_w, paper_w, 1 - code_w + code_w / s, 1 - paper_w + paper_w / s]')}\n"
     )
-    chosen = method_label(view) if view.method != "none" else "method: none"
+    chosen = method_label(view) if view.method != NONE else "method: none"
     return code + reproduce.result_code({
         "contexts_coverage": "play",
         "contexts_pairs": "pairs",

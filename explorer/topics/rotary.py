@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import pe_core
-from explorer import animation, reproduce, uploads
+from explorer import animation, reproduce, rope_methods, uploads
 from explorer.figures import (
     HALF_PLOT_COLS,
     MARGIN,
@@ -33,15 +33,7 @@ from explorer.figures import (
     range_label,
     round_ticks,
 )
-from explorer.rope_presets import (
-    CUSTOM,
-    METHOD_PARAMETERS,
-    PARAMETER_LABELS,
-    PARAMETERS,
-    SCALING_LABELS,
-    describe_scaling,
-    scaling_from_choice,
-)
+from explorer.rope_presets import CUSTOM, choice_parameters, scaling_from_choice, scaling_label
 from explorer.settings import D_MAX, D_MIN, format_n, nearest_n
 from pe_core.wording import number
 
@@ -89,7 +81,7 @@ class RotaryView:
 
     def describe(self) -> str:
         return (f"L={self.L:,}, d={self.d:,}, b={format_n(self.base)}, {self.layout}, "
-                f"{describe_scaling(self.scaling, self.d)}")
+                f"{rope_methods.describe(self.scaling, self.d)}")
 
 
 def lay_out(pairs: np.ndarray, layout: str) -> np.ndarray:
@@ -638,11 +630,6 @@ def analyse(view: RotaryView) -> Analysis:
 #: The rotary kinds in the few words of a metric box (the verdict names them in full).
 KIND_SHORT = {"rope_cos": "cos table", "rope_sin": "sin table", "rope_inv_freq": "inv_freq",
               "rope_complex": "freqs_cis"}
-#: The scaling methods as the verdict names them.
-METHOD_NAMES = {"linear": "linear", "yarn": "YaRN", "llama3": "llama3", "longrope": "LongRoPE", "ntk": "NTK-aware",
-                "dynamic": "dynamic NTK"}
-
-
 @dataclass(frozen=True)
 class ArrayReading:
     """One array of an uploaded file and what identify_encoding reads in it (``result``), or the
@@ -730,7 +717,7 @@ def scaling_short(scaling: dict | None) -> str:
     """'none', 'llama3 ×8', 'YaRN ×4', 'LongRoPE': the scaling in the verdict's terms, short enough for a box."""
     if scaling is None:
         return "none"
-    name = METHOD_NAMES.get(scaling["method"], scaling["method"])
+    name = rope_methods.method_short(scaling["method"])
     return name if scaling.get("factor") is None else f"{name} ×{number(scaling['factor'])}"
 
 
@@ -821,20 +808,23 @@ def scaling_table(scaling: dict) -> pd.DataFrame:
         else:
             how = "read from the table"
         rows.append((label, write(scaling[key]), how))
-    method = METHOD_NAMES.get(scaling["method"], scaling["method"])
+    method = rope_methods.method_short(scaling["method"])
     return pd.DataFrame([("method", method, "read from the table"), *rows],
                         columns=["parameter", "value", "how the table tells it"]).set_index("parameter")
 
 
 def alternative_text(alternative: dict) -> str:
     """A reading no table tells from the one shown (``result["alternatives"]``), in a few words."""
-    method = alternative["method"]
-    if method == "ntk":
-        return f"NTK-aware ×{number(alternative['factor'])} of base {number(alternative['base'])}"
-    if method == "dynamic":
-        return f"dynamic NTK of base {number(alternative['base'])}, step q = {number(alternative['step'])}"
-    text = f"{METHOD_NAMES.get(method, method)} ×{number(alternative['factor'])}"
-    return text + (f" from {alternative['original_length']:,} positions" if "original_length" in alternative else "")
+    text = rope_methods.method_short(alternative["method"])
+    if "factor" in alternative:
+        text += f" ×{number(alternative['factor'])}"
+    if "base" in alternative:
+        text += f" of base {number(alternative['base'])}"
+    if "step" in alternative:
+        text += f", step q = {number(alternative['step'])}"
+    if "original_length" in alternative:
+        text += f" from {alternative['original_length']:,} positions"
+    return text
 
 
 @dataclass(frozen=True)
@@ -872,27 +862,26 @@ def opening(result: dict) -> Opening:
     if result["layout"] is not None or kind == "rope_complex":
         values["rope_layout"] = result["layout"] or "interleaved"  # freqs_cis pairs neighbours: Meta's layout
     scaling = result["scaling"]
-    method = "none" if scaling is None else scaling["method"]
-    if method == "longrope":
-        return Opening(None, reason="per-pair divisors (LongRoPE): the page's LongRoPE control divides all pairs "
-                                    "alike")
-    if method == "yarn" and not scaling["truncate"]:
-        return Opening(None, reason="YaRN with unrounded ramp bounds (truncate false): the page's YaRN rounds them")
-    given = {"factor": "factor", "original": "original_length", "low_freq": "low_freq_factor",
-             "high_freq": "high_freq_factor", "beta_fast": "beta_fast", "beta_slow": "beta_slow"}
-    for name in METHOD_PARAMETERS[method]:
-        value = float(scaling[given[name]])
-        if value not in PARAMETERS[name][0]:
-            return Opening(None, reason=f"{PARAMETER_LABELS[name]} = {number(value)} is not a stop of its slider")
+    method = rope_methods.NONE if scaling is None else scaling["method"]
+    if scaling is not None:
+        beyond = rope_methods.method_entry(method).beyond_controls
+        reason = beyond(scaling) if beyond is not None else ""
+        if reason:
+            return Opening(None, reason=reason)
+    for name in choice_parameters(method):
+        parameter = rope_methods.PARAMETERS[name]
+        value = float(scaling[parameter.field])
+        if value not in parameter.stops:
+            return Opening(None, reason=f"{parameter.label} = {number(value)} is not a stop of its slider")
         values[name] = value
     values["scaling"] = method
-    built, notices = scaling_from_choice(method, d=d, **{k: v for k, v in values.items() if k in given})
+    built, notices = scaling_from_choice(method, d=d, **{name: values[name] for name in choice_parameters(method)})
     a, given_a = result["attention_factor"], pe_core.rope_attention_factor(built)
     if notices:
         return Opening(None, reason=notices[0])
     if a is not None and not math.isclose(a, given_a, rel_tol=1e-9):
         return Opening(None, reason=f"the attention factor {a:.6g}, where the page's scaling "
-                                    f"({SCALING_LABELS[method]}) gives {given_a:.6g}")
+                                    f"({scaling_label(method)}) gives {given_a:.6g}")
     return Opening(values, built)
 
 
@@ -909,77 +898,15 @@ def pair_labels(pair: int) -> tuple[str, str, str]:
     return f"m·θ'_{pair} (degrees)", f"pair {pair}: q_m·k_n", f"pair {pair}: g_{pair}(m − n)"
 
 
-def _literal_list(values: object) -> str:
-    return "[" + ", ".join(reproduce.literal(v) for v in np.ravel(values)) + "]"
-
-
 def scaling_code(scaling: pe_core.RopeScaling | None, d: int) -> str:
     """NumPy lines that turn ``theta`` (θ_i) into θ'_i and set ``a``, the attention factor, as
-    pe_core.rope_frequencies and rope_attention_factor compute them (transformers' formulas)."""
+    pe_core.rope_frequencies and rope_attention_factor compute them: the method's own fragment
+    (explorer.rope_methods), called at the sequence length L."""
     if scaling is None:
         return "a = 1.0  # no scaling: no attention factor\n"
-    s, L0 = reproduce.literal(scaling.factor), scaling.original_length
-    method = scaling.method
-    code = f"# {describe_scaling(scaling, d)}\n"
-    code += f"s = {s}\n" + (f"L0 = {L0}\n" if L0 is not None else "")
-    exponents = "np.arange(0, d, 2, dtype=np.float64) / d"
-    if method == "linear":
-        code += "theta = theta / s\n"
-    elif method == "ntk":
-        code += f"theta = (b * s ** (d / (d - 2))) ** -({exponents})  # base b·s^(d/(d-2))\n"
-    elif method == "dynamic":
-        code += (
-            "scale = s * max(L, L0) / L0 - (s - 1)  # the sequence length L, at least L0\n"
-            f"theta = (b * scale ** (d / (d - 2))) ** -({exponents})\n"
-        )
-    elif method == "yarn":
-        rounding = ("low, high = math.floor(low), math.ceil(high)\n" if scaling.truncate
-                    else "# truncate false: the bounds are not rounded\n")
-        code += (
-            f"beta_fast, beta_slow = {reproduce.literal(scaling.beta_fast)}, {reproduce.literal(scaling.beta_slow)}\n"
-            "low = d * math.log(L0 / (beta_fast * 2 * math.pi)) / (2 * math.log(b))  # YaRN's correction range\n"
-            "high = d * math.log(L0 / (beta_slow * 2 * math.pi)) / (2 * math.log(b))\n"
-            + rounding +
-            "low, high = max(low, 0), min(high, d - 1)\n"
-            "if low == high:\n"
-            "    high += 0.001\n"
-            "ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)\n"
-            "theta = (theta / s) * ramp + theta * (1.0 - ramp)\n"
-        )
-    elif method == "llama3":
-        code += (
-            f"low_freq, high_freq = {reproduce.literal(scaling.low_freq_factor)}, "
-            f"{reproduce.literal(scaling.high_freq_factor)}\n"
-            "wavelength = 2 * math.pi / theta\n"
-            "scaled = np.where(wavelength > L0 / low_freq, theta / s, theta)\n"
-            "smooth = (L0 / wavelength - low_freq) / (high_freq - low_freq)\n"
-            "medium = (wavelength >= L0 / high_freq) & (wavelength <= L0 / low_freq)\n"
-            "theta = np.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled)\n"
-        )
-    else:
-        code += (
-            f"short_factor = np.array({_literal_list(scaling.short_factor)})\n"
-            f"long_factor = np.array({_literal_list(scaling.long_factor)})\n"
-            "theta = theta / (long_factor if L > L0 else short_factor)\n"
-        )
-    code += _attention_code(scaling)
-    return code
-
-
-def _attention_code(scaling: pe_core.RopeScaling) -> str:
-    if scaling.method not in ("yarn", "longrope"):
-        return "a = 1.0  # no attention factor for this method\n"
-    if scaling.attention_factor is not None:
-        return f"a = {reproduce.literal(scaling.attention_factor)}  # the config's attention_factor\n"
-    if scaling.method == "longrope":
-        return "a = math.sqrt(1 + math.log(s) / math.log(L0)) if s > 1 else 1.0\n"
-    if scaling.mscale and scaling.mscale_all_dim:
-        return (
-            f"mscale, mscale_all_dim = {reproduce.literal(scaling.mscale)}, "
-            f"{reproduce.literal(scaling.mscale_all_dim)}\n"
-            "a = (0.1 * mscale * math.log(s) + 1) / (0.1 * mscale_all_dim * math.log(s) + 1) if s > 1 else 1.0\n"
-        )
-    return "a = 0.1 * math.log(s) + 1 if s > 1 else 1.0  # YaRN's attention factor\n"
+    function = rope_methods.method_entry(scaling.method).function
+    return (f"\n\n{rope_methods.fragment(scaling)}\n\n"
+            f"theta, a = {function}(theta, d, b, L)  # {rope_methods.describe(scaling, d)}\n")
 
 
 #: The snippets' columns of each pair, by layout.

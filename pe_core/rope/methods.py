@@ -716,7 +716,8 @@ def _longrope_validate(scaling: RopeScaling, d: int | None) -> None:
     short, long = scaling.short_factor, scaling.long_factor
     if short is None or long is None:
         missing = " and ".join(n for n, v in (("short_factor", short), ("long_factor", long)) if v is None)
-        raise ValueError(f"longrope scaling needs {missing}: one divisor per pair (d/2 numbers each).")
+        raise ValueError(f"longrope scaling needs {missing}: one divisor per pair (d/2 numbers each), which a "
+                         "search finds for each model: a LongRoPE config.json (Phi-3's) gives them.")
     if d is not None and len(short) != d // 2:
         raise ValueError(
             f"longrope's short_factor and long_factor hold {len(short)} numbers each, "

@@ -168,10 +168,10 @@ def test_a_pasted_longrope_config_keeps_its_lists_in_the_session_only() -> None:
     at = open_page(CONTEXTS)
     at.text_area(key=PASTE).input(json.dumps(load_config("phi-3-mini-128k-instruct"))).run()
     assert metric(at, "LongRoPE ×32")
-    assert not [w.value for w in at.warning if "factor lists" in w.value]
+    assert not [w.value for w in at.warning if "short_factor and long_factor" in w.value]
     # The same URL in a fresh session has no lists: it says so and shows plain RoPE.
     fresh = open_page(CONTEXTS, dict(at.query_params))
-    assert [w.value for w in fresh.warning if "factor lists" in w.value]
+    assert [w.value for w in fresh.warning if "short_factor and long_factor" in w.value]
     assert metric(fresh, "method: none")
 
 
@@ -290,7 +290,7 @@ def test_url_values_that_cannot_go_together_are_put_right_with_a_notice() -> Non
     shown = " ".join(w.value for w in at.warning)
     assert "YaRN's beta_fast (2) must be above beta_slow (5); using YaRN's 32 and 1." in shown
     assert "low_freq_factor (8) must be below high_freq_factor (4); using Meta's 1 and 4." in shown
-    assert "LongRoPE (Phi-3) needs its factor lists" in shown
+    assert "LongRoPE (Phi-3) cannot be drawn here: longrope scaling needs short_factor and long_factor" in shown
     assert metric(at, "method: none")
     assert {key: at.session_state[key] for key in contexts.ORDERED_KEYS} == {
         "beta_fast": 32.0, "beta_slow": 1.0, "low_freq": 1.0, "high_freq": 4.0}

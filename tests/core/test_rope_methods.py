@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from support.toy_rope_method import TOY, TOY_FACTOR, toy_in_pe_core
 
 import pe_core
 from pe_core.identify.frequencies import FrequencyReading
@@ -16,13 +17,11 @@ from pe_core.identify.verdicts import method_phrase, scaling_sentence
 from pe_core.rope.methods import (
     FROM_LENGTHS,
     REQUIRED,
-    ConfigKey,
     RopeMethod,
     register_rope_method,
     rope_method,
     rope_method_names,
 )
-from pe_core.rope.reading import FrequencyEvidence, MethodReadings
 
 SHIPPED = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
 D, BASE = 16, 10000.0
@@ -143,44 +142,11 @@ def test_a_base_change_two_methods_offer_is_offered_once() -> None:
 
 # --------------------------------------------------------------------------- a method added from outside
 
-TOY_FACTOR = 4.0
-
-
-def toy_frequencies(theta: np.ndarray, d: int, base: float, scaling: pe_core.RopeScaling,
-                    length: int | None) -> np.ndarray:
-    """The slow half of the pairs divided by the factor, the fast half unchanged."""
-    gains = np.where(np.arange(theta.size) >= theta.size // 2, 1.0 / scaling.factor, 1.0)
-    return theta * gains
-
-
-def toy_validate(scaling: pe_core.RopeScaling, d: int | None) -> None:
-    if d is not None and d < 4:
-        raise ValueError(f"toy scaling needs two pairs at least, got d={d}.")
-
-
-def toy_read(evidence: FrequencyEvidence) -> MethodReadings:
-    """The toy's inverse: the fast half unchanged, a plateau of divided pairs from the middle pair on."""
-    s, gains = evidence.plateau_factor, evidence.gains
-    half = evidence.measured.theta.size // 2
-    if not (evidence.scaled and s is not None and s > 1.0 and gains.prefix_last == half - 1
-            and gains.tail_first == half):
-        return MethodReadings()
-    return MethodReadings(from_plateau=tuple(evidence.scaled_reading("toy", s, None, {"method": "toy", "factor": s})))
-
-
-TOY = RopeMethod(
-    name="toy", frequencies=toy_frequencies, attention_factor=lambda scaling: 1.0,
-    config_keys=(ConfigKey("factor"),), original_length=None, validate=toy_validate,
-    sentence=lambda reading: f"Toy scaling by {reading['factor']:g}: the slow half of the pairs divided by it.",
-    phrase=lambda reading: f"toy scaling by {reading['factor']:g}", read=toy_read,
-)
-
 
 @pytest.fixture
 def toy() -> Iterator[RopeMethod]:
-    unregister = register_rope_method(TOY)
-    yield TOY
-    unregister()
+    with toy_in_pe_core() as method:
+        yield method
 
 
 def test_a_registered_method_is_read_from_a_config_and_computed(toy: RopeMethod) -> None:

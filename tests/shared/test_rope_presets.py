@@ -15,8 +15,9 @@ import math
 import pytest
 
 import pe_core
-from explorer import model_configs, rope_presets
-from explorer.rope_presets import CUSTOM, PARAMETERS, preset_values, rope_preset, scaling_from_choice
+from explorer import model_configs, rope_methods, rope_presets
+from explorer.rope_methods import PARAMETERS
+from explorer.rope_presets import CUSTOM, preset_values, rope_preset, scaling_from_choice
 from explorer.settings import N_OPTIONS
 
 #: The brief's models: key -> (rotary d, base, layout, scaling method or None)
@@ -74,9 +75,9 @@ def test_every_preset_lands_on_the_sliders_and_keeps_its_scaling(model: model_co
     given = {"factor": file_scaling.get("factor"), "original": file_scaling.get("original_max_position_embeddings"),
              "low_freq": file_scaling.get("low_freq_factor"), "high_freq": file_scaling.get("high_freq_factor"),
              "beta_fast": file_scaling.get("beta_fast"), "beta_slow": file_scaling.get("beta_slow")}
-    for name in rope_presets.METHOD_PARAMETERS[preset.scaling.method]:
+    for name in rope_presets.choice_parameters(preset.scaling.method):
         if given[name] is not None:
-            assert values[name] == float(given[name]) and values[name] in PARAMETERS[name][0], name
+            assert values[name] == float(given[name]) and values[name] in PARAMETERS[name].stops, name
     chosen, notices = scaling_from_choice("model", d=preset.d, model=model.key)
     assert chosen == preset.scaling and not notices
 
@@ -122,7 +123,7 @@ def test_what_cannot_be_used_falls_back_with_a_notice(method: str, options: dict
 
 def test_phi3s_lists_need_its_d() -> None:
     scaling, notices = scaling_from_choice("model", d=64, model="phi-3-mini-128k-instruct")
-    assert scaling is None and "48 factors" in notices[0]
+    assert scaling is None and "48 numbers each" in notices[0]
 
 
 def test_a_preset_says_what_the_view_changed_of_it() -> None:
@@ -133,9 +134,9 @@ def test_a_preset_says_what_the_view_changed_of_it() -> None:
 
 
 def test_descriptions_name_the_parameters() -> None:
-    assert rope_presets.describe_scaling(None, 8) == "no scaling"
-    assert "8,192" in rope_presets.describe_scaling(rope_preset("llama-3.1-8b").scaling, 128)
-    assert "not rounded" in rope_presets.describe_scaling(rope_preset("gpt-oss-20b").scaling, 64)
-    assert "48 each" in rope_presets.describe_scaling(rope_preset("phi-3-mini-128k-instruct").scaling, 96)
-    assert "a² = " in rope_presets.attention_note(rope_preset("phi-3-mini-128k-instruct").scaling, 100)
+    assert rope_methods.describe(None, 8) == "no scaling"
+    assert "8,192" in rope_methods.describe(rope_preset("llama-3.1-8b").scaling, 128)
+    assert "not rounded" in rope_methods.describe(rope_preset("gpt-oss-20b").scaling, 64)
+    assert "48 each" in rope_methods.describe(rope_preset("phi-3-mini-128k-instruct").scaling, 96)
+    assert "a² = " in rope_methods.attention_note(rope_preset("phi-3-mini-128k-instruct").scaling, 100)
     assert rope_presets.preset_label(CUSTOM) == "Custom"

@@ -24,7 +24,7 @@ from independent import payload
 
 import pe_core
 import pe_core.rope.context
-from explorer import animation, reproduce
+from explorer import animation, reproduce, rope_methods
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
@@ -164,13 +164,13 @@ def test_every_method_is_its_reference_formula(name: str) -> None:
 
 
 def test_the_views_cover_every_method() -> None:
-    assert {view.method for view in VIEWS.values()} == set(contexts.METHODS)
+    assert {view.method for view in VIEWS.values()} == set(contexts.methods())
 
 
 def test_methods_summary_rows_are_the_references() -> None:
     view = VIEWS["llama-3.1-8b"]
     table = contexts.methods_summary(view)
-    assert list(table["method"]) == [contexts.METHOD_NAMES[m] for m in contexts.available_methods(view)]
+    assert list(table["method"]) == [rope_methods.method_label(m) for m in contexts.available_methods(view)]
     for (_, row), method in zip(table.iterrows(), contexts.available_methods(view), strict=True):
         expected = ref_frequencies(view, method)
         unseen = ref_unseen(view.d, view.base, view.trained, view.target, expected)
@@ -616,10 +616,10 @@ def test_checked_view_puts_impossible_combinations_right() -> None:
     assert (view.beta_fast, view.beta_slow, view.low_freq, view.high_freq) == (32.0, 1.0, 1.0, 4.0)
     assert len(notices) == 2
     view, notices = contexts.checked_view(replace(DEFAULT_VIEW, method="longrope"))
-    assert view.method == "none" and "factor lists" in notices[0]
+    assert view.method == "none" and "needs short_factor and long_factor" in notices[0]
     phi = contexts.preset_view("phi-3-mini-128k-instruct")
     view, notices = contexts.checked_view(replace(phi, d=128))
-    assert view.method == "none" and "48 each" in notices[0]
+    assert view.method == "none" and "48 numbers each" in notices[0]
     view, notices = contexts.checked_view(replace(DEFAULT_VIEW, d=2, method="ntk"))
     assert view.method == "none" and "d >= 4" in notices[0]
     assert contexts.checked_view(DEFAULT_VIEW) == (DEFAULT_VIEW, [])

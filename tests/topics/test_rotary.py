@@ -509,10 +509,11 @@ def test_every_page_key_clamps_a_hostile_value_with_a_notice(value: str) -> None
 
 @pytest.mark.parametrize(("query", "notice", "used"), [
     ({"scaling": "llama3", "low_freq": "4", "high_freq": "1"},
-     "llama3 needs low_freq_factor < high_freq_factor, got 4 and 1; using Meta's 1 and 4.",
+     "llama3's low_freq_factor (4) must be below high_freq_factor (1); using Meta's 1 and 4.",
      {"low_freq": 1.0, "high_freq": 4.0}),
     ({"scaling": "yarn", "beta_fast": "1", "beta_slow": "32"},
-     "YaRN needs beta_fast > beta_slow, got 1 and 32; using YaRN's 32 and 1.", {"beta_fast": 32.0, "beta_slow": 1.0}),
+     "YaRN's beta_fast (1) must be above beta_slow (32); using YaRN's 32 and 1.",
+     {"beta_fast": 32.0, "beta_slow": 1.0}),
 ])
 def test_parameters_out_of_order_are_replaced_in_the_sliders_and_the_url(query, notice, used) -> None:
     """The notice names the two in the order of their sliders; the sliders and the URL then hold the
