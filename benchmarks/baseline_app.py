@@ -9,17 +9,15 @@ configuration (GC policy, hardening) and nothing else of the project.
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from tests.support.browser_harness import StreamlitServer
 
-from browser_harness import StreamlitServer  # noqa: E402 (after the path set-up)
+ROOT = Path(__file__).resolve().parents[1]
 
 #: One slider (user key "value", so that a test client can move it) and a small chart that follows it.
 TRIVIAL_APP = textwrap.dedent(

@@ -2,8 +2,8 @@
 
 Run from the repository root:
 
-    python benchmarks/bench_core.py            # full run, about a minute on 2 cores
-    python benchmarks/bench_core.py --quick    # smaller sizes, a few seconds (smoke test)
+    python -m benchmarks.bench_core            # full run, about a minute on 2 cores
+    python -m benchmarks.bench_core --quick    # smaller sizes, a few seconds (smoke test)
 
 Everything is measured in one run on one machine with time.perf_counter: one warm-up call
 of each side, then several rounds that time each side once (alternating, so that other work
@@ -31,7 +31,6 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,13 +43,11 @@ os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 import numpy as np
 
+import pe_core
+from pe_core.relative import over_row_blocks
+from tests.support.seed_code import seed000_getPositionEncoding
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from seed_code import seed000_getPositionEncoding  # noqa: E402 (the seed's loop, re-typed once for tests and here)
-
-import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
-from pe_core.relative import _over_row_blocks as over_row_blocks  # noqa: E402 (shift's own thread split)
 
 RESULTS = ROOT / "benchmarks" / "results" / "core.json"
 

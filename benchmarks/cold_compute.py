@@ -2,9 +2,9 @@
 
 Run from the repository root:
 
-    python benchmarks/cold_compute.py            # every page at every setting, a few minutes on 2 cores
-    python benchmarks/cold_compute.py --quick    # defaults and the largest settings only
-    python benchmarks/cold_compute.py --page precision --page pitfalls
+    python -m benchmarks.cold_compute            # every page at every setting, a few minutes on 2 cores
+    python -m benchmarks.cold_compute --quick    # defaults and the largest settings only
+    python -m benchmarks.cold_compute --page precision --page pitfalls
 
 For each page, the computations its cached wrappers run (the functions behind
 ``st.cache_data``, called directly: no Streamlit server, every cache empty) are timed together
@@ -47,23 +47,22 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import pe_core
+from explorer import criteria, figures
+from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings
+from explorer.topics import attention as attention_topic
+from explorer.topics import contexts as contexts_topic
+from explorer.topics import embeddings, pitfalls, scorecard
+from explorer.topics import home as home_topic
+from explorer.topics import precision as pr
+from explorer.topics import relative as relative_topic
+from explorer.topics import rotary as rotary_topic
+from explorer.topics import similarity as similarity_topic
+from explorer.topics import waves as waves_topic
+from explorer.topics.matrix import matrix_grid
+from explorer.ui import startup
 
-import pe_core  # noqa: E402 (after the path set-up, so the script runs from anywhere)
-from explorer import criteria, figures  # noqa: E402
-from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings  # noqa: E402
-from explorer.topics import attention as attention_topic  # noqa: E402
-from explorer.topics import contexts as contexts_topic  # noqa: E402
-from explorer.topics import embeddings, pitfalls, scorecard  # noqa: E402
-from explorer.topics import home as home_topic  # noqa: E402
-from explorer.topics import precision as pr  # noqa: E402
-from explorer.topics import relative as relative_topic  # noqa: E402
-from explorer.topics import rotary as rotary_topic  # noqa: E402
-from explorer.topics import similarity as similarity_topic  # noqa: E402
-from explorer.topics import waves as waves_topic  # noqa: E402
-from explorer.topics.matrix import matrix_grid  # noqa: E402
-from explorer.ui import startup  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold.json"
 BUDGET_S = 0.300

@@ -2,8 +2,8 @@
 
 Run from the repository root:
 
-    python benchmarks/cold_runs.py                 # every page, 8 fresh settings each
-    python benchmarks/cold_runs.py --pages waves similarity --settings 10
+    python -m benchmarks.cold_runs                 # every page, 8 fresh settings each
+    python -m benchmarks.cold_runs --pages waves similarity --settings 10
 
 A class exploring on its own (benchmarks/load_test.py --scenarios own) asks every page for
 settings nobody asked for before, so every run is a cold one: the page's computations,
@@ -36,14 +36,12 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+from benchmarks.baseline_app import trivial_server
+from benchmarks.load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST, cpu_seconds, run_failure
+from explorer import page_list
+from tests.support.st_client import StreamlitServer, StreamlitSession
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
-
-from baseline_app import trivial_server  # noqa: E402
-from load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST, cpu_seconds, run_failure  # noqa: E402
-from st_client import StreamlitServer, StreamlitSession  # noqa: E402
-
-from explorer import page_list  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "cold_runs.json"
 MOVES = 2

@@ -2,8 +2,8 @@
 
 Run from the repository root (needs /usr/bin/chromium and playwright):
 
-    python benchmarks/latency.py                    # 10 timed steps per series, about 3 minutes
-    python benchmarks/latency.py --repetitions 3    # a quick look
+    python -m benchmarks.latency                    # 10 timed steps per series, about 3 minutes
+    python -m benchmarks.latency --repetitions 3    # a quick look
 
 The budget (PRODUCT.md): at the largest settings, L=16384 and d=2048, a slider step updates
 the chart in at most 2x the time a trivial one-slider Streamlit app takes on the same
@@ -55,11 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "browser"), str(ROOT / "benchmarks")]
-
-from baseline_app import trivial_server  # noqa: E402
-from browser_harness import (  # noqa: E402 (after the path set-up, so the script runs from anywhere)
+from benchmarks.baseline_app import trivial_server
+from tests.support.browser_harness import (
     APP_IDLE_JS,
     CHART_SIGNATURE_JS,
     CHROMIUM,
@@ -67,6 +64,8 @@ from browser_harness import (  # noqa: E402 (after the path set-up, so the scrip
     StreamlitServer,
     launch_chromium,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "benchmarks" / "results" / "latency.json"
 BUDGET_RATIO = 2.0

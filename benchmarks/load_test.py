@@ -2,13 +2,13 @@
 
 Run from the repository root:
 
-    python benchmarks/load_test.py                    # the four scenarios below, 100 sessions each
-    python benchmarks/load_test.py --scenarios own    # a class exploring, every session its own settings
-    python benchmarks/load_test.py --scenarios own --sessions 50   # half a class: p95 5 s, +100 MB
-    python benchmarks/load_test.py --scenarios varied --sessions 20   # one scenario, a smaller class
-    python benchmarks/load_test.py --scenarios varied --sessions 300 --ramp 180 --leave   # a soak
-    python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a running server (varied, or --scenarios)
-    python benchmarks/load_test.py --scenarios same varied --replicas 2   # each also through HAProxy to 2 replicas
+    python -m benchmarks.load_test                    # the four scenarios below, 100 sessions each
+    python -m benchmarks.load_test --scenarios own    # a class exploring, every session its own settings
+    python -m benchmarks.load_test --scenarios own --sessions 50   # half a class: p95 5 s, +100 MB
+    python -m benchmarks.load_test --scenarios varied --sessions 20   # one scenario, a smaller class
+    python -m benchmarks.load_test --scenarios varied --sessions 300 --ramp 180 --leave   # a soak
+    python -m benchmarks.load_test --url http://127.0.0.1:8501 --pid 1234   # a running server (varied, or --scenarios)
+    python -m benchmarks.load_test --scenarios same varied --replicas 2   # each also through HAProxy to 2 replicas
 
 Each session is one browser tab, speaking Streamlit's own WebSocket protocol
 (tests/st_client.py). Four scenarios, each on a fresh server, in the same run:
@@ -67,16 +67,14 @@ from urllib.parse import parse_qs, urlencode
 
 import numpy as np
 
+from benchmarks.baseline_app import trivial_server
+from explorer import settings as s
+from explorer.page_list import PAGES, address_path
+from explorer.ui.navigation import PAGE_FAILED
+from tests.support.proxy_harness import ReplicasBehindProxy, sticky_cookie_name
+from tests.support.st_client import RunResult, StreamlitServer, StreamlitSession
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
-
-from baseline_app import trivial_server  # noqa: E402
-from proxy_harness import ReplicasBehindProxy, sticky_cookie_name  # noqa: E402
-from st_client import RunResult, StreamlitServer, StreamlitSession  # noqa: E402
-
-from explorer import settings as s  # noqa: E402
-from explorer.page_list import PAGES, address_path  # noqa: E402 (pages as app.py declares them)
-from explorer.ui.navigation import PAGE_FAILED  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "load.json"
 #: What PRODUCT.md asks of a classroom on one server process: p95 of the first finished run

@@ -2,11 +2,11 @@
 
 Run from the repository root:
 
-    python benchmarks/rerun_cost.py                  # every page, at the defaults and the largest settings
-    python benchmarks/rerun_cost.py --reruns 16      # more reruns per row
-    python benchmarks/rerun_cost.py --rounds 3 --pages rotary contexts   # three passes, medians
-    python benchmarks/rerun_cost.py --extra-arg --runner.postScriptGC=true   # another server option
-    python benchmarks/rerun_cost.py --floor --pages matrix   # and the app's chrome alone: every page's floor
+    python -m benchmarks.rerun_cost                  # every page, at the defaults and the largest settings
+    python -m benchmarks.rerun_cost --reruns 16      # more reruns per row
+    python -m benchmarks.rerun_cost --rounds 3 --pages rotary contexts   # three passes, medians
+    python -m benchmarks.rerun_cost --extra-arg --runner.postScriptGC=true   # another server option
+    python -m benchmarks.rerun_cost --floor --pages matrix   # and the app's chrome alone: every page's floor
 
 Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol, and keeps
 Streamlit's message cache as a browser tab does: a chart it already holds comes as a reference) on one
@@ -52,15 +52,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from benchmarks.baseline_app import trivial_server
+from benchmarks.load_test import cpu_seconds, run_failure
+from explorer import page_list
+from explorer import settings as s
+from tests.support.st_client import StreamlitServer, StreamlitSession
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
-
-from baseline_app import trivial_server  # noqa: E402
-from load_test import cpu_seconds, run_failure  # noqa: E402
-from st_client import StreamlitServer, StreamlitSession  # noqa: E402
-
-from explorer import page_list  # noqa: E402
-from explorer import settings as s  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "rerun_cost.json"
 BUDGET_MS = 15.0

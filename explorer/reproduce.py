@@ -168,13 +168,6 @@ def block_average_code(
     return code
 
 
-def run_snippet(code: str) -> dict[str, object]:
-    """Execute a snippet in a fresh namespace and return it (the tests compare ``result``)."""
-    namespace: dict[str, object] = {}
-    exec(compile(code, "<reproduce-this>", "exec"), namespace)  # our own generated code, never user text
-    return namespace
-
-
 # --------------------------------------------------------------------------------------
 # Pieces of the pages' snippets (each in its topic module). A snippet binds ``result`` to a
 # dict: the key of each of the page's downloads -> the array that download holds (same rows,

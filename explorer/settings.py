@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -233,20 +233,6 @@ PARSERS: dict[str, Callable[[list[str]], tuple[object, list[str]]]] = {
 }
 
 
-def settings_from_query(query: dict[str, list[str]], base: Settings | None = None) -> tuple[Settings, list[str]]:
-    """Settings from a parsed query string (key -> all its values), starting from ``base``.
-
-    Keys that are absent keep ``base``'s value; every bad value is replaced and noted.
-    """
-    values = asdict(base or Settings())
-    notices: list[str] = []
-    for key, parse in PARSERS.items():
-        if query.get(key):
-            values[key], found = parse(query[key])
-            notices += found
-    return Settings(**values), notices
-
-
 def query_value(key: str, value: object) -> str:
     """How a setting is written in the URL (several choices as "a,b,c"; a float as its shortest
     exact form: 8, 1.5, 0.1)."""
@@ -255,12 +241,6 @@ def query_value(key: str, value: object) -> str:
     if key == "n":
         return format_n(value)
     return format_number(value) if isinstance(value, float) else str(value)
-
-
-def settings_to_query(settings: Settings) -> dict[str, str]:
-    """The URL form of the settings that differ from the defaults (a clean, short URL)."""
-    default = asdict(Settings())
-    return {key: query_value(key, value) for key, value in asdict(settings).items() if value != default[key]}
 
 
 #: Characters of a rejected list entry that a notice may echo back (no markdown, no markup).

@@ -504,15 +504,6 @@ def read_matrix(name: str, data: bytes) -> Upload:
     return Upload(array.values, array.notes)
 
 
-def load_matrix(name: str, data: bytes) -> np.ndarray:
-    """The 2-D float64 matrix of an uploaded .npy or .csv file (``read_matrix`` without its notes).
-
-    Raises:
-        ValueError: as ``read_matrix``.
-    """
-    return read_matrix(name, data).matrix
-
-
 def read_arrays(name: str, data: bytes, *, suffixes: tuple[str, ...] = _ROTARY.suffixes) -> list[UploadedArray]:
     """Every array of an uploaded .npy, .npz or .csv file (those of ``suffixes``) as what a
     rotary model holds: a 1-D vector (inv_freq), a 2-D table, real or complex (freqs_cis), or a

@@ -206,7 +206,7 @@ def shift(
         return finite
 
     # A sum can also overflow on finite values, so a failed block check is confirmed exactly.
-    if not _over_row_blocks(rotate, rows.shape[0], rows.size) and not np.isfinite(result).all():
+    if not over_row_blocks(rotate, rows.shape[0], rows.size) and not np.isfinite(result).all():
         if in_place:
             raise ValueError(
                 "P contains NaN or infinite values, or values too large to rotate (near 1e308); "
@@ -240,7 +240,7 @@ _PARALLEL_MIN_VALUES = 1 << 20
 _POOL: ThreadPoolExecutor | None = None
 
 
-def _over_row_blocks(work: Callable[[int, int], bool], rows: int, values: int) -> bool:
+def over_row_blocks(work: Callable[[int, int], bool], rows: int, values: int) -> bool:
     """Run ``work(first, stop)`` over row ranges, on two threads for large arrays; True if
     every call returned True.
 

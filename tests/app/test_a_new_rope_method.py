@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from app_runs import PAGE_BY_KEY, assert_page_ran, open_page
+from support.app_runs import PAGE_BY_KEY, assert_page_ran, open_page
 from support.toy_rope_method import toy_config, toy_everywhere
 from test_pages import assert_prints_what_the_page_shows
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_runs import (
+from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
+from support.app_runs import (
     HOME,
     MATRIX,
     MAX_CHART_BYTES,
@@ -31,10 +33,8 @@ from app_runs import (
     open_url,
     page_id,
 )
-from engineer_files import npy
-from independent import encoding
-from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
+from support.engineer_files import npy
+from support.independent import encoding
 
 from explorer import criteria
 from explorer import settings as s

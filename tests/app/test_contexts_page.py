@@ -10,10 +10,10 @@ import re
 
 import numpy as np
 import pytest
-from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
+from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
+from support.snippets import run_snippet
 from test_pages import assert_prints_what_the_page_shows
 
-from explorer import reproduce
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.settings import N_OPTIONS
 from explorer.topics import contexts
@@ -97,7 +97,7 @@ def test_a_preset_url_opens_that_models_view(key: str) -> None:
     # The URL holds the keys the preset set (and no blob: LongRoPE's lists stay out of it).
     assert at.query_params.get("model") == key
     assert all(len(value) <= 64 for value in at.query_params.values())
-    snippet = reproduce.run_snippet(at.get("code")[0].value) if at.get("code") else None
+    snippet = run_snippet(at.get("code")[0].value) if at.get("code") else None
     assert snippet is None  # the code is shown on request only
 
 
@@ -133,7 +133,7 @@ def test_the_preset_snippet_gives_the_page_numbers() -> None:
     view = contexts.preset_view("phi-3-mini-128k-instruct")
     numpy_code = at.get("code")[0].value
     assert numpy_code.strip() == contexts.contexts_code(view).strip()
-    result = reproduce.run_snippet(numpy_code)["result"]
+    result = run_snippet(numpy_code)["result"]
     np.testing.assert_allclose(result["contexts_pairs"], contexts.pairs_table(view).to_numpy(dtype=float), rtol=1e-12)
     keys = {button.key.rsplit("_", 1)[0] for button in at.get("download_button")}
     assert set(result) == keys

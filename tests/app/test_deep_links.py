@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs
 
 import pytest
-from app_runs import DEEP_LINKS, HOME, PAGES, page_id
-from st_client import StreamlitServer, open_once
+from support.app_runs import DEEP_LINKS, HOME, PAGES, page_id
+from support.st_client import StreamlitServer, open_once
 
 from explorer.page_list import PageInfo, address_path
 

@@ -25,12 +25,12 @@ from urllib.parse import quote, urlencode
 
 import numpy as np
 import pytest
-from app_runs import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, element_bytes, open_page, page_id
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 # How the server decodes the browser's query string, and the size limits under which it ignores one.
 from streamlit.runtime.state.query_params import _parse_query_string, sanitize_query_string
+from support.app_runs import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, element_bytes, open_page, page_id
 
 import pe_core
 from explorer import uploads
@@ -158,7 +158,7 @@ upload_files = st.one_of(
 def test_any_upload_is_a_matrix_or_a_one_line_message(upload: tuple[str, bytes]) -> None:
     name, data = upload
     try:
-        matrix = uploads.load_matrix(name, data)
+        matrix = uploads.read_matrix(name, data).matrix
     except ValueError as error:
         message = str(error)
         assert message and "\n" not in message and len(message) < 300, message

@@ -4,8 +4,8 @@ not again on every run of the page, and still serve every session from one cache
 from __future__ import annotations
 
 import streamlit as st
-from app_runs import PAGE_BY_KEY, open_page
 from streamlit.runtime.caching import cache_utils
+from support.app_runs import PAGE_BY_KEY, open_page
 
 from explorer.topics import similarity
 from explorer.ui import blocks, cached

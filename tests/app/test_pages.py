@@ -29,10 +29,11 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
-from app_runs import DEEP_LINKS, assert_page_ran, open_url, page_id
 from streamlit.testing.v1 import AppTest
+from support.app_runs import DEEP_LINKS, assert_page_ran, open_url, page_id
+from support.snippets import run_snippet
 
-from explorer import page_list, reproduce
+from explorer import page_list
 from explorer.page_list import PageInfo, address_path
 from explorer.presets import PRESETS
 from explorer.ui.controls import OFFER_DOWNLOADS
@@ -55,14 +56,14 @@ def snippet_namespace(at: AppTest) -> dict[str, object]:
     """The page's first snippet (NumPy), run in a fresh namespace."""
     codes = at.get("code")
     assert codes, "the page shows no reproduce-this code"
-    return reproduce.run_snippet(codes[0].value)
+    return run_snippet(codes[0].value)
 
 
 def printed(code: str) -> list[tuple[str, str]]:
     """What a snippet prints, line by line, as (label, what follows the label's last ": ")."""
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        reproduce.run_snippet(code)
+        run_snippet(code)
     return [(label, rest) for label, _, rest in (line.rpartition(": ") for line in output.getvalue().splitlines())]
 
 

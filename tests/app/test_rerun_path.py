@@ -20,10 +20,10 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from st_client import RunResult, StreamlitServer, StreamlitSession
 from streamlit.proto.Delta_pb2 import Delta
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.PageConfig_pb2 import PageConfig
+from support.st_client import RunResult, StreamlitServer, StreamlitSession
 
 from explorer.presets import PRESETS
 from explorer.topics.rotary import LAYOUT_CODE, QK_LABELS

@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from app_runs import PAGES, assert_page_ran, open_url
+from support.app_runs import PAGES, assert_page_ran, open_url
 
 from explorer.ui import navigation
 from explorer.ui.navigation import RunSlots

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
-from app_runs import open_url
 from streamlit.testing.v1 import AppTest
+from support.app_runs import open_url
 
 from explorer.topics import relative, waves
 from explorer.ui import blocks

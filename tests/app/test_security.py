@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 import websockets
-from st_client import StreamlitServer, StreamlitSession, open_once
 from streamlit.testing.v1 import AppTest
+from support.st_client import StreamlitServer, StreamlitSession, open_once
 
 from explorer.ui.navigation import PAGE_FAILED
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from angle_rounding import angle_rounding_tolerance
+from support.angle_rounding import angle_rounding_tolerance
 
 import pe_core
 from explorer import page_list
@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_bench_core_quick_times_both_layouts_and_each_ratio_compares_the_same_numbers(tmp_path: Path) -> None:
     output = tmp_path / "core.json"
     subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_core.py"), "--quick", "--output", str(output)],
-        check=True, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "benchmarks.bench_core", "--quick", "--output", str(output)],
+        check=True, capture_output=True, text=True, timeout=120, cwd=ROOT,
     )
     results = json.loads(output.read_text())
     rows = results["rows"]
@@ -69,9 +69,8 @@ def test_cold_compute_quick_runs_every_page_at_the_defaults_and_the_largest_sett
     1 when a row is over the budget, is the benchmark's verdict, not this test's)."""
     output = tmp_path / "cold.json"
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "cold_compute.py"), "--quick", "--repeats", "1",
-         "--output", str(output)],
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "benchmarks.cold_compute", "--quick", "--repeats", "1", "--output", str(output)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert completed.returncode in (0, 1), completed.stderr[-3000:]
     rows = json.loads(output.read_text())["rows"]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_harness import CHROMIUM, VIEWPORT, StreamlitServer, launch_chromium
+from support.browser_harness import CHROMIUM, VIEWPORT, StreamlitServer, launch_chromium
 
 #: Bound on every single wait in the tests (a cold first page load imports NumPy, Plotly...).
 WAIT_MS = 30_000

@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
+from support.browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
 from test_browser import (
     FIRST_LOAD_MS,
     assert_no_traceback,

@@ -12,10 +12,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import numpy as np
 import pytest
-from app_runs import DEEP_LINKS
-from browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT, StreamlitServer
 from layout_checks import wait_until_settled
-from seed_code import seed002_positional_encoding
+from support.app_runs import DEEP_LINKS
+from support.browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, REPO_ROOT, VIEWPORT, StreamlitServer
+from support.seed_code import seed002_positional_encoding
 
 from explorer.ui.navigation import PAGE_FAILED
 

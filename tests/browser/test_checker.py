@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_harness import APP_IDLE_JS
-from engineer_files import WRITERS, cosine_first, npy, tutorial_encoding
+from support.browser_harness import APP_IDLE_JS
+from support.engineer_files import WRITERS, cosine_first, npy, tutorial_encoding
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, save_screenshot, wait_until_drawn
 
 pytestmark = pytest.mark.browser

@@ -20,7 +20,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
 from layout_checks import (
     CHART_SIZES_JS,
     CHART_TEXT_JS,
@@ -31,7 +30,8 @@ from layout_checks import (
     wait_until_settled,
 )
 from PIL import Image
-from proxy_harness import ReplicasBehindProxy, haproxy_binary
+from support.browser_harness import APP_IDLE_JS, CHROMIUM, LAUNCH_ARGS, VIEWPORT
+from support.proxy_harness import ReplicasBehindProxy, haproxy_binary
 from test_accessibility import FOCUSED_JS, OPEN_FROM_NAVIGATION_JS, PAGES, open_page, tab_to
 from test_browser import (
     FIRST_LOAD_MS,

@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from browser_harness import APP_IDLE_JS, REPO_ROOT
+from support.browser_harness import APP_IDLE_JS, REPO_ROOT
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 
 from explorer.model_configs import load_config

@@ -14,9 +14,9 @@ import re
 
 import numpy as np
 import pytest
-from browser_harness import APP_IDLE_JS, REPO_ROOT
-from independent import encoding, rates
 from layout_checks import wait_until_settled
+from support.browser_harness import APP_IDLE_JS, REPO_ROOT
+from support.independent import encoding, rates
 from test_accessibility import PlaywrightError, open_from_navigation, open_page, tab_to
 
 pytestmark = pytest.mark.browser

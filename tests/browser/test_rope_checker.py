@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_harness import APP_IDLE_JS
-from engineer_files import npy
 from layout_checks import LABELS_CUT_JS
-from needs_torch import import_or_skip
+from support.browser_harness import APP_IDLE_JS
+from support.engineer_files import npy
+from support.needs_torch import import_or_skip
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 from test_checker import CUT_METRICS_JS
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.browser
 
 import_or_skip("torch")
 import_or_skip("transformers")
-from rope_files import llama31_cos, llama31_inv_freq, meta_freqs_cis, npz  # noqa: E402
+from support.rope_files import llama31_cos, llama31_inv_freq, meta_freqs_cis, npz  # noqa: E402
 
 #: What the checker's section shows (its alerts, captions and metric boxes after its heading) as one
 #: string: ready when the app is idle, the uploader holds the file named and the section differs

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from seed_code import (
+from support.seed_code import (
     seed000_getPositionEncoding,
     seed001_transition_matrix,
     seed002_positional_encoding,

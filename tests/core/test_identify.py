@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 import pytest
-from engineer_files import WRITERS, cosine_first, read_back, savetxt, tutorial_encoding
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support.engineer_files import WRITERS, cosine_first, read_back, savetxt, tutorial_encoding
 
 import pe_core
 from pe_core.value_precision import value_precision

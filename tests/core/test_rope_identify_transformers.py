@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from needs_torch import import_or_skip
+from support.needs_torch import import_or_skip
 
 import pe_core
 from explorer.model_configs import load_config

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from independent import rotate_every_two, rotate_half
+from support.independent import rotate_every_two, rotate_half
 
 import pe_core
 from pe_core import RopeScaling

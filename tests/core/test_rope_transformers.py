@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from needs_torch import import_or_skip
+from support.needs_torch import import_or_skip
 
 import pe_core
 from explorer.model_configs import MODEL_CONFIGS, load_config

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import websockets
-from proxy_harness import (
+from support.proxy_harness import (
     HAPROXY_CFG,
     ReplicasBehindProxy,
     haproxy_binary,
@@ -34,7 +34,7 @@ from proxy_harness import (
     replica_names,
     sticky_cookie_name,
 )
-from st_client import RunResult, StreamlitSession, fetch_page
+from support.st_client import RunResult, StreamlitSession, fetch_page
 
 from explorer.ui.navigation import PAGE_FAILED
 

@@ -17,7 +17,7 @@ import kubernetes_validate
 import pytest
 import yaml
 from kubernetes_validate.utils import all_versions
-from proxy_harness import HAPROXY_CFG, sticky_cookie_name
+from support.proxy_harness import HAPROXY_CFG, sticky_cookie_name
 
 pytestmark = pytest.mark.deploy
 

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes, open_url
-from independent import encoding, payload, rates
+from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes, open_url
+from support.independent import encoding, payload, rates
 
 import pe_core
 from explorer import animation

@@ -16,7 +16,7 @@ import plotly.io as pio
 import pytest
 import streamlit as st
 from _plotly_utils.utils import convert_to_base64
-from independent import assert_same_as_validated
+from support.independent import assert_same_as_validated
 
 import pe_core
 from explorer import figures

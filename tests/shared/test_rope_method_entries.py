@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from needs_torch import import_or_skip
+from support.needs_torch import import_or_skip
 from support.toy_rope_method import TOY_FACTOR, toy_config, toy_everywhere
 
 import pe_core

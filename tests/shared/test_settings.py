@@ -14,6 +14,7 @@ from dataclasses import asdict
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.queries import settings_from_query, settings_to_query
 
 from explorer import settings as s
 from explorer.settings import parse_int_list
@@ -84,17 +85,17 @@ def test_each_value_is_read_or_clamped_with_a_notice(key, raws, expected, words)
 
 def test_settings_from_query_keeps_absent_keys_and_notes_each_bad_one() -> None:
     base = s.Settings(d=64, n=100.0, L=7, layout="concatenated", convention="tensor2tensor")
-    result, notices = s.settings_from_query({"d": ["abc"], "L": ["3"], "other": ["x"]}, base)
+    result, notices = settings_from_query({"d": ["abc"], "L": ["3"], "other": ["x"]}, base)
     assert result == s.Settings(d=128, n=100.0, L=3, layout="concatenated", convention="tensor2tensor")
     assert len(notices) == 1 and "d" in notices[0]
 
 
 def test_settings_from_query_ignores_empty_lists_and_unknown_keys() -> None:
-    assert s.settings_from_query({"d": [], "zzz": ["1"]}) == (DEFAULT, [])
+    assert settings_from_query({"d": [], "zzz": ["1"]}) == (DEFAULT, [])
 
 
 def test_defaults_make_an_empty_query() -> None:
-    assert s.settings_to_query(DEFAULT) == {}
+    assert settings_to_query(DEFAULT) == {}
 
 
 def test_nearest_n_lands_on_the_seed_bases() -> None:
@@ -116,9 +117,9 @@ valid_settings = st.builds(
 
 @given(valid_settings)
 def test_settings_to_query_round_trips(view: s.Settings) -> None:
-    query = s.settings_to_query(view)
+    query = settings_to_query(view)
     assert set(query) <= set(asdict(view))
-    parsed, notices = s.settings_from_query({key: [value] for key, value in query.items()})
+    parsed, notices = settings_from_query({key: [value] for key, value in query.items()})
     assert parsed == view
     assert notices == []
 
@@ -142,7 +143,7 @@ number_like = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from([*s.PARSERS, "preset", "zzz"]), st.lists(number_like, max_size=3)))
 def test_any_text_for_any_key_never_raises_and_stays_in_limits(query: dict[str, list[str]]) -> None:
-    view, notices = s.settings_from_query(query)
+    view, notices = settings_from_query(query)
     assert_within_limits(view)
     assert all(isinstance(notice, str) and len(notice) <= 200 for notice in notices)
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import segno
 from PIL import Image
+from support.queries import settings_from_query, settings_to_query
 
 from explorer import share
-from explorer.settings import Settings, settings_from_query, settings_to_query
+from explorer.settings import Settings
 
 zxingcpp = pytest.importorskip("zxingcpp")
 

@@ -14,7 +14,7 @@ import zipfile
 import ml_dtypes
 import numpy as np
 import pytest
-from engineer_files import npy, savetxt
+from support.engineer_files import npy, savetxt
 
 from explorer import uploads
 

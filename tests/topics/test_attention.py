@@ -16,11 +16,12 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_page
-from independent import encoding, rates
+from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_page
+from support.independent import encoding, rates
+from support.snippets import run_snippet
 
 import pe_core
-from explorer import animation, reproduce
+from explorer import animation
 from explorer.figures import LINE_MAX_POINTS
 from explorer.settings import L_MAX, Settings
 from explorer.topics import attention
@@ -442,7 +443,7 @@ def assert_same(result: dict, tables: dict, atol: float) -> None:
 
 @pytest.mark.parametrize(("settings", "view", "query"), SNIPPET_CASES)
 def test_numpy_snippet_gives_the_page_numbers(settings: Settings, view: View, query: int) -> None:
-    result = reproduce.run_snippet(attention.attention_code(settings, view, query))["result"]
+    result = run_snippet(attention.attention_code(settings, view, query))["result"]
     # The snippet sums cosines of rounded angles; the page keeps the angles exact.
     assert_same(result, snippet_tables(settings, view, query), atol=1e-9)
 
@@ -526,7 +527,7 @@ def test_the_page_shows_the_numbers_of_its_snippet_and_follows_the_query() -> No
             at.slider(key="query").set_value(moved).run()
             assert at.query_params.get("query") == str(moved)
         m = 3 if moved is None else moved
-        result = reproduce.run_snippet(at.get("code")[0].value)["result"]
+        result = run_snippet(at.get("code")[0].value)["result"]
         weights = np.asarray(result["attention_weights"])[:, 2:]
         (table,) = [frame.value for frame in at.dataframe if "effective keys e^H" in frame.value.columns]
         np.testing.assert_allclose(table["weight on its own key"], weights[m], rtol=1e-9)

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from app_runs import PAGE_BY_KEY, open_page
-from independent import assert_same_as_validated, payload
 from plotly.subplots import make_subplots
-from seed_code import seed003_binary_representation
+from support.app_runs import PAGE_BY_KEY, open_page
+from support.independent import assert_same_as_validated, payload
+from support.seed_code import seed003_binary_representation
 
 import pe_core
 from explorer import figures

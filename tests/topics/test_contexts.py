@@ -20,11 +20,12 @@ import plotly.graph_objects as go
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from independent import payload
+from support.independent import payload
+from support.snippets import run_snippet
 
 import pe_core
 import pe_core.rope.context
-from explorer import animation, reproduce, rope_methods
+from explorer import animation, rope_methods
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
@@ -657,7 +658,7 @@ def test_pitfalls_are_said_where_a_config_meets_them() -> None:
                                   "dynamic-longer", "ntk", "yarn-odd", "gpt-neox-20b"])
 def test_snippet_gives_the_pages_numbers(name: str) -> None:
     view = VIEWS[name]
-    result = reproduce.run_snippet(contexts.contexts_code(view))["result"]
+    result = run_snippet(contexts.contexts_code(view))["result"]
     before, after = contexts.dot_curves(view)
     tables = {
         "contexts_coverage": contexts.coverage_table(view), "contexts_pairs": contexts.pairs_table(view),

@@ -16,9 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from needs_torch import import_or_skip
+from support.needs_torch import import_or_skip
+from support.snippets import run_snippet
 
-from explorer import reproduce
 from explorer.model_configs import MODEL_CONFIGS
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
@@ -115,7 +115,7 @@ def test_the_score_by_offset_is_transformers_rotated_all_ones(name: str) -> None
 @pytest.mark.parametrize("name", ["default", "phi-3-mini-128k-instruct", "deepseek-v3", "dynamic-longer"])
 def test_torch_snippet_gives_the_pages_numbers(name: str) -> None:
     view = VIEWS[name]
-    result = reproduce.run_snippet(contexts.contexts_code(view, "torch"))["result"]
+    result = run_snippet(contexts.contexts_code(view, "torch"))["result"]
     before, after = contexts.dot_curves(view)
     tables = {
         "contexts_coverage": contexts.coverage_table(view), "contexts_pairs": contexts.pairs_table(view),

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from angle_rounding import HALF_ULP
-from app_runs import open_url
+from support.angle_rounding import HALF_ULP
+from support.app_runs import open_url
+from support.snippets import run_snippet
 
 import pe_core
 from explorer.figures import HEATMAP_CELLS
-from explorer.reproduce import run_snippet
 from explorer.settings import Settings
 from explorer.topics import embeddings as emb
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_runs import MATRIX, open_page
+from support.app_runs import MATRIX, open_page
 
 CIRCULAR_MEANS = "Blocks of angles are circular means"
 

@@ -10,16 +10,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit
-from angle_rounding import angle_rounding_tolerance
-from app_runs import open_url
-from engineer_files import WRITERS, cosine_first, tutorial_encoding
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seed_code import seed002_positional_encoding
 from streamlit.testing.v1 import AppTest
+from support.angle_rounding import angle_rounding_tolerance
+from support.app_runs import open_url
+from support.engineer_files import WRITERS, cosine_first, tutorial_encoding
+from support.seed_code import seed002_positional_encoding
+from support.snippets import run_snippet
 
 import pe_core
-from explorer import reproduce, uploads
+from explorer import uploads
 from explorer.settings import Settings
 from explorer.topics import pitfalls
 from explorer.ui import blocks
@@ -32,7 +33,7 @@ def grid_256(L: int, d: int) -> tuple[int, int]:
     return 256, 256
 
 
-# --------------------------------------------------------------------------- load_matrix
+# --------------------------------------------------------------------------- read_matrix
 
 
 def npy_bytes(array: np.ndarray, *, allow_pickle: bool = False) -> bytes:
@@ -42,8 +43,8 @@ def npy_bytes(array: np.ndarray, *, allow_pickle: bool = False) -> bytes:
 
 
 def load_file(path: Path) -> np.ndarray:
-    """load_matrix on a real file, as the uploader hands it over (name and bytes)."""
-    return uploads.load_matrix(path.name, path.read_bytes())
+    """read_matrix on a real file, as the uploader hands it over (name and bytes)."""
+    return uploads.read_matrix(path.name, path.read_bytes()).matrix
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
@@ -377,7 +378,7 @@ def test_snippet_reproduces_the_difference_map(key_a: str, key_b: str, s: Settin
     comparison = pitfalls.compare(a, b, s.L, s.d, max_rows=256, max_cols=256, max_cells=FULL)
     code = pitfalls.difference_code(a, b, s.L, s.d, comparison, (key_a, key_b))
     assert "pe_core" not in code and "explorer" not in code
-    namespace = reproduce.run_snippet(code)
+    namespace = run_snippet(code)
     largest_angle = max(abs(a.start), abs(b.start)) + s.L
     # The snippet's encodings are pe_core's to the bit (reproduce.sin_cos_code); the page's block means
     # are summed in another order: within the rounding of a sum of values bounded by 1.

@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
-from angle_rounding import HALF_ULP, angle_rounding_tolerance
-from app_runs import open_url
 from hypothesis import example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
+from support.angle_rounding import HALF_ULP, angle_rounding_tolerance
+from support.app_runs import open_url
+from support.snippets import run_snippet
 
 import pe_core
-from explorer.reproduce import run_snippet
 from explorer.settings import Settings
 from explorer.topics import precision as pr
 

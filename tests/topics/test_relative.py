@@ -10,9 +10,9 @@ import itertools
 
 import numpy as np
 import pytest
-from angle_rounding import angle_rounding_tolerance
-from independent import encoding, rates
-from seed_code import seed001_transition_matrix
+from support.angle_rounding import angle_rounding_tolerance
+from support.independent import encoding, rates
+from support.seed_code import seed001_transition_matrix
 
 import pe_core
 from explorer import figures

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from angle_rounding import angle_rounding_tolerance
-from app_runs import PAGE_BY_KEY, open_page
+from support.angle_rounding import angle_rounding_tolerance
+from support.app_runs import PAGE_BY_KEY, open_page
+from support.snippets import run_snippet
 
 import pe_core
 from explorer import figures, reproduce
@@ -48,7 +49,7 @@ REDUCED_T2T = Settings(L=3000, d=512, n=100.0, layout="concatenated", convention
 
 
 def run(code: str) -> dict[str, np.ndarray]:
-    return reproduce.run_snippet(code)["result"]
+    return run_snippet(code)["result"]
 
 
 def assert_same(
@@ -99,7 +100,7 @@ def torch_result(code: str) -> dict[str, np.ndarray]:
 )
 @pytest.mark.parametrize("start", [0, 13, -10])
 def test_encoding_code_is_pe_core_to_the_bit(settings: Settings, start: int) -> None:
-    namespace = reproduce.run_snippet(reproduce.encoding_code(settings, start=start))
+    namespace = run_snippet(reproduce.encoding_code(settings, start=start))
     expected = pe_core.positional_encoding(
         settings.L, settings.d, settings.n, layout=settings.layout, convention=settings.convention, start=start
     )
@@ -111,7 +112,7 @@ def test_encoding_code_is_pe_core_to_the_bit(settings: Settings, start: int) -> 
 @pytest.mark.parametrize("start", [0, 9_999_000, -(2**24 - 2000)])
 def test_sin_cos_code_is_pe_core_to_the_bit_for_every_position_up_to_2_to_the_24(start: int) -> None:
     """The far positions (Home's 10^7) and pairs of every speed, the bases at both ends."""
-    sin_cos = reproduce.run_snippet("import numpy as np\n" + reproduce.sin_cos_code())["sin_cos"]
+    sin_cos = run_snippet("import numpy as np\n" + reproduce.sin_cos_code())["sin_cos"]
     k = np.arange(start, start + 2000, dtype=np.float64)
     for n in (2.0, 1e4, 1e8):
         w = pe_core.frequencies(512, n)
@@ -459,7 +460,7 @@ def relative_snippet(settings: Settings, delta: int, window_start: int, pair: in
 def test_relative_snippet_gives_the_four_charts_and_the_pages_errors(
     settings: Settings, delta: int, window_start: int, pair: int, position: int
 ) -> None:
-    namespace = reproduce.run_snippet(relative_snippet(settings, delta, window_start, pair, position))
+    namespace = run_snippet(relative_snippet(settings, delta, window_start, pair, position))
     tables = relative_tables(settings, delta, window_start, pair, position)
     # Block means of the whole matrix (the snippet) against the closed form's (the page, large L x d): rounding.
     maps = (0.0, CLOSED_FORM_ATOL)

@@ -32,15 +32,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 import streamlit
-from app_runs import PAGE_BY_KEY, open_page
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from independent import rotate_every_two, rotate_half
 from streamlit.testing.v1 import AppTest
+from support.app_runs import PAGE_BY_KEY, open_page
+from support.independent import rotate_every_two, rotate_half
+from support.snippets import run_snippet
 from test_reproduce import assert_same, torch_result
 
 import pe_core
-from explorer import reproduce, rope_presets
+from explorer import rope_presets
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
 from explorer.ui import blocks
@@ -342,7 +343,7 @@ def assert_numbers(printed: dict, shown: dict) -> None:
 @pytest.mark.parametrize(("name", "pair", "m", "n"), SNIPPET_CASES)
 def test_the_numpy_snippet_gives_every_download_and_metric(name: str, pair: int, m: int, n: int) -> None:
     view = VIEWS[name]
-    namespace = reproduce.run_snippet(snippet(view, pair, m, n))
+    namespace = run_snippet(snippet(view, pair, m, n))
     assert_snippet(namespace["result"], page_tables(view, pair, m, n))
     assert_numbers(namespace["numbers"], page_numbers(view, pair, m, n))
 
@@ -351,7 +352,7 @@ def test_the_numpy_snippet_gives_every_download_and_metric(name: str, pair: int,
 def test_the_snippets_scaling_is_pe_cores(scaling: pe_core.RopeScaling) -> None:
     """Every method's code (and the models' own: DeepSeek's mscales, gpt-oss's untruncated ramp)."""
     view = RotaryView(8, 10000.0, 120, "half", scaling, "random", 5)
-    namespace = reproduce.run_snippet(snippet(view, 1, 100, 3))
+    namespace = run_snippet(snippet(view, 1, 100, 3))
     np.testing.assert_allclose(namespace["theta"], view.theta(), rtol=1e-14, atol=0)
     assert namespace["a"] == pytest.approx(view.attention(), rel=1e-15)
     assert_snippet(namespace["result"], page_tables(view, 1, 100, 3))
@@ -377,7 +378,7 @@ def test_the_page_offers_every_download_and_its_code() -> None:
     assert {f"{key}_{kind}" for key in DOWNLOADS for kind in ("csv", "npy")} <= buttons
     numpy_code, torch_code = (element.value for element in at.get("code"))
     assert "L, d, b = 40, 32, 10000.0" in numpy_code and "rotate_half" in torch_code
-    namespace = reproduce.run_snippet(numpy_code)
+    namespace = run_snippet(numpy_code)
     assert set(namespace["result"]) == set(SNIPPET_DOWNLOADS) < set(DOWNLOADS)
     shown = {metric.label: metric.value for metric in at.metric}
     assert set(namespace["numbers"]) == set(shown)

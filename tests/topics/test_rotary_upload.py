@@ -17,10 +17,10 @@ import re
 
 import numpy as np
 import pytest
-from app_runs import PAGE_BY_KEY, open_page
-from engineer_files import npy, savetxt
-from needs_torch import import_or_skip
 from streamlit.testing.v1 import AppTest
+from support.app_runs import PAGE_BY_KEY, open_page
+from support.engineer_files import npy, savetxt
+from support.needs_torch import import_or_skip
 
 import pe_core
 from explorer import rope_presets, uploads
@@ -30,7 +30,7 @@ from pe_core.wording import pair_span
 
 torch = import_or_skip("torch")
 import_or_skip("transformers")
-from rope_files import LLAMA31, llama31_cos, llama31_inv_freq, meta_freqs_cis, npz  # noqa: E402
+from support.rope_files import LLAMA31, llama31_cos, llama31_inv_freq, meta_freqs_cis, npz  # noqa: E402
 
 #: Positions of the cos table: enough for the pairs between llama3's bounds to be read.
 LENGTH = 2048

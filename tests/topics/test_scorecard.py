@@ -14,13 +14,13 @@ from unittest import mock
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support.angle_rounding import angle_rounding_tolerance, textbook_dot_by_offset, textbook_sin_cos_outer
+from support.snippets import run_snippet
 
 import pe_core
 from explorer import criteria
-from explorer.reproduce import run_snippet
 from explorer.settings import Settings
 from explorer.topics import scorecard as sc
 

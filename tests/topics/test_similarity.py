@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from independent import assert_same_as_validated, encoding, rates, y_of
+from support.independent import assert_same_as_validated, encoding, rates, y_of
 
 import pe_core
 from explorer import figures

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from independent import payload, rates
-from seed_code import seed002_positional_encoding
+from support.independent import payload, rates
+from support.seed_code import seed002_positional_encoding
 
 import pe_core
 from explorer.topics import waves

@@ -15,7 +15,7 @@ from explorer import page_list
 from explorer.page_list import PageInfo, address_path
 from explorer.ui.navigation import PAGE_FAILED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 #: Budgets of PRODUCT.md, in bytes of what the server sends.
 MAX_CHART_BYTES = 1_500_000

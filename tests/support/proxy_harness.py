@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from st_client import StreamlitServer, free_port
+from .st_client import StreamlitServer, free_port
 
-HAPROXY_CFG = Path(__file__).resolve().parents[1] / "deploy" / "haproxy.cfg"
+HAPROXY_CFG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 HAPROXY_START_TIMEOUT_S = 20.0
 #: HAProxy writes its log on standard output (``log stdout``): the harness keeps it in a file.
 LOG_FILE = "haproxy.log"

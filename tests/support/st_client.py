@@ -20,14 +20,12 @@ slider step in a browser re-sends its charts this way, and so does this client.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import Message
 from http.cookies import SimpleCookie
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import websockets
@@ -39,8 +37,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 
 # The Streamlit server launcher of the browser tests, so that there is one way to start a server.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
-from browser_harness import StreamlitServer, free_port
+from .browser_harness import StreamlitServer, free_port
 
 __all__ = ["RunResult", "StreamlitServer", "StreamlitSession", "fetch_page", "free_port", "open_once"]
 
