@@ -3,9 +3,10 @@ of the pages and the tests (a page cannot import app.py, which runs the navigati
 
 A page is two files: ``pages/<url path>_page.py`` lays it out (and holds its own cached
 computations), and its topic module, ``explorer/topics/<url path>.py``, holds its analysis,
-figure builders and "reproduce this" code, without Streamlit. Adding a page is a page file,
-a topic module and one line here; tests/app/test_layout.py and tests/app/test_pages.py then
-hold it to that contract.
+figure builders and "reproduce this" code, without Streamlit; a long topic is a package,
+``explorer/topics/<url path>/``, one module per part, whose ``__init__`` re-exports them.
+Adding a page is a page file, a topic module and one line here; tests/app/test_layout.py and
+tests/app/test_pages.py then hold it to that contract.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The maths lives in one module per idea, each function next to the formula it com
   and where they sit;
 - ``value_precision``: the storage format and arithmetic a table's values may come from;
 - ``rope/``: rotary position embeddings: the frequencies and their scalings (linear, NTK,
-  dynamic, YaRN, llama3, LongRoPE: one registry entry each, ``rope/methods.py``), cos/sin
+  dynamic, YaRN, llama3, LongRoPE: one registry entry each, ``rope/methods/``), cos/sin
   caches and the rotation, a model's RoPE read from its config.json, scores of rotated
   queries and keys, RoPE past the trained length;
 - ``identify/``: which encoding a matrix is, a sinusoidal variant or what a rotary model holds,

@@ -4,7 +4,8 @@
   modules at explorer/'s top level never do, directly or through another module;
 - a topic imports no other topic and nothing in ui/; a shared module imports no topic and
   nothing in ui/ (what two topics share lives there);
-- a page is its page file in pages/ and its topic module, explorer/topics/<url path>.py,
+- a page is its page file in pages/ and its topic, explorer/topics/<url path>.py or a package
+  explorer/topics/<url path>/ (whose modules import each other, not names from its __init__),
   and the page file lays out no other topic.
 
 Adding a page is a page file, a topic module and one line in explorer/page_list.py; this
@@ -35,7 +36,19 @@ def module_name(path: Path) -> str:
 
 #: Every module of the explorer package, by dotted name.
 MODULES: dict[str, Path] = {module_name(path): path for path in sorted(EXPLORER.rglob("*.py"))}
-TOPICS = {name for name in MODULES if name.startswith("explorer.topics.")}
+
+
+def topic_of(name: str) -> str | None:
+    """The topic a dotted name belongs to: explorer.topics.rotary.checker (a module of a topic's
+    package) -> explorer.topics.rotary; None outside explorer/topics/ (explorer.topics itself too)."""
+    parts = name.split(".")
+    return ".".join(parts[:3]) if len(parts) > 2 and parts[:2] == ["explorer", "topics"] else None
+
+
+#: The topics, one per page: a module or a package in explorer/topics/.
+TOPICS = {topic for name in MODULES if (topic := topic_of(name))}
+#: Every module of a topic: the topics themselves and the modules of their packages.
+TOPIC_MODULES = {name for name in MODULES if topic_of(name)}
 UI = {name for name in MODULES if name.startswith("explorer.ui.")}
 #: The Streamlit-free pieces several topics share: the modules at the package's top level.
 SHARED = {name for name, path in MODULES.items() if path.parent == EXPLORER and path.stem != "__init__"}
@@ -75,10 +88,16 @@ def reached_from(name: str) -> set[str]:
     return seen
 
 
+def other_topics(name: str, path: Path) -> set[str]:
+    """The topics the module ``name`` (at ``path``) imports besides its own."""
+    return {topic for imported in explorer_imports(path) if (topic := topic_of(imported))} - {topic_of(name)}
+
+
 def test_the_three_kinds_are_in_the_tree() -> None:
     assert TOPICS and UI and SHARED
     assert (EXPLORER / "topics" / "__init__.py").is_file() and (EXPLORER / "ui" / "__init__.py").is_file()
-    assert {path.parent for path in MODULES.values()} == {EXPLORER, EXPLORER / "topics", EXPLORER / "ui"}
+    packages = {EXPLORER / "topics" / topic.rsplit(".", 1)[1] for topic in TOPICS}
+    assert {path.parent for path in MODULES.values()} - packages == {EXPLORER, EXPLORER / "topics", EXPLORER / "ui"}
 
 
 def test_streamlit_is_imported_only_by_the_app_the_pages_and_ui() -> None:
@@ -86,7 +105,7 @@ def test_streamlit_is_imported_only_by_the_app_the_pages_and_ui() -> None:
     assert direct <= UI, f"Streamlit imported outside explorer/ui/: {sorted(direct - UI)}"
 
 
-@pytest.mark.parametrize("name", sorted(TOPICS | SHARED))
+@pytest.mark.parametrize("name", sorted(TOPIC_MODULES | SHARED))
 def test_no_topic_or_shared_module_reaches_streamlit_through_another_module(name: str) -> None:
     reached = reached_from(name)
     through = sorted(module for module in reached if imports_streamlit(MODULES[module]))
@@ -96,22 +115,29 @@ def test_no_topic_or_shared_module_reaches_streamlit_through_another_module(name
 
 def test_importing_every_topic_and_shared_module_loads_no_streamlit() -> None:
     """The same rule as Python sees it: third-party imports included, in a fresh interpreter."""
-    names = sorted(TOPICS | SHARED)
+    names = sorted(TOPIC_MODULES | SHARED)
     script = "import sys\n" + "".join(f"import {name}\n" for name in names) + "print('streamlit' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False", "importing the topics and shared modules loaded streamlit"
 
 
-@pytest.mark.parametrize("name", sorted(TOPICS))
+@pytest.mark.parametrize("name", sorted(TOPIC_MODULES))
 def test_a_topic_imports_no_other_topic(name: str) -> None:
-    others = explorer_imports(MODULES[name]) & (TOPICS - {name})
+    others = other_topics(name, MODULES[name])
     assert not others, f"{name} imports the topics {sorted(others)}: move what they share to explorer/"
+
+
+@pytest.mark.parametrize("name", sorted(TOPIC_MODULES - TOPICS))
+def test_a_topic_s_modules_import_each_other_not_their_package(name: str) -> None:
+    """A module of a topic's package takes names from the modules it builds on, never from the package's
+    __init__, which imports every module of the package (a name it has not reached yet is not there)."""
+    assert topic_of(name) not in explorer_imports(MODULES[name]), f"{name} imports its own package {topic_of(name)}"
 
 
 @pytest.mark.parametrize("name", sorted(SHARED))
 def test_a_shared_module_imports_no_topic(name: str) -> None:
-    topics = explorer_imports(MODULES[name]) & TOPICS
+    topics = {topic for imported in explorer_imports(MODULES[name]) if (topic := topic_of(imported))}
     assert not topics, f"{name} imports the topics {sorted(topics)}"
 
 
@@ -120,6 +146,13 @@ def test_the_rule_catches_what_it_forbids(tmp_path: Path) -> None:
     topic = tmp_path / "bad_topic.py"
     topic.write_text("from explorer.topics import waves\nfrom explorer.ui import blocks\n")
     assert {"explorer.topics.waves", "explorer.ui.blocks"} <= explorer_imports(topic)
+    part = tmp_path / "part.py"  # a module of the rotary package: its own package's modules are not another topic
+    part.write_text("from explorer.topics.rotary.view import RotaryView\n"
+                    "from explorer.topics.waves import position_profile_figure\n")
+    assert other_topics("explorer.topics.rotary.checker", part) == {"explorer.topics.waves"}
+    part.write_text("from explorer.topics.contexts.view import ContextView\n")
+    assert other_topics("explorer.topics.rotary.checker", part) == {"explorer.topics.contexts"}
+    assert other_topics("explorer.topics.contexts.charts", part) == set()
     streamlit_user = tmp_path / "bad_shared.py"
     streamlit_user.write_text("import streamlit.components.v2 as components\n")
     assert imports_streamlit(streamlit_user)
@@ -138,7 +171,9 @@ def test_a_page_is_its_page_file_and_its_topic_module(page: PageInfo) -> None:
     assert path.stem != page.url_path, "a deep link to the page would run its file without app.py"
     assert page.topic == f"explorer.topics.{page.url_path}", "a topic is named after its page's URL path"
     assert page.topic in MODULES, f"no topic module {page.topic}"
-    used_topics = explorer_imports(path) & TOPICS
+    topic_path = MODULES[page.topic].relative_to(ROOT).as_posix()
+    assert topic_path in (f"explorer/topics/{page.url_path}.py", f"explorer/topics/{page.url_path}/__init__.py")
+    used_topics = {topic for imported in explorer_imports(path) if (topic := topic_of(imported))}
     assert used_topics == {page.topic}, f"{page.path} lays out {sorted(used_topics)}, not its topic alone"
 
 
