@@ -258,10 +258,11 @@ def _from_length(scaling: pe_core.RopeScaling) -> str:
     return f" from {L0:,} positions" if L0 is not None else ""
 
 
-def _head(scaling: pe_core.RopeScaling, doc: str, *lines: str) -> str:
-    """A fragment's first lines: its def, its docstring, its factor and trained length."""
+def _head(scaling: pe_core.RopeScaling, doc: str, *lines: str, original: str = "the trained length") -> str:
+    """A fragment's first lines: its def, its docstring, its factor and its length L0 (``original``
+    says which length that is)."""
     s, L0 = literal(scaling.factor), scaling.original_length
-    body = [f"s = {s}"] + ([f"L0 = {L0}"] if L0 is not None else []) + list(lines)
+    body = [f"s = {s}"] + ([f"L0 = {L0}  # {original}"] if L0 is not None else []) + list(lines)
     return (f"def scaled_{scaling.method}(theta, d, base, length):\n    \"\"\"{doc}\"\"\"\n"
             + "".join(f"    {line}\n" for line in body))
 
@@ -285,6 +286,7 @@ def _dynamic_fragment(scaling: pe_core.RopeScaling) -> str:
         scaling, "Dynamic NTK: the base grows with the sequence length past L0 (max_position_embeddings).",
         "grown = s * max(length, L0) / L0 - (s - 1)",
         f"return (base * grown ** (d / (d - 2))) ** -({_exponents()}), 1.0",
+        original="where the base starts to grow: max_position_embeddings, as transformers reads it",
     )
 
 

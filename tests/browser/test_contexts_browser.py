@@ -77,7 +77,8 @@ def whole_number_boxes() -> set[tuple[str, str]]:
 WHOLE_BOXES = {
     "trained": ("Trained length L0 (tokens)", lambda value: f"L0={value:,}, L=16,384"),
     "target": ("Target length L (tokens)", lambda value: f"L0=32,000, L={value:,}"),
-    "max_positions": ("max_position_embeddings (0: none)", lambda value: f"max_positions = {value}  #"),
+    "max_positions": ("max_position_embeddings (0: none)",
+                      lambda value: f"L0 = {value}  # where the base starts to grow: max_position_embeddings"),
 }
 
 
@@ -100,7 +101,7 @@ def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> N
         expect(box).to_have_value(str(value))
 
     def shown(text: str) -> None:
-        where = code if "max_positions" in text else page.locator('[data-testid="stCaptionContainer"]')
+        where = code if "max_position_embeddings" in text else page.locator('[data-testid="stCaptionContainer"]')
         expect(where.filter(has_text=text).first).to_be_visible()
 
     for key, (label, used) in WHOLE_BOXES.items():
