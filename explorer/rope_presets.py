@@ -14,7 +14,7 @@ from functools import cache
 
 import pe_core
 from explorer import model_configs, rope_methods
-from explorer.settings import format_n, nearest_n
+from explorer.settings import format_number, nearest_n
 
 #: The "no preset" choice.
 CUSTOM = "custom"
@@ -102,7 +102,7 @@ def differences(preset: RopePreset, *, d: int, base: float, layout: str, method:
     if d != preset.d:
         changes.append(f"d = {d} (the model's {preset.d})")
     if base != nearest_n(preset.base):
-        changes.append(f"b = {format_n(base)} (the model's {format_n(preset.base)})")
+        changes.append(f"b = {format_number(base)} (the model's {format_number(preset.base)})")
     if layout != preset.layout:
         changes.append(f"the {layout} layout (the model's {preset.layout})")
     own = rope_methods.NONE if preset.scaling is None else MODEL

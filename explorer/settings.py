@@ -49,11 +49,6 @@ class Settings:
     convention: str = "paper"
 
 
-def format_n(n: float) -> str:
-    """The base as a person writes it: 10000, 1000000, 1.5e+07 is 15000000."""
-    return f"{n:.0f}" if float(n).is_integer() else f"{n:g}"
-
-
 def last_value(key: str, raws: list[str], notices: list[str]) -> str:
     """The URL key's last value, stripped (a notice in ``notices`` when it was given more than once)."""
     if len(raws) > 1:
@@ -193,13 +188,13 @@ def parse_n(raws: list[str]) -> tuple[float, list[str]]:
     value = read_number(raw)
     if value is None:
         reason = " is empty" if not raw else f"={echo(raw)} is not a finite number"
-        notices.append(f"URL: n{reason}; using {format_n(N_DEFAULT)}.")
+        notices.append(f"URL: n{reason}; using {format_number(N_DEFAULT)}.")
         return N_DEFAULT, notices
     clamped = min(max(value, N_MIN), N_MAX)
     if clamped != value:
-        notices.append(f"URL: n={echo(raw)} is outside 2..1e8; using {format_n(nearest_n(clamped))}.")
+        notices.append(f"URL: n={echo(raw)} is outside 2..1e8; using {format_number(nearest_n(clamped))}.")
     elif nearest_n(clamped) != value:
-        notices.append(f"URL: n={echo(raw)} is not on the base scale; using {format_n(nearest_n(clamped))}.")
+        notices.append(f"URL: n={echo(raw)} is not on the base scale; using {format_number(nearest_n(clamped))}.")
     return nearest_n(clamped), notices
 
 
@@ -211,14 +206,14 @@ def parse_option(key: str, raws: list[str], *, default: float, options: tuple[fl
     value = read_number(raw)
     if value is None or value <= 0:
         reason = " is empty" if not raw else f"={echo(raw)} is not a positive number"
-        notices.append(f"URL: {key}{reason}; using {format_n(default)}.")
+        notices.append(f"URL: {key}{reason}; using {format_number(default)}.")
         return default, notices
     logs = np.log10(options)
     nearest = options[int(np.argmin(np.abs(logs - math.log10(min(max(value, options[0]), options[-1])))))]
     if nearest != value:
         notices.append(
-            f"URL: {key}={echo(raw)} is not one of {format_n(options[0])}..{format_n(options[-1])} on the "
-            f"slider's scale; using {format_n(nearest)}."
+            f"URL: {key}={echo(raw)} is not one of {format_number(options[0])}..{format_number(options[-1])} on the "
+            f"slider's scale; using {format_number(nearest)}."
         )
     return nearest, notices
 
@@ -239,7 +234,7 @@ def query_value(key: str, value: object) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value))
     if key == "n":
-        return format_n(value)
+        return format_number(value)
     return format_number(value) if isinstance(value, float) else str(value)
 
 

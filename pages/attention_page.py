@@ -9,7 +9,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import attention
 from explorer.topics.attention import SCHEME_KEYS, SCHEMES, View
 from explorer.ui import blocks, cached, controls, navigation
@@ -103,7 +103,7 @@ view = View(schemes=schemes, causal=causal, scaled=scaled, heads=heads, head=hea
 
 def describe(settings: Settings, view: View) -> str:
     """The settings and the view in a line, for the charts' titles."""
-    return (f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, "
+    return (f"L={settings.L:,}, d={settings.d:,}, n={format_number(settings.n)}, "
             f"{'causal' if view.causal else 'bidirectional'}" + (", scaled by 1/√d" if view.scaled else ""))
 
 

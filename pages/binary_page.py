@@ -7,7 +7,7 @@ import streamlit as st
 
 import pe_core
 from explorer import figures
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import binary
 from explorer.ui import blocks, cached, controls
 
@@ -54,7 +54,7 @@ def maps() -> None:
     labels, ticks = figures.encoding_axis_labels(
         reduced.column_is_sine, reduced.pair_first, reduced.pair_last, w, settings.layout
     )
-    shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    shape = f"L={L:,}, d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
     sinusoid = figures.encoding_figure(
         reduced.values, reduced.row_first, reduced.row_last, labels, ticks,
         title=f"Sinusoidal encoding P ({shape})", transpose=transpose,

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import animation, figures, rope_methods
 from explorer.model_configs import model_config
 from explorer.presets import CUSTOM
-from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_n, format_number, nearest_n, parse_choice
+from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
 from explorer.ui import blocks, cached, controls, model_carry, navigation
@@ -354,8 +354,8 @@ def charts() -> None:
     st.markdown(
         f"**d = {d}** rotated coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor). "
         + (f"**Base b = {format_number(base)}**, exactly, from the config (rope_theta): the sidebar's n slider cannot "
-           f"hold it and shows the nearest stop, {format_n(float(st.session_state['n']))}; moving n replaces it."
-           if exact else f"**Base b = {format_n(base)}**: the sidebar's n (rope_theta).")
+           f"hold it and shows the nearest stop, {format_number(float(st.session_state['n']))}; moving n replaces it."
+           if exact else f"**Base b = {format_number(base)}**: the sidebar's n (rope_theta).")
     )
     st.caption(
         "The sidebar's L, layout and frequencies do not change this page: its lengths are the trained and target "

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import embeddings as emb
 from explorer.ui import blocks, controls
 
@@ -54,7 +54,7 @@ def sentence_one() -> None:
 
     # (a) ---------------------------------------------------------------------------------
     st.header("Embeddings, positional encoding, and their sum (sentence 1)")
-    shape = f"N={N} tokens, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    shape = f"N={N} tokens, d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
     zrange = emb.symmetric_range(a.E, a.P, a.summed)
     for values, name, title, key in (
         (a.E, e_name, f"Token embeddings {e_name}", "embeddings_x"),

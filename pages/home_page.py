@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer import criteria, page_list
 from explorer.presets import PRESETS
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import home
 from explorer.ui import blocks, cached, controls, navigation
 
@@ -53,7 +53,7 @@ st.markdown(
 def criteria_section(settings: Settings) -> None:
     st.header("Does it meet seed 000's criteria?")
     shape = (
-        f"L={settings.L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+        f"L={settings.L:,}, d={settings.d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
     )
     measurements = measured_criteria(settings)
     # A criterion with nothing to measure (one position has no pair to tell apart) neither passes nor fails.

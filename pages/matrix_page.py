@@ -7,7 +7,7 @@ import streamlit as st
 
 import pe_core
 from explorer import figures
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import matrix
 from explorer.ui import blocks, cached, controls
 
@@ -78,7 +78,7 @@ def heatmap() -> None:
 def drawn_settings(rows: int, row_start: int | None) -> tuple[Settings, int, str]:
     """The positions the heatmap stands for (all, or a window of ``rows``), its first position,
     its title's settings."""
-    shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+    shape = f"L={L:,}, d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
     if row_start is None:
         return settings, 0, shape
     return replace(settings, L=rows), row_start, f"{shape}; positions {row_start:,}..{row_start + rows - 1:,}"

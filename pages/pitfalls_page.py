@@ -7,7 +7,7 @@ from dataclasses import astuple
 import streamlit as st
 
 from explorer import figures, uploads
-from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, N_OPTIONS, Settings, format_number
 from explorer.topics import pitfalls
 from explorer.ui import blocks, cached, controls, navigation
 
@@ -57,7 +57,7 @@ key_b = controls.choice_control(
 other_n, offset = 1e6, 1
 if "other_base" in (key_a, key_b):
     # The decades of the sidebar's base slider: a short radio, and seed 003's 1000000 among them.
-    base_options = tuple(format_n(n) for n in N_OPTIONS if math.log10(n).is_integer())
+    base_options = tuple(format_number(n) for n in N_OPTIONS if math.log10(n).is_integer())
     other_n = float(controls.choice_control(
         "other_n", "Another base n", base_options, default="1000000", format_func=lambda text: f"n = {text}",
     ))
@@ -179,7 +179,7 @@ if upload is not None:
                 "shape": f"{check.shape[0]:,} x {check.shape[1]:,}",
                 layout_label: layout,
                 "convention": result["convention"] or "-",
-                "n": "-" if result["n"] is None else format_n(result["n"]),
+                "n": "-" if result["n"] is None else format_number(result["n"]),
                 "start": "-" if result["start"] is None else f"{result['start']:,}",
                 "transposed": "yes" if result["transposed"] else "no",
                 "stored as": result["dtype_guess"] or "-",

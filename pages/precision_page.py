@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import precision
 from explorer.topics import precision as pr
 from explorer.ui import blocks, cached, controls
@@ -59,7 +59,7 @@ def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
 
 settings: Settings = st.session_state["settings"]
 d, L = settings.d, settings.L
-shape = f"d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+shape = f"d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
 
 st.title("Precision")
 # One element for the text and the three ways (a page's elements each cost its every rerun).

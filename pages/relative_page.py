@@ -6,7 +6,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import FULL_MATRIX_CELLS, Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, Settings, format_number
 from explorer.topics import relative
 from explorer.ui import blocks, cached, controls
 
@@ -49,7 +49,7 @@ delta = controls.int_control(
     "delta", "Offset δ (positions; negative shifts back)", default=1, low=-span, high=span,
     help=f"A whole number from −{span:,} to {span:,}. Seed 001 uses −10.",
 )
-shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+shape = f"L={L:,}, d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
 w = cached.frequencies(settings)
 #: The settings but L: what the transition matrix, the Play window and one pair's rotation depend on
 #: (an L move replays them; only the shifted maps are computed again).

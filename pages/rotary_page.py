@@ -8,7 +8,7 @@ import streamlit as st
 import pe_core
 from explorer import animation, figures, presets, rope_methods, rope_presets, uploads
 from explorer.rope_presets import CUSTOM
-from explorer.settings import format_n
+from explorer.settings import format_number
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
 from explorer.ui import blocks, cached, controls, model_carry, navigation
@@ -99,7 +99,8 @@ def the_view() -> RotaryView:
         preset = rope_presets.rope_preset(model)
         edited = rope_presets.differences(preset, d=d, base=base, layout=layout, method=method)
         st.caption(
-            f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_n(preset.base)}, {preset.layout}, "
+            f"**{preset.name}**: d = {preset.d} rotated coordinates, b = {format_number(preset.base)}, "
+            f"{preset.layout}, "
             f"{rope_methods.describe(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
             + (f" Changed here: {edited}." if edited else "")
         )
@@ -190,7 +191,8 @@ def transition(view: RotaryView, convention: str, pair: int, m: int) -> None:
     st.caption(
         f"Left: RoPE's rotation of pair {pair} at m = {m} (pe_core.rotate of the pair's two unit vectors, without "
         f"the scaling). Right: the 2 x 2 block of pair {pair} of the sinusoid's transition matrix M(δ = {m}) for "
-        f"d = {view.d}, n = {format_n(view.base)} (pe_core.transition_matrix's block, rows and columns {2 * pair} and "
+        f"d = {view.d}, n = {format_number(view.base)} (pe_core.transition_matrix's block, rows and columns "
+        f"{2 * pair} and "
         f"{2 * pair + 1} in the interleaved layout, read from pe_core.shift). Largest difference: "
         f"{block.max_difference:.2e}. The same matrix: RoPE applies it to the column (u, v)ᵀ from the left, the "
         "sinusoid to the row (sin, cos) from the right."

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from explorer.topics import scorecard as sc
 from explorer.ui import blocks, cached, controls
 
@@ -49,7 +49,7 @@ offset = controls.int_control(
     high=sc.clamp_offset(sc.MAX_OFFSET, L),
     help=f"1 to min(L − 1, {sc.MAX_OFFSET}). Seed 004's example uses neighbours, δ = 1.",
 )
-shape = f"L={L:,}, d={settings.d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+shape = f"L={L:,}, d={settings.d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
 
 
 def scorecard_table() -> None:

@@ -7,7 +7,7 @@ import streamlit as st
 
 import pe_core
 from explorer import animation, figures
-from explorer.settings import FULL_MATRIX_CELLS, Settings, format_n
+from explorer.settings import FULL_MATRIX_CELLS, Settings, format_number
 from explorer.topics import similarity
 from explorer.topics.similarity import MEASURED_CELLS, SIMILARITY_BLOCKS
 from explorer.ui import blocks, cached, controls
@@ -78,7 +78,7 @@ st.markdown(
     "\n$$"
 )
 
-shape = f"L={L:,}, d={d:,}, n={format_n(settings.n)}, {settings.layout}, {settings.convention}"
+shape = f"L={L:,}, d={d:,}, n={format_number(settings.n)}, {settings.layout}, {settings.convention}"
 by_offset = cached.dot_by_offset(settings)
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 import pe_core
 from explorer import animation
 from explorer.figures import positions_text
-from explorer.settings import Settings, format_n, parse_int_list
+from explorer.settings import Settings, format_number, parse_int_list
 from explorer.topics import waves
 from explorer.ui import blocks, cached, controls
 
@@ -20,7 +20,7 @@ settings: Settings = st.session_state["settings"]
 d, L = settings.d, settings.L
 w = cached.frequencies(settings)
 pairs = len(w)
-shape = f"d={d:,}, n={format_n(settings.n)}, {settings.convention}"
+shape = f"d={d:,}, n={format_number(settings.n)}, {settings.convention}"
 #: What the profiles and the unit circle are drawn from: the frequencies (an L move replays them).
 rates = (d, settings.n, settings.convention)
 

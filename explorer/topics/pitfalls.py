@@ -22,7 +22,7 @@ import pe_core
 from explorer import reproduce, uploads
 from explorer.arrays import true_cells
 from explorer.figures import heatmap_grid
-from explorer.settings import Settings, format_n
+from explorer.settings import Settings, format_number
 from pe_core.wording import number
 
 # ----------------------------------------------------------------------------------------
@@ -51,7 +51,7 @@ class Variant:
 
     def describe(self) -> str:
         return (
-            f"{self.layout}, {self.convention}, n = {format_n(self.n)}"
+            f"{self.layout}, {self.convention}, n = {format_number(self.n)}"
             + (f", positions from {self.start}" if self.start else "")
         )
 
@@ -77,7 +77,7 @@ def variant(key: str, settings: Settings, *, other_n: float, offset: int) -> Var
 
 def explanation(key: str, settings: Settings, v: Variant) -> str:
     """One paragraph: what this variant is and why it is a pitfall (Markdown, no user text)."""
-    n = format_n(settings.n)
+    n = format_number(settings.n)
     m = (settings.d + 1) // 2
     if key == "sidebar":
         return (
@@ -100,12 +100,12 @@ def explanation(key: str, settings: Settings, v: Variant) -> str:
         return (
             f"Seed 002's loop computes `n ** (2*i/d)` with an i that already steps by 2, so pair j gets "
             f"the exponent **4j/d**: n^(4j/d) = (n²)^(2j/d), the paper's formula with base n² = "
-            f"{format_n(v.n)} instead of {n}. Columns 0 and 1 (exponent 0) are unchanged, which is why "
+            f"{format_number(v.n)} instead of {n}. Columns 0 and 1 (exponent 0) are unchanged, which is why "
             "the bug hides in plots of the first dimensions."
         )
     if key == "other_base":
         return (
-            f"The same formula with base n = {format_n(v.n)} (seed 003 uses 1,000,000): wavelengths run "
+            f"The same formula with base n = {format_number(v.n)} (seed 003 uses 1,000,000): wavelengths run "
             f"from 2π to about 2π·n, so a model trained with one base reads another's slow pairs as "
             "other positions."
         )

@@ -204,7 +204,7 @@ def sidebar_ui() -> None:
             help="Number of dimensions; sine/cosine pairs, so even.",
         )
         st.select_slider(
-            "n: base (log scale)", s.N_OPTIONS, format_func=s.format_n, key="n", on_change=_moved, args=("n",),
+            "n: base (log scale)", s.N_OPTIONS, format_func=s.format_number, key="n", on_change=_moved, args=("n",),
             help="The paper uses 10000; wavelengths grow from 2π to about 2π·n.",
         )
         st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_moved, args=("L",))
@@ -248,7 +248,7 @@ def option_control(
 ) -> float:
     """A page's slider over numeric stops (``options``, ascending), kept in the URL under ``key``."""
     _seed(key, default, lambda raws: s.parse_option(key, raws, default=default, options=options))
-    return float((container or st).select_slider(label, options, key=key, format_func=s.format_n, help=help))
+    return float((container or st).select_slider(label, options, key=key, format_func=s.format_number, help=help))
 
 
 def select_control(

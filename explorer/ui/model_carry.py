@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from explorer import page_list
-from explorer.settings import format_n
+from explorer.settings import format_number
 
 _CARRIED = "_model_carried"
 
@@ -38,7 +38,7 @@ class CarriedModel:
     def kept(self) -> dict[str, str]:
         """Which of d and n still hold the model's values (URL key -> shown value)."""
         state = st.session_state
-        kept = {"d": str(self.d), "n": format_n(self.n)}
+        kept = {"d": str(self.d), "n": format_number(self.n)}
         return {key: shown for key, shown in kept.items() if state.get(key) == getattr(self, key)}
 
 

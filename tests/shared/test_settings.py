@@ -102,7 +102,7 @@ def test_nearest_n_lands_on_the_seed_bases() -> None:
     for base in (100.0, 10000.0, 1e6, 2.0, 1e8):
         assert base in s.N_OPTIONS
         assert s.nearest_n(base) == base
-    assert s.format_n(1e8) == "100000000" and s.format_n(1.5) == "1.5"
+    assert s.format_number(1e8) == "100000000" and s.format_number(1.5) == "1.5"
 
 
 valid_settings = st.builds(

@@ -14,7 +14,7 @@ import pandas as pd
 import pe_core
 from explorer import rope_methods, uploads
 from explorer.rope_presets import CUSTOM, choice_parameters, scaling_from_choice, scaling_label
-from explorer.settings import D_MAX, D_MIN, format_n, nearest_n
+from explorer.settings import D_MAX, D_MIN, format_number, nearest_n
 from explorer.topics.rotary.view import RotaryView
 from pe_core.wording import number
 
@@ -89,7 +89,7 @@ def reading_summary(reading: ArrayReading) -> str:
     if status == "unknown":
         return "not recognised"
     if status == "sinusoidal":
-        return f"{uploads.KIND_NAMES['sinusoidal']}, {result['layout']} layout, n = {format_n(result['n'])}"
+        return f"{uploads.KIND_NAMES['sinusoidal']}, {result['layout']} layout, n = {format_number(result['n'])}"
     facts = [f"d = {result['d']:,}"] + ([f"{result['layout']} layout"] if result["layout"] else [])
     facts += [] if result["n"] is None else [f"base {number(result['n'])}"]
     if status == "near":

@@ -11,7 +11,7 @@ import numpy as np
 import pe_core
 from explorer import rope_methods
 from explorer.figures import HALF_PLOT_COLS, heatmap_grid
-from explorer.settings import format_n
+from explorer.settings import format_number
 
 #: The query and key: seeded random numbers, or all ones (the score is then the rotation alone).
 QK_CHOICES = ("random", "ones")
@@ -54,7 +54,7 @@ class RotaryView:
         return (self.d, self.base, self.L, self.layout, repr(self.scaling), self.qk, self.seed)
 
     def describe(self) -> str:
-        return (f"L={self.L:,}, d={self.d:,}, b={format_n(self.base)}, {self.layout}, "
+        return (f"L={self.L:,}, d={self.d:,}, b={format_number(self.base)}, {self.layout}, "
                 f"{rope_methods.describe(self.scaling, self.d)}")
 
 
