@@ -42,13 +42,15 @@ def literal_list(values: object) -> str:
 class Parameter:
     """A scaling parameter the app's controls set: its URL (and widget) key, the RopeScaling field
     (transformers' config key) it sets, its label on a slider, the slider's stops (every value
-    the real configs use is one) and its default (transformers' or the method's authors')."""
+    the real configs use is one), its default (transformers' or the method's authors') and what
+    it does, in a control's help."""
 
     key: str
     field: str
     label: str
     stops: tuple[float, ...]
     default: float
+    help: str | None = None
 
 
 FACTOR_STOPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 16.0, 20.0, 32.0, 40.0, 64.0, 100.0, 128.0)
@@ -61,8 +63,10 @@ PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
     Parameter("original", "original_length", "original length L0", ORIGINAL_STOPS, 4096.0),
     Parameter("low_freq", "low_freq_factor", "low_freq_factor", FREQ_FACTOR_STOPS, 1.0),
     Parameter("high_freq", "high_freq_factor", "high_freq_factor", FREQ_FACTOR_STOPS, 4.0),
-    Parameter("beta_fast", "beta_fast", "β_fast", BETA_STOPS, 32.0),
-    Parameter("beta_slow", "beta_slow", "β_slow", BETA_STOPS, 1.0),
+    Parameter("beta_fast", "beta_fast", "β_fast", BETA_STOPS, 32.0,
+              "Pairs turning more than this many times over L0 keep θ_i."),
+    Parameter("beta_slow", "beta_slow", "β_slow", BETA_STOPS, 1.0,
+              "Pairs turning fewer times than this over L0 get θ_i / s."),
 )}
 
 
@@ -173,6 +177,17 @@ def method_label(name: str) -> str:
 
 def method_short(name: str) -> str:
     return "plain RoPE" if name == NONE else method_entry(name).short
+
+
+#: The parameters every method's controls begin with, which a page may draw once for all methods.
+COMMON = ("factor", "original")
+
+
+def own_parameters() -> list[tuple[MethodEntry, Parameter]]:
+    """Each method's parameters beyond the factor and L0, with their method, in the registry's order
+    (a page that shows every method's parameters at once draws these)."""
+    return [(method_entry(name), PARAMETERS[key]) for name in method_names()
+            for key in method_entry(name).controls if key not in COMMON]
 
 
 def out_of_order(names: tuple[str, ...], values: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:

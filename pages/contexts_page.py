@@ -11,6 +11,7 @@ from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_number, nearest_n,
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
 from explorer.ui import blocks, cached, controls, model_carry, navigation
+from pe_core.rope.methods import rope_method
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
 #: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
@@ -176,52 +177,59 @@ method = controls.choice_control(
 show_parameters = controls.bool_control(
     "parameters", "Show each method's parameters (transformers' names and defaults)",
 )
-yarn_cols = st.columns(3) if show_parameters else [None] * 3
-scale_cols = st.columns(3) if show_parameters else [None] * 3
-llama_cols = st.columns(3) if show_parameters else [None] * 3
-beta_fast = controls.number_control(
-    "beta_fast", "YaRN beta_fast", default=DEFAULT_VIEW.beta_fast, low=0.001, high=contexts.PARAMETER_MAX,
-    container=yarn_cols[0], drawn=show_parameters, help="Pairs turning more than this many times over L0 keep θ_i.",
-)
-beta_slow = controls.number_control(
-    "beta_slow", "YaRN beta_slow", default=DEFAULT_VIEW.beta_slow, low=0.001, high=contexts.PARAMETER_MAX,
-    container=yarn_cols[1], drawn=show_parameters, help="Pairs turning fewer times than this over L0 get θ_i / s.",
-)
+owned = rope_methods.own_parameters()
+cells = [column for _ in range(-(-(len(owned) + 5) // 3)) for column in st.columns(3)] if show_parameters else None
+
+
+def box_place(index: int):
+    """The column of the index-th parameter box, or None while the boxes are hidden."""
+    return cells[index] if cells else None
+
+
+# The methods' own parameters (explorer.rope_methods), then what a config gives beside them.
+method_values = {
+    parameter.key: controls.number_control(
+        parameter.key, f"{entry.short} {parameter.field}", default=getattr(DEFAULT_VIEW, parameter.key), low=0.001,
+        high=contexts.PARAMETER_MAX, container=box_place(index), drawn=show_parameters, help=parameter.help,
+    )
+    for index, (entry, parameter) in enumerate(owned)
+}
 truncate = controls.bool_control(
-    "truncate", "YaRN truncate (floor and ceil its bounds)", default=True, container=yarn_cols[2],
+    "truncate", "YaRN truncate (floor and ceil its bounds)", default=True, container=box_place(len(owned)),
     drawn=show_parameters, persist=True,
 )
 mscale = controls.number_control(
-    "mscale", "YaRN mscale (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX, container=scale_cols[0],
-    drawn=show_parameters,
+    "mscale", "YaRN mscale (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
+    container=box_place(len(owned) + 1), drawn=show_parameters,
 )
 mscale_all_dim = controls.number_control(
     "mscale_all_dim", "YaRN mscale_all_dim (0: none)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
-    container=scale_cols[1], drawn=show_parameters,
+    container=box_place(len(owned) + 2), drawn=show_parameters,
 )
 attention_given = controls.number_control(
     "attention_factor", "attention_factor (0: the method's own)", default=0.0, low=0.0, high=contexts.MSCALE_MAX,
-    container=scale_cols[2], drawn=show_parameters, help="YaRN's and LongRoPE's, when a config gives it.",
-)
-low_freq = controls.number_control(
-    "low_freq", "llama3 low_freq_factor", default=DEFAULT_VIEW.low_freq, low=0.001, high=contexts.PARAMETER_MAX,
-    container=llama_cols[0], drawn=show_parameters,
-)
-high_freq = controls.number_control(
-    "high_freq", "llama3 high_freq_factor", default=DEFAULT_VIEW.high_freq, low=0.001,
-    high=contexts.PARAMETER_MAX, container=llama_cols[1], drawn=show_parameters,
+    container=box_place(len(owned) + 3), drawn=show_parameters, help="YaRN's and LongRoPE's, when a config gives it.",
 )
 max_positions = int(controls.number_control(
     "max_positions", "max_position_embeddings (0: none)", default=0, low=0, high=contexts.LENGTH_MAX, whole=True,
-    step=1024, container=llama_cols[2], drawn=show_parameters,
+    step=1024, container=box_place(len(owned) + 4), drawn=show_parameters,
     help="Dynamic NTK divides by it (else by L0), as transformers does; also read for YaRN's pitfall below.",
 ))
 if not show_parameters:
+    # Each method's values, and the config's own keys beside the methods that read them.
+    given = {"truncate": "on" if truncate else "off"} | (
+        {"mscale": f"{mscale:g}", "mscale_all_dim": f"{mscale_all_dim:g}"} if mscale or mscale_all_dim else {})
+    by_method: dict[str, list[str]] = {}
+    for name in rope_methods.method_names():
+        reads = {key.name for key in rope_method(name).config_keys}
+        values = [f"{parameter.field} {method_values[parameter.key]:g}" for entry, parameter in owned
+                  if entry.name == name] + [f"{key} {value}" for key, value in given.items() if key in reads]
+        if values:
+            by_method[rope_methods.method_short(name)] = values
     st.caption(
-        f"YaRN: beta_fast {beta_fast:g}, beta_slow {beta_slow:g}, truncate {'on' if truncate else 'off'}"
-        + (f", mscale {mscale:g}, mscale_all_dim {mscale_all_dim:g}" if mscale or mscale_all_dim else "")
+        "; ".join(f"{name}: {', '.join(values)}" for name, values in by_method.items())
         + (f"; attention_factor {attention_given:g}" if attention_given else "")
-        + f". llama3: low_freq_factor {low_freq:g}, high_freq_factor {high_freq:g}. max_position_embeddings: "
+        + ". max_position_embeddings: "
         + (f"{max_positions:,}." if max_positions else "none (dynamic NTK takes L0).")
     )
 
@@ -368,9 +376,8 @@ def charts() -> None:
         lists = st.session_state.get(PASTED_LISTS) or (None, None)
     asked, fixes = contexts.ordered_pairs(ContextView(
         d=d, base=base, method=method, factor=factor, trained=trained, target=target, max_positions=max_positions,
-        low_freq=low_freq, high_freq=high_freq, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
-        mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
-        short_factor=lists[0], long_factor=lists[1],
+        truncate=truncate, mscale=mscale, mscale_all_dim=mscale_all_dim, attention_factor=attention_given,
+        short_factor=lists[0], long_factor=lists[1], **method_values,
     ))
     if fixes:
         controls.correct_controls({key: getattr(asked, key) for key in contexts.ORDERED_KEYS}, fixes)

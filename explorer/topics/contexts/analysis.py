@@ -73,8 +73,10 @@ def unavailable_methods(view: ContextView) -> dict[str, str]:
     return {method: reason for method in methods() if (reason := _refusal(view, method))}
 
 
-#: The view's parameters that go in pairs, each pair in order (``ordered_pairs``).
-ORDERED_KEYS = ("beta_fast", "beta_slow", "low_freq", "high_freq")
+#: The view's parameters that go in pairs, each pair in order (``ordered_pairs``): every method's
+#: ordered pairs (explorer.rope_methods), as the view's fields of the same names.
+ORDERED_KEYS = tuple(key for name in rope_methods.method_names() for order in rope_methods.method_entry(name).orders
+                     for key in (order.first, order.second))
 
 
 def ordered_pairs(view: ContextView) -> tuple[ContextView, list[str]]:

@@ -29,7 +29,9 @@ class ContextView:
     ``target`` the length to reach (L); ``max_positions`` a config's ``max_position_embeddings``
     (0: not given), which dynamic NTK takes as its original length, as transformers does.
     ``mscale``, ``mscale_all_dim`` and ``attention_factor`` of 0 mean "not given"; they and the
-    LongRoPE lists belong to the chosen method only.
+    LongRoPE lists belong to the chosen method only. ``low_freq`` .. ``beta_slow`` are the methods'
+    own parameters (``explorer.rope_methods.own_parameters``), named as its PARAMETERS: the page
+    draws a box for each, and a method with a parameter of its own adds a field here of its key.
     """
 
     d: int = 128
