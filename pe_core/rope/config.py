@@ -37,7 +37,9 @@ _BASE_USUAL = "Llama 2 uses 10000, Llama 3 500000."
 
 @dataclass(frozen=True)
 class RopeConfig:
-    """A model's RoPE: rotary dimension, base, scaling (or None) and maximum length (or None).
+    """A model's RoPE: rotary dimension, base, scaling (or None) and maximum length (or None), and
+    ``notes``: what the config reader said of the config beyond its values (a rope_type that is
+    not transformers', and what it was read as).
 
     ``d`` is the number of rotated coordinates of a head (head_dim times partial_rotary_factor,
     GPT-J's rotary_dim, DeepSeek's qk_rope_head_dim), even; ``max_length`` is the config's
@@ -52,6 +54,7 @@ class RopeConfig:
     base: float
     scaling: RopeScaling | None = None
     max_length: int | None = None
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         d = check_rope_d(self.d)
@@ -286,9 +289,15 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
         )
     parameters = _rope_parameters(config, layer_type)
     max_length = _max_length(config)
+    scaling = _scaling(config, parameters, max_length)
+    outside = None if scaling is None else rope_method(scaling.method).outside_transformers
+    notes = () if outside is None else (
+        f"rope_type {parameters.get('rope_type', parameters.get('type'))!r} is not one of transformers' rope "
+        f"types (transformers would not load this config); read here as {outside}.",)
     return RopeConfig(
         d=_rotary_dim(config, parameters),
         base=_base(config, parameters),
-        scaling=_scaling(config, parameters, max_length),
+        scaling=scaling,
         max_length=max_length,
+        notes=notes,
     )

@@ -102,6 +102,16 @@ def test_attention_factor_is_the_amplitude():
     assert "only for yarn and longrope" in result["verdict"]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_yarn_s_attention_factor_is_written_as_the_value_read(dtype) -> None:
+    """Issue 39: a bfloat16 YaRN table's verdict said "Attention factor 1.13872 = 0.1 ln 4 + 1" where
+    its value, 0.1 ln 4 + 1, is 1.13863: one value, one number."""
+    cos, _ = pe_core.rope_cache(8192, 128, 10000.0, scaling=pe_core.RopeScaling("yarn", 4.0, 4096))
+    result = pe_core.identify_encoding(cos.astype(dtype).astype(np.float32))
+    assert result["attention_factor"] == pytest.approx(0.1 * np.log(4.0) + 1.0, rel=1e-12)
+    assert f"Attention factor {0.1 * np.log(4.0) + 1.0:.6g} = 0.1 ln 4 + 1" in result["verdict"]
+
+
 def test_linear_scaling_and_what_a_table_cannot_tell_from_it():
     s = 4.0
     cos, _ = hf_tables(120, 64, 10000.0, start=12, inv_freq=hf_inv_freq(64, 10000.0) / np.float32(s))

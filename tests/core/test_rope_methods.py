@@ -198,3 +198,16 @@ def test_a_method_is_registered_once_and_unregistered_cleanly() -> None:
     with pytest.raises(ValueError, match="rope_type 'toy' is not one this explorer computes"):
         pe_core.rope_from_config(config_with({"rope_type": "toy", "factor": 2.0}))
     assert not math.isnan(pe_core.rope_frequencies(8)[0])
+
+
+def test_a_rope_type_transformers_does_not_have_is_read_with_a_note() -> None:
+    """Issue 39: a config with "rope_type": "ntk" was read as if transformers had such a type (it would
+    not load there); the reader says what it reads it as. transformers' own types get no note."""
+    read = pe_core.rope_from_config(config_with({"rope_type": "ntk", "factor": 4.0}))
+    assert read.scaling == pe_core.RopeScaling("ntk", 4.0)
+    (note,) = read.notes
+    assert note.startswith("rope_type 'ntk' is not one of transformers' rope types") and "NTK-aware" in note
+    for name in ("linear", "dynamic", "yarn", "llama3", "longrope"):
+        assert pe_core.rope_from_config(config_with(SAMPLE_SCALING[name] | {"rope_type": name})).notes == ()
+    assert rope_method("ntk").outside_transformers and not rope_method("dynamic").outside_transformers
+

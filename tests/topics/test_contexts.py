@@ -714,3 +714,13 @@ def test_every_method_line_has_a_colour_of_its_own_far_from_every_other(view: Co
             hues = [math.degrees(math.atan2(b, a)) for a, b in (ab_first, ab_second)]
             apart = abs((hues[0] - hues[1] + 180) % 360 - 180)
             assert apart >= MIN_METHOD_HUE_DEGREES, f"{pair}: hues {apart:.0f} degrees apart"
+
+
+def test_a_config_s_rope_type_transformers_does_not_have_is_said() -> None:
+    """Issue 39: Longer contexts passes on what the config reader says of a rope_type transformers lacks."""
+    config = json.loads(json.dumps(load_config("llama-2-7b")))
+    config["rope_scaling"] = {"rope_type": "ntk", "factor": 4.0}
+    view, notices = contexts.view_from_config(config)
+    assert view.method == "ntk"
+    assert any("not one of transformers' rope types" in notice for notice in notices), notices
+

@@ -108,7 +108,7 @@ def view_from_config(config: dict) -> tuple[ContextView, list[str]]:
     factor 4). Raises ValueError (one line, naming the key) for a config that lacks what is needed.
     """
     rope = pe_core.rope_from_config(config)
-    notices: list[str] = []
+    notices: list[str] = list(rope.notes)
     rope_scaling, max_length = rope.scaling, rope.max_length
     method = NONE if rope_scaling is None else rope_scaling.method
     factor = DEFAULT_FACTOR if rope_scaling is None else rope_scaling.factor

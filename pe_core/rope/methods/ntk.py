@@ -56,6 +56,8 @@ NTK = RopeMethod(
     name="ntk", frequencies=_ntk_frequencies, attention_factor=_no_attention_factor,
     config_keys=(ConfigKey("factor"),), original_length=None, validate=_needs_d_of_4,
     sentence=_ntk_sentence, phrase=_factor_phrase, read=_ntk_read, offer_phrase=_ntk_offer_phrase,
+    outside_transformers=("NTK-aware scaling: the base times factor^(d/(d-2)) at every length, the static form of "
+                          "transformers' \"dynamic\", which changes the base only past max_position_embeddings"),
 )
 
 

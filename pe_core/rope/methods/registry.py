@@ -61,7 +61,9 @@ class RopeMethod:
       of ``MethodReadings.offers``) is named; None for the others;
     - ``attention_reading(amplitude, error, reading)``: for a method with an attention factor, the
       factor a table's amplitude is read as (within ``error``) and the sentence that says it;
-    - ``table_note(reading, start)``: what a table read as this method may also be, or None.
+    - ``table_note(reading, start)``: what a table read as this method may also be, or None;
+    - ``outside_transformers``: for a method that is no transformers rope_type (a config naming
+      it would not load there), what the config reader reads it as; None for transformers' own.
     """
 
     name: str
@@ -76,6 +78,7 @@ class RopeMethod:
     offer_phrase: Callable[[dict], str] | None = None
     attention_reading: Callable[[float, float, dict], tuple[float, str]] | None = None
     table_note: Callable[[dict, int], str] | None = None
+    outside_transformers: str | None = None
 
     def __post_init__(self) -> None:
         if self.original_length not in (None, *ORIGINAL_LENGTH_KEYS):

@@ -231,7 +231,9 @@ def _yarn_attention_reading(amplitude: float, error: float, reading: dict) -> tu
     s = reading["factor"]
     default = 0.1 * math.log(s) + 1.0
     if abs(amplitude - default) <= AGREEMENT * error:
-        return default, f"Attention factor {amplitude:.6g} = 0.1 ln {number(s)} + 1, YaRN's default, in the amplitude."
+        # The value read is the default, and the sentence writes that value: the amplitude of a
+        # bfloat16 table (1.13872 for s = 4) differs from it by the table's rounding only.
+        return default, f"Attention factor {default:.6g} = 0.1 ln {number(s)} + 1, YaRN's default, in the amplitude."
     if amplitude == 1.0:
         return amplitude, ("Attention factor 1: with YaRN this is mscale = mscale_all_dim (DeepSeek-V3, whose "
                            "attention applies the factor to the softmax scale instead) or attention_factor 1.")
