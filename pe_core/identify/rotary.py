@@ -881,8 +881,8 @@ def _closest(tables: list[TableReading]) -> TableReading:
 
 
 def _result_layout(table: TableReading) -> str | None:
-    if table.kind == "rope_complex":
-        return None
+    # A complex table's pairs are adjacent coordinates: Meta's code multiplies it with
+    # view_as_complex(x.reshape(..., -1, 2)), the interleaved layout (table.layout says so).
     return "half" if table.layout == ONE_COLUMN else table.layout
 
 

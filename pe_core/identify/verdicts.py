@@ -14,6 +14,9 @@ _KIND_PHRASES = {
     "rope_sin": "RoPE sin table",
     "rope_complex": "RoPE complex table (Meta's freqs_cis)",
 }
+#: How a complex table pairs coordinates: what a port of Meta's code to the half layout must permute.
+_COMPLEX_PAIRING = ("interleaved layout (pair i is coordinates 2i and 2i + 1: Meta's code multiplies it with "
+                    "view_as_complex(x.reshape(..., -1, 2)); in the half layout the weights' columns are permuted)")
 _LAYOUT_PHRASES = {
     "half": "half layout (pair i in columns i and i + d/2: cat(freqs, freqs), GPT-NeoX and Llama in transformers)",
     "interleaved": "interleaved layout (pair i in columns 2i and 2i + 1: RoFormer, GPT-J, Meta)",
@@ -100,7 +103,7 @@ def matched_verdict(table: TableReading, shape: tuple[int, ...], precision: tupl
     reading = table.reading
     kind = _KIND_PHRASES[table.kind]
     if table.kind == "rope_complex":
-        layout = ""
+        layout = f", {_COMPLEX_PAIRING}"
     elif table.d == 2:
         layout = ", a single pair (both layouts are the same for d = 2)"
     else:
@@ -133,7 +136,7 @@ def rejected_verdict(table: TableReading, shape: tuple[int, ...]) -> str:
         row, column = column, row
     what = {"rope_cos": "RoPE cos or sin table", "rope_sin": "RoPE cos or sin table",
             "rope_complex": "RoPE complex table"}[table.kind]
-    layout = "" if table.kind == "rope_complex" else f", {table.layout} layout"
+    layout = f", {table.layout} layout"
     closest = (f"{_KIND_PHRASES[table.kind].replace('RoPE ', '')}{layout}, d = {table.d}, "
                f"{base_phrase(table.reading)}, {method_phrase(table.reading)}, start {table.start}, amplitude "
                f"{table.amplitude:.6g}")

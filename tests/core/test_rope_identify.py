@@ -340,7 +340,9 @@ def test_freqs_cis_and_its_real_view():
     freqs_cis = np.exp(1j * np.multiply.outer(np.arange(300, 400, dtype=np.float32), theta)).astype(np.complex64)
     for M in (freqs_cis, np.stack([freqs_cis.real, freqs_cis.imag], axis=-1)):
         result = pe_core.identify_encoding(M)
-        assert_rotary(result, kind="rope_complex", layout=None, base=500000.0, start=300, d=64)
+        # Issue 39: its pairing is said, as for every other rotary table: adjacent coordinates.
+        assert_rotary(result, kind="rope_complex", layout="interleaved", base=500000.0, start=300, d=64)
+        assert "interleaved layout (pair i is coordinates 2i and 2i + 1" in result["verdict"]
     assert "real view (L, d/2, 2)" in result["verdict"]
     backwards = pe_core.identify_encoding(np.conj(freqs_cis))
     assert backwards["kind"] is None and "complex table" in backwards["verdict"]

@@ -230,7 +230,7 @@ def test_metas_freqs_cis_its_real_view_and_interleaved_cos(dim, theta, scaled, s
         result = pe_core.identify_encoding(M)
         kind = "rope_cos" if name == "rope_cos" else "rope_complex"
         assert (result["kind"], result["n"], result["start"], result["d"]) == (kind, theta, start, dim), name
-        assert result["layout"] == ("interleaved" if kind == "rope_cos" else None)
+        assert result["layout"] == "interleaved", name  # Meta pairs adjacent coordinates, complex or not
         if scaled:
             scaling = result["scaling"]
             assert (scaling["method"], scaling["factor"], scaling["original_length"]) == ("llama3", 8.0, 8192), name

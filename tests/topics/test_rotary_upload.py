@@ -140,7 +140,7 @@ def test_metas_complex64_freqs_cis_is_read_as_it_is() -> None:
     assert (result["kind"], result["d"], result["n"], result["start"], result["scaling"]) == (
         "rope_complex", 128, 500000.0, 0, None)
     metrics = rotary.reading_metrics(result)
-    assert metrics["kind"] == "freqs_cis" and metrics["layout"] == "-"
+    assert metrics["kind"] == "freqs_cis" and metrics["layout"] == "interleaved"  # issue 39: its pairing said
     assert_metrics_say_the_verdict(metrics, result)
     # Meta pairs neighbouring coordinates: the interleaved layout.
     assert rotary.opening(result).values == {"d": 128, "n": 500000.0, "model": rope_presets.CUSTOM,
@@ -160,7 +160,7 @@ def test_an_npz_of_several_arrays_reads_each_and_shows_the_first_rotary_one() ->
     table = rotary.arrays_table(check)
     assert list(table.index) == names and table.loc["freqs_cis", "shape"] == "256 x 64"
     assert table.loc["freqs_cis", "what it is"] == (
-        "RoPE complex table (Meta's freqs_cis), d = 128, base 500000, scaling none")
+        "RoPE complex table (Meta's freqs_cis), d = 128, interleaved layout, base 500000, scaling none")
     assert table.loc["inv_freq", "what it is"].endswith("scaling llama3 ×8")
     assert table.loc["mask", "what it is"] == "not recognised"
 
