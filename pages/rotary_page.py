@@ -351,8 +351,9 @@ def show_reading(view: RotaryView, reading: rotary.ArrayReading) -> None:
     if status == "rotary":
         st.success(result["verdict"], icon=":material/check_circle:")
     elif status == "sinusoidal":
-        st.info(f"A sinusoidal positional encoding, not what a rotary model holds. {result['verdict']}",
-                icon=":material/waves:")
+        what = ("A sinusoidal positional encoding that a rotary model holds too." if result["rotary_buffer"]
+                else "A sinusoidal positional encoding, not what a rotary model holds.")
+        st.info(f"{what} {result['verdict']}", icon=":material/waves:")
         st.page_link(navigation.page("pitfalls"), label="Check it on Conventions and pitfalls (its checker)",
                      icon=":material/arrow_forward:")
         return

@@ -1063,6 +1063,8 @@ def identify_encoding(M: object) -> dict:
           (convention None) the convention of the closest variant fitted to M, beside its
           layout, n and start, so that a page can draw the difference; None when no
           variant could be fitted (the verdict then compares with the paper's encoding);
+        - ``"rotary_buffer"``: for a table that is also what a rotary model holds in sinusoidal form
+          (GPT-J's embed_positions: concatenated, paper frequencies, start 0), what it is; else None;
         - ``"zero_rows"``, ``"zero_columns"``: the all-zero rows and columns of M that were
           set aside (lists of indices of M, empty when none), e.g. ``[1]`` and ``[d - 1]``
           for fairseq's table with padding index 1 and an odd d; the variant's width is
@@ -1094,7 +1096,27 @@ def identify_encoding(M: object) -> dict:
     else:
         result = rotary
     # Swapped columns are a sinusoidal table's variant: a rotary reading has none.
-    return {"swapped": False, **result}
+    return _named_rotary_buffer({"swapped": False, **result})
+
+
+#: What GPT-J's rotary buffer is, for the verdict of a table that is one.
+GPTJ_BUFFER = ("GPT-J's and CodeGen's rotary buffer embed_positions (transformers' create_sinusoidal_positions("
+               "n_positions, rotary_dim))")
+
+
+def _named_rotary_buffer(result: dict) -> dict:
+    r"""A concatenated paper table that starts at 0, [sin(k θ_i) | cos(k θ_i)] with θ_i = n^(-2i/d), is
+    also GPT-J's rotary buffer: its attention takes the sin and cos halves at the position ids and
+    turns interleaved pairs of its first rotary_dim = d coordinates (``rotate_every_two``). The result
+    names it (``"rotary_buffer"``) and the verdict says so; other results hold None there."""
+    is_buffer = (result.get("kind") == "sinusoidal" and result["layout"] == "concatenated"
+                 and result["convention"] == "paper" and not result["swapped"] and result["start"] == 0)
+    if not is_buffer:
+        return {**result, "rotary_buffer": None}
+    sentence = (f" It is also {GPTJ_BUFFER}: the sin and cos halves of the rotary angles k θ_i, θ_i = n^(-2i/d), "
+                f"which GPT-J's attention applies to interleaved pairs (rotate_every_two) of its first rotary_dim = "
+                f"{result['d'] if result.get('d') else 'd'} coordinates of each head.")
+    return {**result, "rotary_buffer": GPTJ_BUFFER, "verdict": result["verdict"] + sentence}
 
 
 def _first_match(outcomes: list[_Outcome], precision: ValuePrecision) -> tuple[_Outcome, str] | None:

@@ -245,3 +245,23 @@ def test_gptjs_table_is_the_sinusoid_it_is():
     result = pe_core.identify_encoding(create_sinusoidal_positions(256, 64).double().numpy())
     assert (result["kind"], result["layout"], result["convention"], result["n"]) == (
         "sinusoidal", "concatenated", "paper", 10000.0)
+
+
+@pytest.mark.parametrize(("num_pos", "rotary_dim"), [(2048, 64), (2048, 32), (512, 96)])
+def test_gptj_s_rotary_buffer_is_named_as_such(num_pos: int, rotary_dim: int) -> None:
+    """Issue 39: GPT-J's embed_positions, from transformers' own create_sinusoidal_positions, was called
+    "a sinusoidal positional encoding, not what a rotary model holds"; it is both, and said so. A table
+    that is not one (started past 0, or interleaved) is not named so."""
+    from transformers.models.gptj.modeling_gptj import create_sinusoidal_positions
+
+    buffer = create_sinusoidal_positions(num_pos, rotary_dim).numpy()
+    result = pe_core.identify_encoding(buffer)
+    assert (result["kind"], result["layout"], result["convention"], result["n"], result["start"]) == (
+        "sinusoidal", "concatenated", "paper", 10000.0, 0)
+    assert result["rotary_buffer"] and "GPT-J" in result["rotary_buffer"]
+    assert f"interleaved pairs (rotate_every_two) of its first rotary_dim = {rotary_dim} coordinates" in (
+        result["verdict"])
+    assert pe_core.identify_encoding(buffer[5:])["rotary_buffer"] is None
+    interleaved = pe_core.positional_encoding(num_pos, rotary_dim, layout="interleaved")
+    assert pe_core.identify_encoding(interleaved)["rotary_buffer"] is None
+

@@ -321,3 +321,14 @@ def test_pitfalls_names_an_inv_freq_and_a_freqs_cis_which_it_cannot_read_as_a_ma
         check = pitfalls.check_upload(name, data, max_cells=10**6)
         assert check.rotary and check.result["kind"] == kind
         assert check.rotary_note.startswith(f"A {uploads.KIND_NAMES[kind]}: what a rotary model holds")
+
+
+def test_gptj_s_rotary_buffer_is_named_in_the_files_table() -> None:
+    """Issue 39: the checker's table of arrays names GPT-J's embed_positions as a rotary buffer too."""
+    angles = np.outer(np.arange(256, dtype=np.float32), (1.0 / 10000 ** (np.arange(0, 64, 2) / 64)).astype(np.float32))
+    buffer = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(np.float32)
+    check = rotary.check_upload("embed_positions.npy", npy(buffer))
+    (reading,) = check.readings
+    assert reading.status == "sinusoidal"
+    assert "also GPT-J's and CodeGen's rotary buffer embed_positions" in rotary.reading_summary(reading)
+

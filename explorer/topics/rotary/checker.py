@@ -89,7 +89,8 @@ def reading_summary(reading: ArrayReading) -> str:
     if status == "unknown":
         return "not recognised"
     if status == "sinusoidal":
-        return f"{uploads.KIND_NAMES['sinusoidal']}, {result['layout']} layout, n = {format_number(result['n'])}"
+        also = f"; also {result['rotary_buffer']}" if result["rotary_buffer"] else ""
+        return f"{uploads.KIND_NAMES['sinusoidal']}, {result['layout']} layout, n = {format_number(result['n'])}{also}"
     facts = [f"d = {result['d']:,}"] + ([f"{result['layout']} layout"] if result["layout"] else [])
     facts += [] if result["n"] is None else [f"base {number(result['n'])}"]
     if status == "near":
