@@ -265,3 +265,16 @@ def test_gptj_s_rotary_buffer_is_named_as_such(num_pos: int, rotary_dim: int) ->
     interleaved = pe_core.positional_encoding(num_pos, rotary_dim, layout="interleaved")
     assert pe_core.identify_encoding(interleaved)["rotary_buffer"] is None
 
+
+@pytest.mark.parametrize(("seq_len", "factors"), [(None, "short_factor"), (8192, "long_factor")])
+def test_phi3s_own_inv_freq_is_read_as_longrope(seq_len, factors) -> None:
+    """Issue 39: a Phi-3 inv_freq (its short factors, as transformers' longrope init returns it up to
+    4096 tokens) was "not recognised" while the cos table of the same model was read as longrope."""
+    config = load_config("phi-3-mini-128k-instruct")
+    hf = hf_config(config)
+    inv_freq, _ = ROPE_INIT_FUNCTIONS["longrope"](hf, None, seq_len=seq_len)
+    result = pe_core.identify_encoding(inv_freq.numpy())
+    assert (result["kind"], result["n"], result["d"]) == ("rope_inv_freq", 10000.0, 96), result["verdict"]
+    assert result["scaling"]["method"] == "longrope", result["verdict"]
+    np.testing.assert_allclose(result["scaling"]["divisors"], config["rope_scaling"][factors], rtol=1e-5)
+
