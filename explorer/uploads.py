@@ -9,9 +9,11 @@ nothing), pickled objects (never loaded: ``allow_pickle=False``), truncated or m
 files, ragged or textual CSVs, NaN or infinity.
 
 - ``read_matrix``: the 2-D real matrix of a .npy or .csv file (the Pitfalls checker);
-- ``read_arrays``: every array of a .npy, .npz or .csv file as a rotary model holds it (the
-  Rotary checker): a 1-D inv_freq, a 2-D cos or sin table, a complex freqs_cis (complex64 as
-  ``np.save(freqs_cis.numpy())`` writes it) or its real view (positions, d/2, 2).
+- ``read_arrays``: every array of a .npy, .npz or .csv file, or the rotary buffers of a
+  checkpoint's .safetensors, as a rotary model holds it (the Rotary checker): a 1-D inv_freq, a
+  2-D cos or sin table, a complex freqs_cis (complex64 as ``np.save(freqs_cis.numpy())`` writes
+  it) or its real view (positions, d/2, 2). A torch file (.pt, .pth, .bin) is refused with the
+  line that converts it: it is a pickle, never loaded.
 
 Both drop axes of size 1 and say so (a (L, 1, d) buffer, transformers' (1, L, d) cos), and
 skip a CSV's header row and column of row labels (``DataFrame(P).to_csv()`` writes both),
@@ -23,13 +25,16 @@ from __future__ import annotations
 import functools
 import io
 import math
+import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 import numpy as np
 import pandas as pd
+
+from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
 
 #: .streamlit/config.toml's maxUploadSize (5 MB) in bytes as every browser can send it:
 #: Streamlit's uploader counts a megabyte as 10**6 bytes (2**20 only on Windows) and its
@@ -190,7 +195,7 @@ class _Reader:
 
 _MATRIX = _Reader((".npy", ".csv"), "fiu", "real numbers", _matrix_shape,
                   "as PyTorch code keeps its table, e.g. pe.unsqueeze(1)", "an encoding")
-_ROTARY = _Reader((".npy", ".npz", ".csv"), "fiuc", "real or complex numbers", _rotary_shape,
+_ROTARY = _Reader((".npy", ".npz", ".csv", ".safetensors"), "fiuc", "real or complex numbers", _rotary_shape,
                   "as transformers returns cos and sin, (batch, positions, d)", "a rotary table")
 
 
@@ -354,6 +359,34 @@ def _load_npz(data: bytes, reader: _Reader) -> list[UploadedArray]:
 
 
 # ----------------------------------------------------------------------------------------
+# .safetensors
+# ----------------------------------------------------------------------------------------
+
+
+def _load_safetensors(data: bytes, reader: _Reader) -> list[UploadedArray]:
+    """A checkpoint's rotary buffers (pe_core.identify.model_files: read with the safetensors package,
+    no pickle, only the tensors that name a rotary buffer), each checked as a .npz member is."""
+    with tempfile.NamedTemporaryFile(suffix=".safetensors") as file:  # safe_open reads a path
+        file.write(data)
+        file.flush()
+        try:
+            tensors = read_safetensors(Path(file.name), max_cells=MAX_UPLOAD_CELLS)
+        except ValueError as refusal:
+            raise ValueError(str(refusal).replace(Path(file.name).name, "The .safetensors file")) from None
+    arrays = []
+    for name, array in tensors.items():
+        subject = f"Tensor {name!r} of the .safetensors file"
+        _check_dtype(array.dtype, subject, reader)
+        try:
+            read_as = reader.shape(array.shape, array.dtype.kind == "c")
+        except ValueError as error:
+            raise ValueError(f"{subject}: {error}") from None
+        arrays.append(UploadedArray(name, _as_numbers(array).reshape(read_as),
+                                    _dropped_note(array.shape, read_as, reader)))
+    return arrays
+
+
+# ----------------------------------------------------------------------------------------
 # .csv
 # ----------------------------------------------------------------------------------------
 
@@ -461,6 +494,8 @@ def _load_csv(data: bytes, reader: _Reader) -> UploadedArray:
 
 def _read(name: str, data: bytes, reader: _Reader) -> list[UploadedArray]:
     suffix = PurePath(name or "").suffix.lower()
+    if suffix in TORCH_SUFFIXES:
+        raise ValueError(torch_file_refusal(PurePath(name).name))
     if suffix not in reader.suffixes:
         kinds = ", ".join(f"a {s}" for s in reader.suffixes[:-1]) + f" or a {reader.suffixes[-1]}"
         raise ValueError(f"Upload {kinds} file.")
@@ -475,6 +510,8 @@ def _read(name: str, data: bytes, reader: _Reader) -> list[UploadedArray]:
         arrays = [_load_npy(data, reader)]
     elif suffix == ".npz":
         arrays = _load_npz(data, reader)
+    elif suffix == ".safetensors":
+        arrays = _load_safetensors(data, reader)
     else:
         arrays = [_load_csv(data, reader)]
     return [UploadedArray(a.name, _finite(a.values, reader), a.notes) for a in arrays]

@@ -319,10 +319,12 @@ def check_section(view: RotaryView) -> None:
         "From PyTorch: `np.save('cos.npy', cos.float().numpy())` (bfloat16 has no NumPy type; `.float()` keeps "
         "every value), `np.save('inv_freq.npy', rotary_emb.inv_freq.numpy())`, `np.save('freqs_cis.npy', "
         "freqs_cis.numpy())` (complex64), or several at once: `np.savez('rope.npz', cos=cos, inv_freq=inv_freq)`. "
-        "In a terminal or a CI job: `python -m pe_core.identify cos.npy`."
+        "A checkpoint's .safetensors is read for its rotary buffers (inv_freq, freqs_cis, embed_positions, "
+        "cos_cached...). Up to 5 MB here; larger files, whole checkpoints, in a terminal or a CI job: "
+        "`python -m pe_core.identify model.safetensors` (or cos.npy) reads them from disk."
     )
-    upload = st.file_uploader("What your model holds (.npy, .npz or .csv)", type=["npy", "npz", "csv"],
-                              key="rotary_upload")
+    upload = st.file_uploader("What your model holds (.npy, .npz, .csv or .safetensors)",
+                              type=["npy", "npz", "csv", "safetensors", "pt", "pth", "bin"], key="rotary_upload")
     if upload is None:
         return
     controls.steps_rerun_page()  # a reading is compared with the view above

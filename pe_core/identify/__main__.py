@@ -1,8 +1,11 @@
 """``python -m pe_core.identify FILE``: identify_encoding's verdict on a saved table, in a terminal or a CI job.
 
 FILE is a .npy (``np.save``), a .npz (``np.savez``: every array in it, or the one ``--array``
-names) or a .csv of plain numbers (comma, semicolon, tab or spaces between them; one header
-row of names is skipped). Arrays are read without pickle (``allow_pickle=False``); axes of
+names), a .csv of plain numbers (comma, semicolon, tab or spaces between them; one header
+row of names is skipped) or a checkpoint's .safetensors (its rotary buffers, ``inv_freq``,
+``freqs_cis``, ``embed_positions``..., read from disk alone, or the tensor ``--array`` names). A
+torch file (.pt, .pth, .bin) is refused with the line that converts it: it is a pickle, never
+loaded. Arrays are read without pickle (``allow_pickle=False``); axes of
 length 1 are dropped, so a transformers cos of shape (1, L, d) or a (L, 1, d) buffer is read as
 (L, d). Each array gets the verdict the app shows, after a one-line summary.
 
@@ -29,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from pe_core._validate import MAX_CELLS
+from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
 from pe_core.identify.sinusoidal import identify_encoding
 
 #: Exit statuses.
@@ -142,7 +146,8 @@ def _load_csv(path: Path) -> dict[str, np.ndarray]:
 
 
 def load_arrays(path: Path, array_name: str | None = None) -> dict[str, np.ndarray]:
-    """The arrays of a .npy, .npz or .csv file, by display name, with axes of length 1 dropped.
+    """The arrays of a .npy, .npz, .csv or .safetensors file (its rotary buffers, read from disk alone), by
+    display name, with axes of length 1 dropped.
 
     Raises:
         UnreadableFileError: with a message a person can act on.
@@ -150,16 +155,26 @@ def load_arrays(path: Path, array_name: str | None = None) -> dict[str, np.ndarr
     if not path.is_file():
         raise UnreadableFileError(f"{path} is not a file.")
     suffix = path.suffix.lower()
-    if array_name is not None and suffix != ".npz":
-        raise UnreadableFileError(f"--array names an array of a .npz file; {path.name} is a {suffix or 'file'}.")
+    if suffix in TORCH_SUFFIXES:
+        raise UnreadableFileError(torch_file_refusal(path.name))
+    if array_name is not None and suffix not in (".npz", ".safetensors"):
+        raise UnreadableFileError(f"--array names an array of a .npz or .safetensors file; {path.name} is a "
+                                  f"{suffix or 'file'}.")
     if suffix == ".npy":
         arrays = _load_npy(path)
     elif suffix == ".npz":
         arrays = _load_npz(path, array_name)
     elif suffix == ".csv":
         arrays = _load_csv(path)
+    elif suffix == ".safetensors":
+        try:
+            arrays = read_safetensors(path, array_name, max_cells=MAX_CELLS)
+        except ValueError as refusal:
+            raise UnreadableFileError(str(refusal)) from None
+        arrays = {f"{path.name}[{name}]": _check_array(f"{path.name}[{name}]", array) for name, array in arrays.items()}
     else:
-        raise UnreadableFileError(f"{path.name}: the checker reads .npy, .npz and .csv files.")
+        raise UnreadableFileError(f"{path.name}: the checker reads .npy, .npz, .csv and .safetensors files (a torch "
+                                  ".pt, .pth or .bin file is refused with the line that converts it).")
     return {name: _squeezed(array) for name, array in arrays.items()}
 
 
@@ -214,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
         "attention factor.",
         epilog="Exit status: 0 every array recognised, 1 some array not recognised, 2 the file cannot be read.",
     )
-    parser.add_argument("file", type=Path, help="a .npy, .npz or .csv file")
-    parser.add_argument("--array", help="in a .npz file, the one array to read (default: every array)")
+    parser.add_argument("file", type=Path, help="a .npy, .npz, .csv or .safetensors file")
+    parser.add_argument("--array", help="in a .npz or .safetensors file, the one array to read (default: every "
+                        "array of a .npz, every rotary buffer of a .safetensors)")
     parser.add_argument("--json", action="store_true", help="print each result dict as JSON instead of text")
     arguments = parser.parse_args(argv)
     try:

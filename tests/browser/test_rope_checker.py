@@ -72,13 +72,23 @@ def upload(page, path: Path) -> tuple[list[str], dict[str, str]]:
 
 
 def test_check_your_rope_reads_what_a_model_holds(app_server: str, page, tmp_path) -> None:
+    import torch
+    from safetensors.torch import save_file
+
     files = {"cos.npy": npy(llama31_cos(2048)), "garbage.npy": bytes(range(256)) * 8,
              "rope.npz": npz(freqs_cis=meta_freqs_cis(end=512), inv_freq=llama31_inv_freq())}
     paths = {}
     for name, data in files.items():
         paths[name] = tmp_path / name
         paths[name].write_bytes(data)
-    expected = {name: rotary.check_upload(name, files[name]) for name in ("cos.npy", "rope.npz")}
+    # A shard as a checkpoint persists its rotary buffer beside its weights, and a torch.save file.
+    paths["model.safetensors"] = tmp_path / "model.safetensors"
+    save_file({"model.layers.0.self_attn.rotary_emb.inv_freq": torch.from_numpy(llama31_inv_freq()).float(),
+               "model.layers.0.mlp.up_proj.weight": torch.randn(64, 64)}, str(paths["model.safetensors"]))
+    files["model.safetensors"] = paths["model.safetensors"].read_bytes()
+    paths["model.pt"] = tmp_path / "model.pt"
+    torch.save({"inv_freq": torch.ones(4)}, str(paths["model.pt"]))
+    expected = {name: rotary.check_upload(name, files[name]) for name in ("cos.npy", "rope.npz", "model.safetensors")}
 
     page.goto(f"{app_server}/rotary", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
@@ -117,3 +127,13 @@ def test_check_your_rope_reads_what_a_model_holds(app_server: str, page, tmp_pat
     # Not a file the checker can read: one line, nothing else.
     alerts, metrics = upload(page, paths["garbage.npy"])
     assert len(alerts) == 1 and alerts[0].startswith("This is not a readable .npy file (") and not metrics
+
+    # A checkpoint's shard: its rotary buffer read, its weights not (issue 39).
+    alerts, metrics = upload(page, paths["model.safetensors"])
+    [shard] = expected["model.safetensors"].readings
+    assert alerts == [shard.result["verdict"]] and metrics == rotary.reading_metrics(shard.result)
+    assert (metrics["kind"], metrics["base"], metrics["scaling"]) == ("inv_freq", "500000", "llama3 ×8")
+    # A torch file: refused on the page with the line that converts it, not only in a tooltip.
+    alerts, metrics = upload(page, paths["model.pt"])
+    assert len(alerts) == 1 and "torch.load(f, weights_only=True)" in alerts[0] and not metrics
+    assert_no_traceback(page)

@@ -401,7 +401,7 @@ def test_command_line_npz_csv_and_json(tmp_path, capsys):
         ("bf16.npy", np.ones((4, 4), dtype=ml_dtypes.bfloat16), "a bfloat16 array saved by np.save"),
         ("text.csv", "0.5,0.1\n0.3,abc\n", "not a table of plain numbers"),
         ("broken.npy", b"not numpy", "not a readable .npy file"),
-        ("table.txt", "1,2\n", "reads .npy, .npz and .csv files"),
+        ("table.txt", "1,2\n", "reads .npy, .npz, .csv and .safetensors files"),
         ("missing.npz", False, "is not a file"),
     ],
 )

@@ -130,7 +130,7 @@ def bfloat16_npy() -> bytes:
 @pytest.mark.parametrize(
     ("name", "make", "message"),
     [
-        ("cos.txt", lambda: b"1,2\n", "Upload a .npy, a .npz or a .csv file."),
+        ("cos.txt", lambda: b"1,2\n", "Upload a .npy, a .npz, a .csv or a .safetensors file."),
         ("empty.npz", lambda: b"", "The file is empty."),
         ("big.npy", lambda: b"\x93NUMPY" + b"\0" * 5_000_001, "at most 5 MB"),
         ("garbage.npy", lambda: b"hello world, not numpy", "not a readable .npy"),
