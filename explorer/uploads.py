@@ -496,6 +496,10 @@ def _read(name: str, data: bytes, reader: _Reader) -> list[UploadedArray]:
     suffix = PurePath(name or "").suffix.lower()
     if suffix in TORCH_SUFFIXES:
         raise ValueError(torch_file_refusal(PurePath(name).name))
+    if suffix == ".gguf":  # a quantised model: gigabytes, its RoPE in metadata the command line reads from disk
+        raise ValueError("A .gguf file's RoPE is read from disk by the command line: python -m pe_core.identify "
+                         "model.gguf --config config.json (its metadata and rope tensors, and where they differ "
+                         "from the config).")
     if suffix not in reader.suffixes:
         kinds = ", ".join(f"a {s}" for s in reader.suffixes[:-1]) + f" or a {reader.suffixes[-1]}"
         raise ValueError(f"Upload {kinds} file.")

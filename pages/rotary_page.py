@@ -324,7 +324,8 @@ def check_section(view: RotaryView) -> None:
         "`python -m pe_core.identify model.safetensors` (or cos.npy) reads them from disk."
     )
     upload = st.file_uploader("What your model holds (.npy, .npz, .csv or .safetensors)",
-                              type=["npy", "npz", "csv", "safetensors", "pt", "pth", "bin"], key="rotary_upload")
+                              type=["npy", "npz", "csv", "safetensors", "pt", "pth", "bin", "gguf"],
+                              key="rotary_upload")
     if upload is None:
         return
     controls.steps_rerun_page()  # a reading is compared with the view above

@@ -32,8 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from pe_core._validate import MAX_CELLS
+from pe_core.identify.gguf_file import differences, read_gguf
 from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
 from pe_core.identify.sinusoidal import identify_encoding
+from pe_core.rope.config import rope_from_config
 
 #: Exit statuses.
 RECOGNISED, NOT_RECOGNISED, UNREADABLE = 0, 1, 2
@@ -229,11 +231,18 @@ def main(argv: list[str] | None = None) -> int:
         "attention factor.",
         epilog="Exit status: 0 every array recognised, 1 some array not recognised, 2 the file cannot be read.",
     )
-    parser.add_argument("file", type=Path, help="a .npy, .npz, .csv or .safetensors file")
+    parser.add_argument("file", type=Path, help="a .npy, .npz, .csv, .safetensors or .gguf file")
+    parser.add_argument("--config", type=Path, help="with a .gguf file, the model's config.json: each difference "
+                        "between the two is named (exit 1 when there is one)")
     parser.add_argument("--array", help="in a .npz or .safetensors file, the one array to read (default: every "
                         "array of a .npz, every rotary buffer of a .safetensors)")
     parser.add_argument("--json", action="store_true", help="print each result dict as JSON instead of text")
     arguments = parser.parse_args(argv)
+    if arguments.file.suffix.lower() == ".gguf":
+        return _gguf_main(arguments.file, arguments.config, as_json=arguments.json)
+    if arguments.config is not None:
+        print("error: --config compares a .gguf file with its config.json; this is not a .gguf file.", file=sys.stderr)
+        return UNREADABLE
     try:
         arrays = load_arrays(arguments.file, arguments.array)
     except UnreadableFileError as error:
@@ -258,6 +267,47 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.json:
         print(json.dumps(_json_ready(outputs), indent=2))
     return status
+
+
+def _gguf_main(path: Path, config_path: Path | None, *, as_json: bool) -> int:
+    """A .gguf file's RoPE: its metadata read as the config.json it amounts to, its rope_freqs as the
+    inv_freq llama.cpp computes (identified like any inv_freq), and, given its config.json, where the
+    two differ."""
+    try:
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file.")
+        gguf = read_gguf(path)
+        config = None if config_path is None else rope_from_config(json.loads(config_path.read_text()))
+    except (ValueError, OSError) as error:  # json.JSONDecodeError is a ValueError
+        print(f"error: {error}", file=sys.stderr)
+        return UNREADABLE
+    rope = gguf.rope
+    if rope is None:
+        line = f"{path.name}: GGUF ({gguf.architecture}), its RoPE not read: {gguf.refusal}"
+    else:
+        scaling = "none" if rope.scaling is None else f"{rope.scaling.method} ×{rope.scaling.factor:g}"
+        line = (f"{path.name}: GGUF ({gguf.architecture}), d = {rope.d}, base {rope.base:g}, context "
+                f"{rope.max_length or '?'}, scaling in its metadata: {scaling}"
+                + (f"; tensors {', '.join(gguf.tensors)}" if gguf.tensors else ""))
+    result = identify_encoding(gguf.inv_freq) if gguf.inv_freq is not None else None
+    found = differences(gguf, config) if config is not None else []
+    if as_json:
+        print(json.dumps(_json_ready({"architecture": gguf.architecture, "config": gguf.config,
+                                      "rope_freqs": result, "differences": found, "refusal": gguf.refusal}), indent=2))
+    else:
+        width = max(40, min(120, _terminal_width()))
+        print(line)
+        for note in () if rope is None else rope.notes:
+            print(textwrap.fill(note, width=width))
+        if result is not None:
+            print(textwrap.fill("rope_freqs, as the inv_freq llama.cpp computes (b^(-2i/d) / f_i): "
+                                + result["verdict"], width=width))
+        if config is not None:
+            print(textwrap.fill(f"Against {config_path.name}: " + (" ".join(found) if found else "they agree."),
+                                width=width))
+    if rope is None:
+        return UNREADABLE
+    return NOT_RECOGNISED if found or (result is not None and result["kind"] is None) else RECOGNISED
 
 
 def _terminal_width() -> int:
