@@ -27,6 +27,7 @@ import shutil
 import sys
 import textwrap
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ from pe_core.identify.gguf_file import differences, read_gguf
 from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
 from pe_core.identify.sinusoidal import identify_encoding
 from pe_core.rope.config import rope_from_config
+from pe_core.rope.scaling import rope_frequencies
 
 #: Exit statuses.
 RECOGNISED, NOT_RECOGNISED, UNREADABLE = 0, 1, 2
@@ -231,13 +233,16 @@ def main(argv: list[str] | None = None) -> int:
         "attention factor.",
         epilog="Exit status: 0 every array recognised, 1 some array not recognised, 2 the file cannot be read.",
     )
-    parser.add_argument("file", type=Path, help="a .npy, .npz, .csv, .safetensors or .gguf file")
+    parser.add_argument("file", type=Path, help="a .npy, .npz, .csv, .safetensors or .gguf file, or a downloaded "
+                        "checkpoint's folder (its config.json and .safetensors shards)")
     parser.add_argument("--config", type=Path, help="with a .gguf file, the model's config.json: each difference "
                         "between the two is named (exit 1 when there is one)")
     parser.add_argument("--array", help="in a .npz or .safetensors file, the one array to read (default: every "
                         "array of a .npz, every rotary buffer of a .safetensors)")
     parser.add_argument("--json", action="store_true", help="print each result dict as JSON instead of text")
     arguments = parser.parse_args(argv)
+    if arguments.file.is_dir():
+        return _checkpoint_main(arguments.file, as_json=arguments.json)
     if arguments.file.suffix.lower() == ".gguf":
         return _gguf_main(arguments.file, arguments.config, as_json=arguments.json)
     if arguments.config is not None:
@@ -308,6 +313,61 @@ def _gguf_main(path: Path, config_path: Path | None, *, as_json: bool) -> int:
     if rope is None:
         return UNREADABLE
     return NOT_RECOGNISED if found or (result is not None and result["kind"] is None) else RECOGNISED
+
+
+def _checkpoint_main(folder: Path, *, as_json: bool) -> int:
+    """A downloaded checkpoint's folder as a whole: its config.json's RoPE beside the rotary buffers its
+    .safetensors shards hold (each read from disk alone), and whether each buffer's frequencies are the
+    config's."""
+    config_path = folder / "config.json"
+    try:
+        config = rope_from_config(json.loads(config_path.read_text())) if config_path.is_file() else None
+    except ValueError as error:  # json.JSONDecodeError is a ValueError
+        print(f"error: {config_path}: {error}", file=sys.stderr)
+        return UNREADABLE
+    shards = sorted(folder.glob("*.safetensors"))
+    if config is None and not shards:
+        print(f"error: {folder} holds neither a config.json nor .safetensors files.", file=sys.stderr)
+        return UNREADABLE
+    outputs: dict[str, dict] = {}
+    without = []
+    for shard in shards:
+        try:
+            arrays = load_arrays(shard)
+        except UnreadableFileError as error:
+            if "holds no rotary buffer" not in str(error):
+                print(f"error: {error}", file=sys.stderr)
+                return UNREADABLE
+            without.append(shard.name)
+            continue
+        outputs |= {name: identify_encoding(array) for name, array in arrays.items()}
+    lines = []
+    if config is not None:
+        scaling = "none" if config.scaling is None else f"{config.scaling.method} ×{config.scaling.factor:g}"
+        lines.append(f"config.json: d = {config.d}, base {config.base:g}, scaling {scaling}, max positions "
+                     f"{config.max_length or '?'}")
+    status = RECOGNISED
+    for name, result in outputs.items():
+        agreement = ""
+        if config is not None and result["kind"] == "rope_inv_freq":
+            expected = rope_frequencies(config.d, config.base, scaling=config.scaling)
+            agrees = expected.shape == (result["d"] // 2,) and result["n"] == config.base and (
+                result["scaling"] is None) == (config.scaling is None)
+            agreement = " It agrees with config.json." if agrees else " It differs from config.json's RoPE."
+            status = max(status, RECOGNISED if agrees else NOT_RECOGNISED)
+        if result["kind"] is None:
+            status = max(status, NOT_RECOGNISED)
+        lines.append(f"{summary(name, result)}\n{result['verdict']}{agreement}")
+    if without:
+        lines.append(f"{len(without)} of {len(shards)} shards hold no rotary buffer (read: their headers only).")
+    if as_json:
+        print(json.dumps(_json_ready({"config": None if config is None else asdict(config), "buffers": outputs,
+                                      "shards_without_buffers": without}), indent=2))
+    else:
+        width = max(40, min(120, _terminal_width()))
+        for line in lines:
+            print("\n".join(textwrap.fill(part, width=width) for part in line.split("\n")))
+    return status
 
 
 def _terminal_width() -> int:

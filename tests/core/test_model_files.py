@@ -106,3 +106,29 @@ def test_rotary_s_checker_reads_an_uploaded_shard(tmp_path) -> None:
     assert pe_core.identify_encoding(by_name[INV_FREQ].values)["kind"] == "rope_inv_freq"
     assert by_name[COS].values.shape == (512, 64)
     np.testing.assert_array_equal(by_name[COS].values[0], np.ones(64))
+
+
+def checkpoint_folder(folder: Path, base: float) -> Path:
+    """A downloaded checkpoint: config.json, a shard holding a persisted inv_freq of ``base``, a shard of weights."""
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "gpt_neox", "rope_theta": 10000.0, "hidden_size": 256, "num_attention_heads": 4,
+        "max_position_embeddings": 2048}))
+    inv_freq = 1.0 / (base ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+    save_file({INV_FREQ: inv_freq, WEIGHT: torch.randn(8, 8)}, str(folder / "model-00001-of-00002.safetensors"))
+    save_file({"embed_out.weight": torch.randn(8, 8)}, str(folder / "model-00002-of-00002.safetensors"))
+    return folder
+
+
+def test_a_checkpoint_folder_is_read_as_a_whole(tmp_path, capsys) -> None:
+    folder = checkpoint_folder(tmp_path / "pythia", 10000.0)
+    assert main([str(folder)]) == 0
+    said = capsys.readouterr().out.replace("\n", " ")
+    assert "config.json: d = 64, base 10000, scaling none, max positions 2048" in said
+    assert "RoPE frequency vector (inv_freq)" in said and "It agrees with config.json." in said
+    assert "1 of 2 shards hold no rotary buffer" in said
+    wrong = checkpoint_folder(tmp_path / "converted", 500000.0)
+    assert main([str(wrong)]) == 1
+    assert "It differs from config.json's RoPE." in capsys.readouterr().out.replace("\n", " ")
+    assert main([str(wrong), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["config"]["base"] == 10000.0
