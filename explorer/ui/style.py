@@ -46,6 +46,9 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
    107 px past a 390 px screen, where a screen reader's focus ring and a scroll into view go.
    A pixel wide, it stays under the thumb; the keyboard and the pointer work as before. */
 [data-testid="stSlider"] input[type="range"] { width: 1px; }
+/* No label cut off: the uploader's line of accepted types (Rotary's lists eight) wraps on a phone
+   instead of ending in an ellipsis. */
+[data-testid="stFileUploaderDropzoneInstructions"] * { white-space: normal !important; text-overflow: clip !important; }
 /* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
    relations and operators) instead of scrolling in a box that the keyboard cannot scroll
    (axe scrollable-region-focusable); formulas that fit are unchanged. */
