@@ -260,9 +260,14 @@ def describe(scaling: pe_core.RopeScaling | None, d: int) -> str:
 LIBRARY_NAMES = {"numpy": "np", "torch": "torch"}
 
 
+def in_library(text: str, library: str) -> str:
+    """A fragment's text written for ``library`` ("numpy" or "torch")."""
+    return text.replace("{xp}", LIBRARY_NAMES[library])
+
+
 def fragment(scaling: pe_core.RopeScaling, library: str = "numpy") -> str:
     """Source defining the function that scales ``theta`` as ``scaling`` does, with NumPy or torch."""
-    return method_entry(scaling.method).fragment(scaling).replace("{xp}", LIBRARY_NAMES[library])
+    return in_library(method_entry(scaling.method).fragment(scaling), library)
 
 
 # ----------------------------------------------------------------------------- the methods

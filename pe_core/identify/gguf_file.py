@@ -23,8 +23,8 @@ import numpy as np
 from pe_core.rope.config import RopeConfig, rope_from_config
 from pe_core.rope.scaling import rope_frequencies
 
-#: llama.cpp's scaling types, as transformers names them.
-_SCALING_TYPES = {"linear": "linear", "yarn": "yarn", "longrope": "longrope"}
+#: llama.cpp's scaling types that transformers names alike (its "none" is no scaling).
+_SCALING_TYPES = ("linear", "yarn", "longrope")
 #: Metadata keys (after "{arch}.rope.scaling.") and the rope_scaling key each becomes.
 _SCALING_KEYS = {"factor": "factor", "original_context_length": "original_max_position_embeddings",
                  "yarn_beta_fast": "beta_fast", "yarn_beta_slow": "beta_slow"}
@@ -70,7 +70,8 @@ def read_gguf(path: Path) -> GgufRope:
     if "head_dim" not in config and meta("embedding_length") and meta("attention.head_count"):
         config["head_dim"] = int(meta("embedding_length")) // int(meta("attention.head_count"))
     config.setdefault("rope_theta", 10000.0)  # llama.cpp's default when the converter writes none
-    kind = _SCALING_TYPES.get(str(meta("rope.scaling.type") or "none"))
+    kind = str(meta("rope.scaling.type") or "none")
+    kind = kind if kind in _SCALING_TYPES else None
     scaling = {"rope_type": kind} if kind else {}
     for key, name in _SCALING_KEYS.items():
         if kind and meta(f"rope.scaling.{key}") is not None:

@@ -48,7 +48,7 @@ def contexts_code(view: ContextView, library: str = "numpy") -> str:
         "# Each method as transformers computes it, with this page's parameters: θ'_i and the attention factor a\n"
         + "\n\n".join(rope_methods.fragment(scaling_of, library) for scaling_of in scalings.values())
         + ("\n\n" if scalings else "")
-        + ("" if "yarn" in scalings else rope_methods.YARN_RAMP_CODE.replace("{xp}", lib))
+        + ("" if "yarn" in scalings else rope_methods.in_library(rope_methods.YARN_RAMP_CODE, library))
         + "SCALED = {\n    \"none\": lambda theta, d, base, length: (theta, 1.0),\n"
         + "".join(f"    {method!r}: {rope_methods.method_entry(method).function},\n" for method in scalings)
         + "}\n\n\n"
