@@ -8,12 +8,14 @@ large (``MAX_UPLOAD_BYTES``), a shape beyond the limits (``MAX_SIDE`` on a side,
 nothing), pickled objects (never loaded: ``allow_pickle=False``), truncated or malformed
 files, ragged or textual CSVs, NaN or infinity.
 
-- ``read_matrix``: the 2-D real matrix of a .npy or .csv file (the Pitfalls checker);
+- ``read_matrix``: the 2-D real matrix of a .npy or .csv file, or the first of a .npz's arrays or
+  of a checkpoint's .safetensors tables of positions (the Pitfalls checker);
 - ``read_arrays``: every array of a .npy, .npz or .csv file, or the rotary buffers of a
   checkpoint's .safetensors, as a rotary model holds it (the Rotary checker): a 1-D inv_freq, a
   2-D cos or sin table, a complex freqs_cis (complex64 as ``np.save(freqs_cis.numpy())`` writes
   it) or its real view (positions, d/2, 2). A torch file (.pt, .pth, .bin) is refused with the
   line that converts it: it is a pickle, never loaded.
+- ``read_gguf_upload``: a .gguf file's RoPE (its metadata and rope tensors), for the Rotary checker.
 
 Both drop axes of size 1 and say so (a (L, 1, d) buffer, transformers' (1, L, d) cos), and
 skip a CSV's header row and column of row labels (``DataFrame(P).to_csv()`` writes both),
@@ -34,12 +36,20 @@ from pathlib import Path, PurePath
 import numpy as np
 import pandas as pd
 
+from pe_core.identify.gguf_file import GgufRope, read_gguf
 from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
 
 #: .streamlit/config.toml's maxUploadSize (5 MB) in bytes as every browser can send it:
 #: Streamlit's uploader counts a megabyte as 10**6 bytes (2**20 only on Windows) and its
 #: server as 2**20, so 5 * 10**6 is what a visitor on any platform can meet; checked again here.
 MAX_UPLOAD_BYTES = 5 * 10**6
+#: The command that reads what a browser does not send: files over the limit, whole checkpoints.
+COMMAND_LINE = "python -m pe_core.identify"
+#: What reads a file larger than the checkers take.
+READS_LARGER_FILES = (f"in a terminal, {COMMAND_LINE} FILE reads it from disk (a checkpoint's shard, a .gguf, a "
+                      "checkpoint's folder)")
+#: What the checkers say of a file over the limit, which the browser does not send.
+LARGER_FILES = f"Over {MAX_UPLOAD_BYTES / 10**6:g} MB, the browser does not send a file: {READS_LARGER_FILES}."
 #: Largest number of positions (or dimensions) on a side: the sidebar's L_MAX.
 MAX_SIDE = 16384
 #: Largest number of values a header may announce: a file of MAX_UPLOAD_BYTES holds at most
@@ -193,9 +203,9 @@ class _Reader:
     finite: str
 
 
-_MATRIX = _Reader((".npy", ".csv"), "fiu", "real numbers", _matrix_shape,
+_MATRIX = _Reader((".npy", ".npz", ".csv", ".safetensors"), "fiu", "real numbers", _matrix_shape,
                   "as PyTorch code keeps its table, e.g. pe.unsqueeze(1)", "an encoding")
-_ROTARY = _Reader((".npy", ".npz", ".csv", ".safetensors"), "fiuc", "real or complex numbers", _rotary_shape,
+_ROTARY = _Reader((".npy", ".npz", ".csv", ".safetensors", ".gguf"), "fiuc", "real or complex numbers", _rotary_shape,
                   "as transformers returns cos and sin, (batch, positions, d)", "a rotary table")
 
 
@@ -370,9 +380,11 @@ def _load_safetensors(data: bytes, reader: _Reader) -> list[UploadedArray]:
         file.write(data)
         file.flush()
         try:
-            tensors = read_safetensors(Path(file.name), max_cells=MAX_UPLOAD_CELLS)
+            tensors = read_safetensors(Path(file.name), max_cells=MAX_UPLOAD_CELLS).arrays
         except ValueError as refusal:
-            raise ValueError(str(refusal).replace(Path(file.name).name, "The .safetensors file")) from None
+            said = str(refusal).replace(Path(file.name).name, "The .safetensors file")
+            raise ValueError(said.replace("Name one with --array.", f"Any one is read by {COMMAND_LINE} "
+                                          "model.safetensors --array NAME.")) from None
     arrays = []
     for name, array in tensors.items():
         subject = f"Tensor {name!r} of the .safetensors file"
@@ -492,24 +504,25 @@ def _load_csv(data: bytes, reader: _Reader) -> UploadedArray:
 # ----------------------------------------------------------------------------------------
 
 
+def _over_the_limit(data: bytes) -> str:
+    return (f"The file has {len(data):,} bytes; the checker takes at most {MAX_UPLOAD_BYTES / 10**6:g} MB "
+            f"({MAX_UPLOAD_BYTES:,} bytes).")
+
+
 def _read(name: str, data: bytes, reader: _Reader) -> list[UploadedArray]:
     suffix = PurePath(name or "").suffix.lower()
     if suffix in TORCH_SUFFIXES:
         raise ValueError(torch_file_refusal(PurePath(name).name))
-    if suffix == ".gguf":  # a quantised model: gigabytes, its RoPE in metadata the command line reads from disk
-        raise ValueError("A .gguf file's RoPE is read from disk by the command line: python -m pe_core.identify "
-                         "model.gguf --config config.json (its metadata and rope tensors, and where they differ "
-                         "from the config).")
+    if suffix == ".gguf":  # a rotary model's RoPE in metadata, not an array: read_gguf_upload reads it
+        raise ValueError("A .gguf file holds a rotary model's RoPE: the Rotary page's checker reads it (its last "
+                         "section).")
     if suffix not in reader.suffixes:
         kinds = ", ".join(f"a {s}" for s in reader.suffixes[:-1]) + f" or a {reader.suffixes[-1]}"
         raise ValueError(f"Upload {kinds} file.")
     if len(data) == 0:
         raise ValueError("The file is empty.")
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(
-            f"The file has {len(data) / 10**6:.1f} MB; the checker takes at most {MAX_UPLOAD_BYTES / 10**6:g} MB "
-            "(save float32 .npy, or fewer positions)."
-        )
+        raise ValueError(f"{_over_the_limit(data)} Save float32 .npy or fewer positions, or {READS_LARGER_FILES}.")
     if suffix == ".npy":
         arrays = [_load_npy(data, reader)]
     elif suffix == ".npz":
@@ -531,18 +544,56 @@ class Upload:
 
 
 def read_matrix(name: str, data: bytes) -> Upload:
-    """The 2-D float64 matrix of an uploaded .npy or .csv file, and what reading it took.
+    """The 2-D float64 matrix of an uploaded .npy or .csv file, or the first 2-D array of a .npz or of
+    a .safetensors file's tables of positions (the Annotated Transformer's ``pe`` buffer, Marian's and
+    Whisper's ``embed_positions.weight``), and what reading it took.
 
     A .npy array of more than 2 axes loses its axes of size 1 (PyTorch keeps its table as
     ``pe.unsqueeze(1)``, shape (L, 1, d)); a .csv file's header row and first column of row
-    labels (``DataFrame(P).to_csv()`` writes both) are skipped. Each says so in ``notes``.
+    labels (``DataFrame(P).to_csv()`` writes both) are skipped; a file of several arrays names
+    the others and how to read them. Each says so in ``notes``.
 
     Raises:
         ValueError: with a one-line message a visitor can act on (empty, too large, not
             2-D, pickled objects, truncated, ragged, text cells, NaN or infinite values).
     """
-    [array] = _read(name, data, _MATRIX)
-    return Upload(array.values, array.notes)
+    if PurePath(name or "").suffix.lower() not in (".npz", ".safetensors"):
+        [array] = _read(name, data, _MATRIX)
+        return Upload(array.values, array.notes)
+    arrays = _read(name, data, replace(_MATRIX, shape=_any_shape))
+    matrices = [array for array in arrays if array.values.ndim == 2]
+    if not matrices:
+        held = ", ".join(f"{array.name} ({_shape_text(array.values.shape)})" for array in arrays)
+        raise ValueError(f"The file holds no 2-D matrix (positions x dimensions): it holds {held}.")
+    chosen = matrices[0]
+    others = [array.name for array in arrays if array is not chosen]
+    read = f"Read {chosen.name}" + (f"; the file also holds {', '.join(others)}, each read by {COMMAND_LINE} "
+                                     "FILE --array NAME (or on the Rotary page's checker)." if others else ".")
+    return Upload(chosen.values, (read, *chosen.notes))
+
+
+def _any_shape(shape: tuple[int, ...], is_complex: bool) -> tuple[int, ...]:
+    """Any array of a file holding several, without its axes of size 1 (read_matrix keeps its 2-D ones)."""
+    squeezed = _all_squeezed(shape)
+    if 0 in squeezed:
+        raise ValueError(f"The array is empty (shape {tuple(shape)}).")
+    if max(squeezed) > MAX_SIDE or math.prod(squeezed) > MAX_UPLOAD_CELLS:
+        _check_size(squeezed[0], math.prod(squeezed[1:]), "matrix")
+    return squeezed
+
+
+def read_gguf_upload(name: str, data: bytes) -> GgufRope:
+    """The RoPE of an uploaded .gguf file (``pe_core.identify.gguf_file.read_gguf``: its metadata and rope
+    tensors, read by llama.cpp's gguf package). Raises ValueError with one line for the visitor."""
+    if len(data) > MAX_UPLOAD_BYTES:  # Streamlit's uploader stops these first; checked again here
+        raise ValueError(f"{_over_the_limit(data)} Larger files: {READS_LARGER_FILES}.")
+    with tempfile.NamedTemporaryFile(suffix=".gguf") as file:  # GGUFReader maps a path
+        file.write(data)
+        file.flush()
+        try:
+            return read_gguf(Path(file.name))
+        except ValueError as refusal:
+            raise ValueError(str(refusal).replace(Path(file.name).name, "The .gguf file")) from None
 
 
 def read_arrays(name: str, data: bytes, *, suffixes: tuple[str, ...] = _ROTARY.suffixes) -> list[UploadedArray]:

@@ -140,10 +140,12 @@ blocks.reproduce(lambda: pitfalls.difference_code(
 # --- check your implementation ---------------------------------------------------------
 st.header("Check your implementation")
 st.markdown(
-    "Upload your encoding matrix (positions x dimensions, or transposed) as .npy or .csv, "
-    f"{uploads.upload_limits()}. The checker "
+    "Upload your encoding matrix (positions x dimensions, or transposed) as .npy, .npz or .csv, or a "
+    "checkpoint's .safetensors holding one (the Annotated Transformer's `pe` buffer, Marian's or Whisper's "
+    f"`embed_positions`), {uploads.upload_limits()}. The checker "
     "finds the layout, the frequency convention, the base n and the first position, and says whether "
-    "round-off explains what is left. Nothing is stored."
+    "round-off explains what is left. Nothing is stored. Larger files are read from disk by "
+    f"`{uploads.COMMAND_LINE} FILE`."
 )
 example_npy, example_csv = st.columns(2)
 example_npy.download_button(
@@ -154,7 +156,8 @@ example_csv.download_button(
     "Example: float16 concatenated matrix (.csv)", data=pitfalls.example_csv, file_name="float16_concatenated.csv",
     mime="text/csv", on_click="ignore", icon=":material/download:", key="pitfalls_example_csv",
 )
-upload = st.file_uploader("Your matrix (.npy or .csv)", type=["npy", "csv"], key="pitfalls_upload")
+# Every type reaches the page, where a file it does not read gets a sentence, not only a red chip.
+upload = st.file_uploader("Your matrix (.npy, .npz, .csv or .safetensors)", key="pitfalls_upload")
 if upload is not None:
     try:
         check = pitfalls_upload(upload.file_id, upload.name, upload.getvalue())

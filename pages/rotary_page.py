@@ -310,22 +310,22 @@ def check_section(view: RotaryView) -> None:
     """The checker: an upload reruns only this section."""
     st.header("Check your RoPE")
     st.markdown(
-        "Upload what your model holds: its `inv_freq`, a cos or sin table, or a complex `freqs_cis` (.npy, .npz "
-        f"or .csv), {uploads.rotary_limits()}. The checker reads its kind, d, layout, base, start, scaling and "
-        "attention factor, and says what no table can tell apart; for a table no reading rebuilds, it names the "
-        "closest reading and where it differs most. Nothing is stored."
+        "Upload what your model holds: its `inv_freq`, a cos or sin table, or a complex `freqs_cis` (.npy, .npz, "
+        f".csv, .safetensors or .gguf), {uploads.rotary_limits()}. The checker reads its kind, d, layout, base, "
+        "start, scaling and attention factor, and says what no table can tell apart; for a table no reading "
+        "rebuilds, it names the closest reading and where it differs most. Nothing is stored."
     )
     st.caption(
         "From PyTorch: `np.save('cos.npy', cos.float().numpy())` (bfloat16 has no NumPy type; `.float()` keeps "
         "every value), `np.save('inv_freq.npy', rotary_emb.inv_freq.numpy())`, `np.save('freqs_cis.npy', "
         "freqs_cis.numpy())` (complex64), or several at once: `np.savez('rope.npz', cos=cos, inv_freq=inv_freq)`. "
         "A checkpoint's .safetensors is read for its rotary buffers (inv_freq, freqs_cis, embed_positions, "
-        "cos_cached...). Up to 5 MB here; larger files, whole checkpoints, in a terminal or a CI job: "
-        "`python -m pe_core.identify model.safetensors` (or cos.npy) reads them from disk."
+        "cos_cached...), a .gguf for the RoPE llama.cpp's converter wrote into it (its metadata, rope_freqs). "
+        f"Up to 5 MB here; larger files, whole checkpoints, in a terminal or a CI job: `{uploads.COMMAND_LINE} "
+        "model.safetensors` (or model.gguf --config config.json, or a checkpoint's folder) reads them from disk."
     )
-    upload = st.file_uploader("What your model holds (.npy, .npz, .csv or .safetensors)",
-                              type=["npy", "npz", "csv", "safetensors", "pt", "pth", "bin", "gguf"],
-                              key="rotary_upload")
+    # Every type reaches the page, where a file it does not read gets a sentence, not only a red chip.
+    upload = st.file_uploader("What your model holds (.npy, .npz, .csv, .safetensors or .gguf)", key="rotary_upload")
     if upload is None:
         return
     controls.steps_rerun_page()  # a reading is compared with the view above
@@ -333,6 +333,15 @@ def check_section(view: RotaryView) -> None:
         check = rope_upload(upload.file_id, upload.name, upload.getvalue())
     except ValueError as error:
         st.error(str(error), icon=":material/block:")
+        return
+    if check.model_file:
+        summary, *notes = check.model_file
+        st.info(summary, icon=":material/description:")
+        for note in notes:
+            st.caption(note)
+    if check.refusal:
+        st.warning(check.refusal, icon=":material/block:")
+    if not check.readings:
         return
     readings = check.readings
     index = 0

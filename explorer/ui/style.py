@@ -49,6 +49,17 @@ button[data-variant="pills"][aria-pressed="true"] p { color: light-dark(#b8323f,
 /* No label cut off: the uploader's line of accepted types (Rotary's lists eight) wraps on a phone
    instead of ending in an ellipsis. */
 [data-testid="stFileUploaderDropzoneInstructions"] * { white-space: normal !important; text-overflow: clip !important; }
+/* A file over the checkers' upload limit: Streamlit's uploader keeps it in the browser and says why
+   only in a tooltip (and to a screen reader), over a red chip. The page says it in a sentence
+   under the chip, with the command that reads such a file. */
+.st-key-rotary_upload:has([data-testid="stFileChip"][aria-invalid="true"])::after,
+.st-key-pitfalls_upload:has([data-testid="stFileChip"][aria-invalid="true"])::after {
+    /* explorer.uploads.LARGER_FILES, which the checkers' messages use too (tests/shared/test_uploads.py) */
+    content: "Over 5 MB, the browser does not send a file: in a terminal, python -m pe_core.identify FILE \
+reads it from disk (a checkpoint's shard, a .gguf, a checkpoint's folder).";
+    display: block; margin-top: 0.5rem; font-size: 0.875rem;
+    color: light-dark(#9d1c28, #ffabab);
+}
 /* Phones: a formula wider than the screen wraps at KaTeX's own break points (after its
    relations and operators) instead of scrolling in a box that the keyboard cannot scroll
    (axe scrollable-region-focusable); formulas that fit are unchanged. */

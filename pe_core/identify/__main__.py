@@ -34,7 +34,13 @@ import numpy as np
 
 from pe_core._validate import MAX_CELLS
 from pe_core.identify.gguf_file import differences, read_gguf
-from pe_core.identify.model_files import TORCH_SUFFIXES, read_safetensors, torch_file_refusal
+from pe_core.identify.model_files import (
+    TORCH_SUFFIXES,
+    header_bytes,
+    how_much_read,
+    read_safetensors,
+    torch_file_refusal,
+)
 from pe_core.identify.sinusoidal import identify_encoding
 from pe_core.rope.config import rope_from_config
 
@@ -148,9 +154,10 @@ def _load_csv(path: Path) -> dict[str, np.ndarray]:
     return {path.name: _check_array(path.name, array)}
 
 
-def load_arrays(path: Path, array_name: str | None = None) -> dict[str, np.ndarray]:
-    """The arrays of a .npy, .npz, .csv or .safetensors file (its rotary buffers, read from disk alone), by
-    display name, with axes of length 1 dropped.
+def load_arrays(path: Path, array_name: str | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """The arrays of a .npy, .npz, .csv or .safetensors file (its rotary buffers or position tables,
+    each read from disk alone), by display name, with axes of length 1 dropped; and the bytes of the
+    file that took (all of them but for a .safetensors file).
 
     Raises:
         UnreadableFileError: with a message a person can act on.
@@ -163,6 +170,7 @@ def load_arrays(path: Path, array_name: str | None = None) -> dict[str, np.ndarr
     if array_name is not None and suffix not in (".npz", ".safetensors"):
         raise UnreadableFileError(f"--array names an array of a .npz or .safetensors file; {path.name} is a "
                                   f"{suffix or 'file'}.")
+    bytes_read = path.stat().st_size
     if suffix == ".npy":
         arrays = _load_npy(path)
     elif suffix == ".npz":
@@ -171,14 +179,16 @@ def load_arrays(path: Path, array_name: str | None = None) -> dict[str, np.ndarr
         arrays = _load_csv(path)
     elif suffix == ".safetensors":
         try:
-            arrays = read_safetensors(path, array_name, max_cells=MAX_CELLS)
+            read = read_safetensors(path, array_name, max_cells=MAX_CELLS)
         except ValueError as refusal:
             raise UnreadableFileError(str(refusal)) from None
-        arrays = {f"{path.name}[{name}]": _check_array(f"{path.name}[{name}]", array) for name, array in arrays.items()}
+        arrays = {f"{path.name}[{name}]": _check_array(f"{path.name}[{name}]", array)
+                  for name, array in read.arrays.items()}
+        bytes_read = read.bytes_read
     else:
         raise UnreadableFileError(f"{path.name}: the checker reads .npy, .npz, .csv and .safetensors files (a torch "
                                   ".pt, .pth or .bin file is refused with the line that converts it).")
-    return {name: _squeezed(array) for name, array in arrays.items()}
+    return {name: _squeezed(array) for name, array in arrays.items()}, bytes_read
 
 
 def summary(name: str, result: dict) -> str:
@@ -237,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, help="with a .gguf file, the model's config.json: each difference "
                         "between the two is named (exit 1 when there is one)")
     parser.add_argument("--array", help="in a .npz or .safetensors file, the one array to read (default: every "
-                        "array of a .npz, every rotary buffer of a .safetensors)")
+                        "array of a .npz; a .safetensors file's rotary buffers and position tables)")
     parser.add_argument("--json", action="store_true", help="print each result dict as JSON instead of text")
     arguments = parser.parse_args(argv)
     if arguments.file.is_dir():
@@ -248,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --config compares a .gguf file with its config.json; this is not a .gguf file.", file=sys.stderr)
         return UNREADABLE
     try:
-        arrays = load_arrays(arguments.file, arguments.array)
+        arrays, bytes_read = load_arrays(arguments.file, arguments.array)
     except UnreadableFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return UNREADABLE
@@ -270,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             print(textwrap.fill(result["verdict"], width=width))
     if arguments.json:
         print(json.dumps(_json_ready(outputs), indent=2))
+    elif arguments.file.suffix.lower() == ".safetensors":
+        print(how_much_read(bytes_read, arguments.file.stat().st_size, "its header and the tensors named above"))
     return status
 
 
@@ -286,13 +298,6 @@ def _gguf_main(path: Path, config_path: Path | None, *, as_json: bool) -> int:
         print(f"error: {error}", file=sys.stderr)
         return UNREADABLE
     rope = gguf.rope
-    if rope is None:
-        line = f"{path.name}: GGUF ({gguf.architecture}), its RoPE not read: {gguf.refusal}"
-    else:
-        scaling = "none" if rope.scaling is None else f"{rope.scaling.method} ×{rope.scaling.factor:g}"
-        line = (f"{path.name}: GGUF ({gguf.architecture}), d = {rope.d}, base {rope.base:g}, context "
-                f"{rope.max_length or '?'}, scaling in its metadata: {scaling}"
-                + (f"; tensors {', '.join(gguf.tensors)}" if gguf.tensors else ""))
     result = identify_encoding(gguf.inv_freq) if gguf.inv_freq is not None else None
     found = differences(gguf, config) if config is not None else []
     if as_json:
@@ -300,7 +305,7 @@ def _gguf_main(path: Path, config_path: Path | None, *, as_json: bool) -> int:
                                       "rope_freqs": result, "differences": found, "refusal": gguf.refusal}), indent=2))
     else:
         width = max(40, min(120, _terminal_width()))
-        print(line)
+        print(textwrap.fill(gguf.summary(path.name), width=width))
         for note in () if rope is None else rope.notes:
             print(textwrap.fill(note, width=width))
         if result is not None:
@@ -309,6 +314,7 @@ def _gguf_main(path: Path, config_path: Path | None, *, as_json: bool) -> int:
         if config is not None:
             print(textwrap.fill(f"Against {config_path.name}: " + (" ".join(found) if found else "they agree."),
                                 width=width))
+        print(textwrap.fill(gguf.how_much_read, width=width))
     if rope is None:
         return UNREADABLE
     return NOT_RECOGNISED if found or (result is not None and result["kind"] is None) else RECOGNISED
@@ -330,15 +336,18 @@ def _checkpoint_main(folder: Path, *, as_json: bool) -> int:
         return UNREADABLE
     outputs: dict[str, dict] = {}
     without = []
+    bytes_read = 0
     for shard in shards:
         try:
-            arrays = load_arrays(shard)
+            arrays, shard_bytes_read = load_arrays(shard)
         except UnreadableFileError as error:
-            if "holds no rotary buffer" not in str(error):
+            if "holds no table of positions" not in str(error):
                 print(f"error: {error}", file=sys.stderr)
                 return UNREADABLE
             without.append(shard.name)
+            bytes_read += header_bytes(shard)
             continue
+        bytes_read += shard_bytes_read
         outputs |= {name: identify_encoding(array) for name, array in arrays.items()}
     lines = []
     if config is not None:
@@ -358,6 +367,9 @@ def _checkpoint_main(folder: Path, *, as_json: bool) -> int:
         lines.append(f"{summary(name, result)}\n{result['verdict']}{agreement}")
     if without:
         lines.append(f"{len(without)} of {len(shards)} shards hold no rotary buffer (read: their headers only).")
+    if shards:
+        lines.append(how_much_read(bytes_read, sum(shard.stat().st_size for shard in shards),
+                                   "the shards' headers and the tensors named above"))
     if as_json:
         print(json.dumps(_json_ready({"config": None if config is None else asdict(config), "buffers": outputs,
                                       "shards_without_buffers": without}), indent=2))

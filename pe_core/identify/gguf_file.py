@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pe_core.identify.model_files import how_much_read
 from pe_core.rope.config import RopeConfig, rope_from_config
 from pe_core.rope.scaling import rope_frequencies
 
@@ -42,6 +43,23 @@ class GgufRope:
     refusal: str = ""
     inv_freq: np.ndarray | None = None
     tensors: tuple[str, ...] = field(default=())
+    bytes_read: int = 0
+    file_bytes: int = 0
+
+    def summary(self, name: str) -> str:
+        """One line: the file's architecture and what its metadata says of its RoPE."""
+        rope = self.rope
+        if rope is None:
+            return f"{name}: GGUF ({self.architecture}), its RoPE not read: {self.refusal}"
+        return (f"{name}: GGUF ({self.architecture}), d = {rope.d}, base {rope.base:g}, context "
+                f"{rope.max_length or '?'}, scaling in its metadata: {_scaling_words(rope.scaling)}"
+                + (f"; tensors {', '.join(self.tensors)}" if self.tensors else ""))
+
+    @property
+    def how_much_read(self) -> str:
+        """How much of the file reading it took (its metadata and rope tensors), in one sentence."""
+        return how_much_read(self.bytes_read, self.file_bytes, "its metadata and tensor list"
+                             + (" and its rope tensors" if self.tensors else ""))
 
 
 def read_gguf(path: Path) -> GgufRope:
@@ -95,7 +113,9 @@ def read_gguf(path: Path) -> GgufRope:
         else:
             refusal = (f"rope_freqs holds {divisors.size} divisors; d = {rope.d} (rope.dimension_count) has "
                        f"{rope.d // 2} pairs.")
-    return GgufRope(architecture, config, rope, refusal, inv_freq, tuple(tensors))
+    # What was read: everything before the tensor data (metadata, tensor list), then the rope tensors.
+    bytes_read = reader.data_offset + sum(int(tensor.n_bytes) for tensor in tensors.values())
+    return GgufRope(architecture, config, rope, refusal, inv_freq, tuple(tensors), bytes_read, path.stat().st_size)
 
 
 def _value(entry) -> object:

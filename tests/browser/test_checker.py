@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support.browser_harness import APP_IDLE_JS
 from support.engineer_files import WRITERS, cosine_first, npy, tutorial_encoding
@@ -116,3 +117,31 @@ def test_every_file_of_the_tutorial_table_gets_the_reading_of_its_npy(app_server
         name: value for name, value in TUTORIAL_METRICS.items() if name != "layout"
     }
     save_screenshot(page, "pitfalls-checker-cosine-first")
+
+
+def test_a_checkpoint_s_table_is_read_and_a_file_over_the_limit_gets_a_sentence(app_server: str, page,
+                                                                                  tmp_path) -> None:
+    from safetensors.numpy import save_file
+    from test_rope_checker import REFUSED_JS
+
+    from explorer import uploads
+
+    # The Annotated Transformer's state_dict: its PositionalEncoding's pe buffer, (1, L, d), beside a weight.
+    checkpoint = tmp_path / "pe.safetensors"  # a longer name is shortened in its chip ("ann...ed.safetensors")
+    save_file({"src_embed.0.lut.weight": np.ones((50, 128), dtype=np.float32),
+               "src_embed.1.pe": tutorial_encoding()[None]}, str(checkpoint))
+    page.goto(f"{app_server}/pitfalls", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "pitfalls", timeout=FIRST_LOAD_MS)
+    verdict, captions, metrics = upload(page, checkpoint)
+    assert TUTORIAL_VERDICT in verdict
+    assert any(c.startswith("The array has shape (1, 100, 128): its axis of size 1") for c in captions), captions
+    assert {name: metrics[name] for name in TUTORIAL_METRICS} == TUTORIAL_METRICS
+    save_screenshot(page, "pitfalls-checker-safetensors")
+    # Over the limit: the page says why the chip is red, and what reads such a file.
+    big = tmp_path / "big.npy"
+    big.write_bytes(bytes(uploads.MAX_UPLOAD_BYTES + 1))
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(big))
+    page.wait_for_function(REFUSED_JS)
+    refused = page.evaluate(REFUSED_JS)
+    assert refused["content"] == f'"{uploads.LARGER_FILES}"' and refused["display"] == "block", refused
+    assert_no_traceback(page)

@@ -19,6 +19,7 @@ from support.needs_torch import import_or_skip
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 from test_checker import CUT_METRICS_JS
 
+from explorer import uploads
 from explorer.topics import rotary
 
 try:
@@ -136,4 +137,47 @@ def test_check_your_rope_reads_what_a_model_holds(app_server: str, page, tmp_pat
     # A torch file: refused on the page with the line that converts it, not only in a tooltip.
     alerts, metrics = upload(page, paths["model.pt"])
     assert len(alerts) == 1 and "torch.load(f, weights_only=True)" in alerts[0] and not metrics
+    assert_no_traceback(page)
+
+
+#: The sentence under an uploader whose file Streamlit's uploader refused (its red chip): the CSS
+#: text of its container's ::after, and whether it is drawn (display block, some height).
+REFUSED_JS = """() => {
+    const chip = document.querySelector('[data-testid="stFileChip"][aria-invalid="true"]');
+    if (!chip) return null;
+    const container = chip.closest('[class*="st-key-"]');
+    const after = getComputedStyle(container, '::after');
+    return {content: after.content, display: after.display, height: parseFloat(after.height) || 0};
+}"""
+
+
+def test_a_gguf_is_read_and_a_file_over_the_limit_gets_a_sentence(app_server: str, page, tmp_path) -> None:
+    from support.gguf_files import llama31_gguf
+
+    model = llama31_gguf(tmp_path / "llama-3.1-8b.gguf")
+    expected = rotary.check_upload(model.name, model.read_bytes())
+    page.goto(f"{app_server}/rotary", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
+    # A .gguf as llama.cpp's converter writes Llama 3.1: its metadata's line, its rope_freqs read as llama3 x8.
+    alerts, metrics = upload(page, model)
+    [reading] = expected.readings
+    assert alerts == [expected.model_file[0], reading.result["verdict"]]
+    assert (metrics["kind"], metrics["base"], metrics["scaling"]) == ("inv_freq", "500000", "llama3 ×8")
+    save_screenshot(page, "rotary-checker-gguf")
+    # A file of a type the checker does not read reaches the page, which says so in a sentence.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("0.1, 0.2")
+    alerts, metrics = upload(page, notes)
+    assert alerts == ["Upload a .npy, a .npz, a .csv, a .safetensors or a .gguf file."] and not metrics
+    assert page.evaluate(REFUSED_JS) is None
+    # Over the limit: Streamlit's uploader keeps the file (a red chip); the page says why and what reads it.
+    big = tmp_path / "model-00001-of-00004.safetensors"
+    big.write_bytes(bytes(uploads.MAX_UPLOAD_BYTES + 1))
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(big))
+    page.wait_for_function(REFUSED_JS)
+    refused = page.evaluate(REFUSED_JS)
+    assert refused["content"] == f'"{uploads.LARGER_FILES}"' and refused["display"] == "block"
+    assert refused["height"] > 10, refused
+    page.locator('[data-testid="stFileUploader"]').scroll_into_view_if_needed()
+    save_screenshot(page, "rotary-checker-over-the-limit")
     assert_no_traceback(page)

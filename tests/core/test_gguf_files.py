@@ -6,60 +6,18 @@ Llama 3.1 (its ``rope_freqs`` divisors), Qwen2.5 with YaRN metadata and Phi-3 (i
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import gguf
 import numpy as np
 import pytest
+from support.gguf_files import llama31_gguf, write_gguf
 
 import pe_core
-from explorer import uploads
 from explorer.model_configs import load_config
+from explorer.topics import rotary
 from pe_core.identify.__main__ import main
 from pe_core.identify.gguf_file import read_gguf
-
-
-def write_gguf(path: Path, architecture: str, metadata: dict, tensors: dict[str, np.ndarray]) -> Path:
-    writer = gguf.GGUFWriter(str(path), architecture)
-    for name, value in metadata.items():
-        getattr(writer, f"add_{name}")(value)
-    for name, values in tensors.items():
-        writer.add_tensor(name, values)
-    writer.add_tensor("token_embd.weight", np.ones((16, 8), dtype=np.float32))  # a weight, never read
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
-
-
-def llama3_rope_factors(config: dict) -> np.ndarray:
-    """convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors, re-typed (NumPy for torch)."""
-    scaling, base = config["rope_scaling"], config["rope_theta"]
-    dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
-    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
-    old = scaling["original_max_position_embeddings"]
-    freqs = 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float32) / dim))
-    factors = []
-    for freq in freqs:
-        wavelen = 2 * math.pi / freq
-        if wavelen < old / high:
-            factors.append(1)
-        elif wavelen > old / low:
-            factors.append(factor)
-        else:
-            smooth = (old / wavelen - low) / (high - low)
-            factors.append(1 / ((1 - smooth) / factor + smooth))
-    return np.array(factors, dtype=np.float32)
-
-
-def llama31_gguf(path: Path, base: float = 500000.0) -> Path:
-    config = load_config("llama-3.1-8b")
-    return write_gguf(path, "llama", {
-        "context_length": config["max_position_embeddings"], "embedding_length": config["hidden_size"],
-        "head_count": config["num_attention_heads"], "rope_freq_base": base, "rope_dimension_count": 128,
-    }, {"rope_freqs.weight": llama3_rope_factors(config)})
 
 
 def config_file(tmp_path: Path, key: str) -> Path:
@@ -131,8 +89,34 @@ def test_hostile_gguf_files_get_a_clear_message(tmp_path, capsys, data: bytes, w
     assert words in capsys.readouterr().err
 
 
-def test_rotary_s_checker_sends_a_gguf_to_the_command_line(tmp_path) -> None:
-    model = llama31_gguf(tmp_path / "model.gguf")
-    with pytest.raises(ValueError, match=r"python -m pe_core\.identify model\.gguf --config config\.json"):
-        uploads.read_arrays(model.name, model.read_bytes())
+def test_rotary_s_checker_reads_an_uploaded_gguf(tmp_path) -> None:
+    """The page reads what the command line reads: the metadata's summary line and rope_freqs identified."""
+    model = llama31_gguf(tmp_path / "llama-3.1-8b.gguf")
+    check = rotary.check_upload(model.name, model.read_bytes())
+    summary = check.model_file[0]
+    assert summary == read_gguf(model).summary(model.name)
+    assert summary.startswith("llama-3.1-8b.gguf: GGUF (llama), d = 128, base 500000, context 131072")
+    [reading] = check.readings
+    assert reading.name == rotary.GGUF_ROPE_FREQS and reading.status == "rotary"
+    assert (reading.result["scaling"]["method"], reading.result["scaling"]["factor"]) == ("llama3", 8.0)
+    qwen = write_gguf(tmp_path / "qwen.gguf", "qwen2", {
+        "rope_freq_base": 1e6, "rope_dimension_count": 128, "rope_scaling_type": gguf.RopeScalingType.YARN,
+        "rope_scaling_factor": 4.0, "rope_scaling_orig_ctx_len": 32768}, {})
+    check = rotary.check_upload(qwen.name, qwen.read_bytes())
+    assert check.readings == () and "scaling in its metadata: yarn ×4 from 32,768" in check.model_file[0]
+    with pytest.raises(ValueError, match=r"^The \.gguf file is not a readable \.gguf file"):
+        rotary.check_upload("hostile.gguf", b"NOPE" + bytes(60))
 
+
+def test_the_cli_says_how_much_of_a_gguf_it_read(tmp_path, capsys) -> None:
+    """Everything before the tensor data and the rope tensors; not the weights."""
+    model = llama31_gguf(tmp_path / "model.gguf")
+    reader = gguf.GGUFReader(str(model))
+    weights = next(tensor for tensor in reader.tensors if tensor.name == "token_embd.weight")
+    expected = reader.data_offset + 64 * 4  # rope_freqs: 64 float32 divisors
+    assert read_gguf(model).bytes_read == expected
+    assert expected + weights.n_bytes <= model.stat().st_size  # the weights are not counted
+    assert main([str(model)]) == 0
+    said = capsys.readouterr().out.replace("\n", " ")
+    assert f"Read {expected:,} of its {model.stat().st_size:,} bytes from disk" in said
+    assert "its metadata and tensor list and its rope tensors" in said

@@ -5,7 +5,9 @@ refused without being unpickled; hostile headers (issue 39)."""
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import pickle
 from pathlib import Path
 
@@ -51,7 +53,7 @@ def test_the_cli_reads_the_tensor_array_names_and_says_when_there_is_none(tmp_pa
     save_file({WEIGHT: torch.randn(8, 8)}, str(shard))
     assert main([str(shard)]) == 2
     said = capsys.readouterr()
-    assert "holds no rotary buffer" in said.err + said.out and WEIGHT in said.err + said.out
+    assert "holds no table of positions" in said.err + said.out and WEIGHT in said.err + said.out
     assert main([str(shard), "--array", "nope"]) == 2
     assert main([str(shard), "--array", WEIGHT]) == 1  # read, and not recognised
 
@@ -132,3 +134,80 @@ def test_a_checkpoint_folder_is_read_as_a_whole(tmp_path, capsys) -> None:
     assert "It differs from config.json's RoPE." in capsys.readouterr().out.replace("\n", " ")
     assert main([str(wrong), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["config"]["base"] == 10000.0
+
+
+def test_the_cli_says_how_much_of_a_big_shard_it_read(tmp_path, capsys) -> None:
+    """A shard of 64 MB of weights: the header and the inv_freq are read, and the CLI says how much that was."""
+    shard = tmp_path / "model-00001-of-00004.safetensors"
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+    save_file({INV_FREQ: inv_freq, WEIGHT: torch.zeros(4096, 4096)}, str(shard))
+    header = 8 + int.from_bytes(shard.read_bytes()[:8], "little")
+    expected = header + inv_freq.numel() * 4
+    assert main([str(shard)]) == 0
+    said = capsys.readouterr().out.replace("\n", " ")
+    size = shard.stat().st_size
+    assert f"Read {expected:,} of its {size:,} bytes from disk ({100 * expected / size:.2g} %: its header" in said, said
+    assert expected / size < 1e-5  # 360 bytes of 67 MB
+
+
+def test_a_folder_says_how_much_of_its_shards_it_read(tmp_path, capsys) -> None:
+    folder = checkpoint_folder(tmp_path / "pythia", 10000.0)
+    shards = sorted(folder.glob("*.safetensors"))
+    headers = sum(8 + int.from_bytes(shard.read_bytes()[:8], "little") for shard in shards)
+    assert main([str(folder)]) == 0
+    said = capsys.readouterr().out.replace("\n", " ")
+    read = headers + 32 * 4  # the headers and the one inv_freq of 32 float32
+    assert f"Read {read:,} of its {sum(s.stat().st_size for s in shards):,} bytes from disk" in said, said
+
+
+def annotated_transformer_state(max_len: int = 200, d_model: int = 128) -> dict[str, np.ndarray]:
+    """The Annotated Transformer's state_dict as safetensors keeps it: its PositionalEncoding's ``pe``
+    buffer (persistent, shape (1, max_len, d_model), interleaved sin and cos), under
+    src_embed = Sequential(Embeddings, PositionalEncoding), beside its embedding weight."""
+    position = np.arange(max_len, dtype=np.float32)[:, None]
+    div_term = np.exp(np.arange(0, d_model, 2, dtype=np.float32) * np.float32(-(math.log(10000.0) / d_model)))
+    pe = np.zeros((max_len, d_model), dtype=np.float32)
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return {"src_embed.0.lut.weight": np.ones((50, d_model), dtype=np.float32), "src_embed.1.pe": pe[None]}
+
+
+def test_pitfalls_checker_reads_a_checkpoint_s_table_of_positions(tmp_path) -> None:
+    """The Annotated Transformer's ``pe`` buffer, and Marian's sin | cos ``embed_positions.weight``."""
+    from safetensors.numpy import save_file as save_numpy
+
+    annotated = tmp_path / "annotated.safetensors"
+    save_numpy(annotated_transformer_state(), str(annotated))
+    upload = uploads.read_matrix(annotated.name, annotated.read_bytes())
+    assert upload.matrix.shape == (200, 128) and upload.notes[0] == "Read src_embed.1.pe."
+    result = pe_core.identify_encoding(upload.matrix)
+    assert (result["kind"], result["layout"], result["convention"], result["n"]) == (
+        "sinusoidal", "interleaved", "paper", 10000.0)
+    marian = tmp_path / "marian.safetensors"
+    position = np.arange(64, dtype=np.float64)[:, None]
+    angle = position / 10000 ** (2 * np.arange(32) / 64)  # Marian: pos / 10000^(2 (j // 2) / d), j = 2i, 2i + 1
+    table = np.concatenate([np.sin(angle), np.cos(angle)], axis=1).astype(np.float32)
+    save_numpy({"model.encoder.embed_positions.weight": table, "model.decoder.embed_positions.weight": table,
+                "model.shared.weight": np.ones((8, 64), dtype=np.float32)}, str(marian))
+    upload = uploads.read_matrix(marian.name, marian.read_bytes())
+    assert pe_core.identify_encoding(upload.matrix)["layout"] == "concatenated"
+    [note] = upload.notes
+    names = ("model.decoder.embed_positions.weight", "model.encoder.embed_positions.weight")  # the file's order
+    assert note.startswith(f"Read {names[0]}; the file also holds {names[1]}") and "--array NAME" in note
+
+
+def test_pitfalls_checker_says_what_it_does_not_read(tmp_path) -> None:
+    from safetensors.numpy import save_file as save_numpy
+
+    weights = tmp_path / "weights.safetensors"
+    save_numpy({"model.layers.0.mlp.weight": np.ones((4, 4), dtype=np.float32)}, str(weights))
+    with pytest.raises(ValueError, match=r"holds no table of positions .*--array NAME"):
+        uploads.read_matrix(weights.name, weights.read_bytes())
+    with pytest.raises(ValueError, match="the Rotary page's checker reads it"):
+        uploads.read_matrix("model.gguf", b"GGUF" + bytes(60))
+    with pytest.raises(ValueError, match=r"Upload a \.npy, a \.npz, a \.csv or a \.safetensors file"):
+        uploads.read_matrix("notes.txt", b"0.1, 0.2")
+    only_vectors = io.BytesIO()
+    np.savez(only_vectors, inv_freq=np.ones(8))
+    with pytest.raises(ValueError, match=r"holds no 2-D matrix .*inv_freq \(a vector of 8 values\)"):
+        uploads.read_matrix("rope.npz", only_vectors.getvalue())

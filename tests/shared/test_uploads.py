@@ -130,7 +130,7 @@ def bfloat16_npy() -> bytes:
 @pytest.mark.parametrize(
     ("name", "make", "message"),
     [
-        ("cos.txt", lambda: b"1,2\n", "Upload a .npy, a .npz, a .csv or a .safetensors file."),
+        ("cos.txt", lambda: b"1,2\n", "Upload a .npy, a .npz, a .csv, a .safetensors or a .gguf file."),
         ("empty.npz", lambda: b"", "The file is empty."),
         ("big.npy", lambda: b"\x93NUMPY" + b"\0" * 5_000_001, "at most 5 MB"),
         ("garbage.npy", lambda: b"hello world, not numpy", "not a readable .npy"),
@@ -186,8 +186,9 @@ def test_the_matrix_reading_still_refuses_what_only_rotary_reads() -> None:
     # Pitfalls' checker: a 2-D real matrix (its own messages, tests/topics/test_pitfalls.py).
     with pytest.raises(ValueError, match="real numbers"):
         uploads.read_matrix("fc.npy", npy(freqs_cis()))
-    with pytest.raises(ValueError, match=r"Upload a \.npy or a \.csv file\."):
-        uploads.read_matrix("rope.npz", npz(cos=np.ones((4, 4))))
+    with pytest.raises(ValueError, match=r"holds no 2-D matrix"):
+        uploads.read_matrix("rope.npz", npz(inv_freq=np.ones(4)))
+    assert uploads.read_matrix("rope.npz", npz(cos=np.ones((4, 4)))).matrix.shape == (4, 4)
     assert uploads.read_arrays("fc.npy", npy(freqs_cis()), suffixes=(".npy", ".csv"))[0].values.dtype.kind == "c"
 
 
@@ -214,3 +215,11 @@ def test_is_rotary_reads_the_kind_or_a_rotary_near_miss() -> None:
     assert not uploads.is_rotary(base) and not uploads.is_rotary(base | {"kind": "sinusoidal", "d": 64})
     assert uploads.is_rotary(base | {"d": 64})  # the closest reading is a rotary one
     assert all(uploads.is_rotary(base | {"kind": kind, "d": 8}) for kind in uploads.ROTARY_KINDS)
+
+
+def test_the_sentence_under_a_refused_upload_is_the_checkers_own() -> None:
+    """The CSS that shows it (a literal: st.html sends only constants) says what the messages say."""
+    from explorer.ui import style
+
+    assert style.CSS.count(f'content: "{uploads.LARGER_FILES}";') == 1
+    assert uploads.COMMAND_LINE in uploads.LARGER_FILES and "5 MB" in uploads.LARGER_FILES

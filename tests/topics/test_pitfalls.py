@@ -109,7 +109,7 @@ def write(tmp_path: Path, name: str, data: bytes) -> Path:
         ("too_many_cells.npy", lambda: npy_bytes(np.zeros((16385, 2), dtype=np.float16)), "at most"),
         ("too_big.csv", lambda: b"0," * (3 * 2**20), "MB"),
         ("binary.csv", lambda: b"\xff\xfe\x00\x01", "UTF-8"),
-        ("matrix.txt", lambda: b"1,2\n3,4\n", ".npy or a .csv"),
+        ("matrix.txt", lambda: b"1,2\n3,4\n", "a .csv or a .safetensors file"),
     ],
 )
 def test_bad_files_get_one_line_messages(tmp_path: Path, name: str, make, message: str) -> None:
@@ -541,8 +541,12 @@ def test_page_draws_a_near_miss_against_its_closest_variant() -> None:
     assert len(at.get("plotly_chart")) == 4, "A, B, A - B and the difference from the closest variant"
 
 
-def test_uploader_accepts_npy_and_csv_only() -> None:
-    assert {t.lstrip(".") for t in open_page().get("file_uploader")[0].allowed_type} == {"npy", "csv"}
+def test_every_type_reaches_the_page_which_names_what_it_reads() -> None:
+    """The uploader filters no type (it would only show a red chip and a tooltip): the page says it in a line."""
+    at = open_page()
+    assert not at.get("file_uploader")[0].allowed_type
+    at = upload(at, "matrix.txt", b"1,2\n3,4\n")
+    assert [e.value for e in at.error] == ["Upload a .npy, a .npz, a .csv or a .safetensors file."]
 
 
 def test_page_warns_for_a_matrix_that_is_no_encoding() -> None:

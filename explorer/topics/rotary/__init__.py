@@ -20,6 +20,7 @@ public names, so ``rotary.X`` and ``from explorer.topics.rotary import X`` read 
 """
 
 from explorer.topics.rotary.checker import (
+    GGUF_ROPE_FREQS,
     KIND_SHORT,
     SCALING_KEYS,
     ArrayReading,
@@ -27,6 +28,7 @@ from explorer.topics.rotary.checker import (
     RopeCheck,
     alternative_text,
     arrays_table,
+    check_gguf,
     check_upload,
     opening,
     reading_metrics,
@@ -94,6 +96,7 @@ from explorer.topics.rotary.view import (
 
 __all__ = [
     "DECAY_LABELS",
+    "GGUF_ROPE_FREQS",
     "KIND_SHORT",
     "LAYOUT_CODE",
     "MEASURE_WINDOW",
@@ -119,6 +122,7 @@ __all__ = [
     "analyse",
     "arrays_table",
     "cache_grid",
+    "check_gguf",
     "check_upload",
     "closed_form_figure",
     "closed_form_table",

@@ -56,20 +56,28 @@ class ArrayReading:
 
 @dataclass(frozen=True)
 class RopeCheck:
-    """Every array of an uploaded file, read. Only what the page shows is kept, never the upload."""
+    """Every array of an uploaded file, read. Only what the page shows is kept, never the upload. A .gguf
+    file's metadata is said in ``model_file`` (its summary line, then its notes), and its ``rope_freqs``
+    is its one array, as the inv_freq llama.cpp computes; ``refusal`` says why that array was not read."""
 
     readings: tuple[ArrayReading, ...]
+    model_file: tuple[str, ...] = ()
+    refusal: str = ""
 
     @property
     def first_rotary(self) -> int:
-        """The array the page shows first: the first that is what a rotary model holds, else the first."""
+        """The array the page shows first: the first that is what a rotary model holds, else the first
+        (0 too when there is none)."""
         return next((i for i, r in enumerate(self.readings) if r.status == "rotary"), 0)
 
 
 def check_upload(name: str, data: bytes) -> RopeCheck:
-    """Read every array of an uploaded .npy, .npz or .csv file (``uploads.read_arrays``) and
-    identify each (``pe_core.identify_encoding``). Raises ValueError for a file that cannot be
-    read, with one line for the visitor; an array identify_encoding refuses keeps its line."""
+    """Read every array of an uploaded .npy, .npz, .csv or .safetensors file (``uploads.read_arrays``) and
+    identify each (``pe_core.identify_encoding``), or a .gguf file's RoPE (``check_gguf``). Raises
+    ValueError for a file that cannot be read, with one line for the visitor; an array
+    identify_encoding refuses keeps its line."""
+    if name.lower().endswith(".gguf"):
+        return check_gguf(name, data)
     readings = []
     for array in uploads.read_arrays(name, data):
         try:
@@ -78,6 +86,22 @@ def check_upload(name: str, data: bytes) -> RopeCheck:
             result, error = None, str(refusal)
         readings.append(ArrayReading(array.name, array.values.shape, array.notes, result, error))
     return RopeCheck(tuple(readings))
+
+
+#: What a GGUF's rope_freqs is read as (the converter writes Llama 3.1's divisors f_i there).
+GGUF_ROPE_FREQS = "rope_freqs, as the inv_freq llama.cpp computes, b^(−2i/d) / f_i"
+
+
+def check_gguf(name: str, data: bytes) -> RopeCheck:
+    """A .gguf file's RoPE as the command line reads it (``pe_core.identify.gguf_file``): its metadata
+    as the config.json it amounts to, and its ``rope_freqs`` as an inv_freq, identified."""
+    gguf = uploads.read_gguf_upload(name, data)
+    readings = ()
+    if gguf.inv_freq is not None:
+        readings = (ArrayReading(GGUF_ROPE_FREQS, gguf.inv_freq.shape, (), pe_core.identify_encoding(gguf.inv_freq)),)
+    if gguf.rope is None:  # the summary line says why
+        return RopeCheck(readings, (gguf.summary(name),))
+    return RopeCheck(readings, (gguf.summary(name), *gguf.rope.notes), gguf.refusal)
 
 
 def reading_summary(reading: ArrayReading) -> str:
