@@ -14,7 +14,8 @@ The maths lives in one module per idea, each function next to the formula it com
 - ``rope/``: rotary position embeddings: the frequencies and their scalings (linear, NTK,
   dynamic, YaRN, llama3, LongRoPE: one registry entry each, ``rope/methods/``), cos/sin
   caches and the rotation, a model's RoPE read from its config.json, scores of rotated
-  queries and keys, RoPE past the trained length, Llama 4's query scale on its NoPE layers;
+  queries and keys, RoPE past the trained length, a model's positions layer by layer (rope_init,
+  model_layers) and Llama 4's query scale on its NoPE layers;
 - ``identify/``: which encoding a matrix is, a sinusoidal variant or what a rotary model holds,
   with the sentences that say so; ``python -m pe_core.identify FILE`` in a terminal;
 - ``wording``: numbers and pair lists as those sentences write them.
@@ -57,6 +58,7 @@ from pe_core.identify import identify_encoding
 from pe_core.relative import rotation, shift, transition_matrix
 from pe_core.rope.config import RopeConfig, rope_from_config
 from pe_core.rope.context import AngleCoverage, angle_coverage
+from pe_core.rope.layers import LayerPositions, model_layers, rope_init
 from pe_core.rope.query_scale import llama4_query_scale
 from pe_core.rope.rotation import ROPE_LAYOUTS, rope_cache, rotate
 from pe_core.rope.scaling import (
@@ -88,6 +90,7 @@ __all__ = [
     "ROPE_METHODS",
     "YARN_RAMP_FORMS",
     "AngleCoverage",
+    "LayerPositions",
     "ReducedEncoding",
     "RopeConfig",
     "RopeScaling",
@@ -115,6 +118,7 @@ __all__ = [
     "identify_encoding",
     "line_envelope",
     "llama4_query_scale",
+    "model_layers",
     "offset_matrix_block_average",
     "pair_count",
     "positional_encoding",
@@ -127,6 +131,7 @@ __all__ = [
     "rope_dot_by_offset",
     "rope_frequencies",
     "rope_from_config",
+    "rope_init",
     "rope_mixed_scores",
     "rope_pair_columns",
     "rope_rotated_block_average",

@@ -93,7 +93,7 @@ def test_a_config_without_a_required_key_is_refused_naming_it(name: str) -> None
 
 @pytest.mark.parametrize(("name", "bad", "match"), [
     ("yarn", {"beta_fast": 1.0, "beta_slow": 32.0}, "beta_fast .* must be greater than beta_slow"),
-    ("llama3", {"low_freq_factor": 4.0, "high_freq_factor": 1.0}, "high_freq_factor .* must be greater"),
+    ("llama3", {"low_freq_factor": 4.0, "high_freq_factor": 1.0}, "high_freq_factor .* must be at least"),
     ("longrope", {"short_factor": [1.0] * (D // 2 - 1), "long_factor": [1.0] * (D // 2 - 1)},
      "hold 7 numbers each, but d=16 has 8 pairs"),
 ])

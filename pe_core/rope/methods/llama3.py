@@ -37,16 +37,18 @@ def _llama3_frequencies(
     low_wavelength = L0 / scaling.low_freq_factor
     high_wavelength = L0 / scaling.high_freq_factor
     scaled = np.where(wavelength > low_wavelength, theta / s, theta)
+    if scaling.high_freq_factor == scaling.low_freq_factor:  # Llama 4 Scout's 1 and 1: no band between
+        return scaled
     smooth = (L0 / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
     medium = (wavelength >= high_wavelength) & (wavelength <= low_wavelength)
     return np.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled)
 
 
 def _llama3_validate(scaling: RopeScaling, d: int | None) -> None:
-    if scaling.high_freq_factor <= scaling.low_freq_factor:
+    if scaling.high_freq_factor < scaling.low_freq_factor:
         raise ValueError(
-            f"high_freq_factor ({scaling.high_freq_factor:g}) must be greater than low_freq_factor "
-            f"({scaling.low_freq_factor:g}); Llama 3.1 uses 4 and 1."
+            f"high_freq_factor ({scaling.high_freq_factor:g}) must be at least low_freq_factor "
+            f"({scaling.low_freq_factor:g}); Llama 3.1 uses 4 and 1, Llama 4 Scout 1 and 1."
         )
 
 
