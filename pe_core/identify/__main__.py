@@ -2,12 +2,18 @@
 
 FILE is a .npy (``np.save``), a .npz (``np.savez``: every array in it, or the one ``--array``
 names), a .csv of plain numbers (comma, semicolon, tab or spaces between them; one header
-row of names is skipped) or a checkpoint's .safetensors (its rotary buffers, ``inv_freq``,
-``freqs_cis``, ``embed_positions``..., read from disk alone, or the tensor ``--array`` names). A
-torch file (.pt, .pth, .bin) is refused with the line that converts it: it is a pickle, never
-loaded. Arrays are read without pickle (``allow_pickle=False``); axes of
-length 1 are dropped, so a transformers cos of shape (1, L, d) or a (L, 1, d) buffer is read as
-(L, d). Each array gets the verdict the app shows, after a one-line summary.
+row of names is skipped) or a checkpoint's .safetensors (its rotary buffers and position tables,
+``inv_freq``, ``freqs_cis``, ``embed_positions``, ``pe``..., read from disk alone, or the tensor
+``--array`` names; the command says how many bytes that took). A torch file (.pt, .pth, .bin) is
+refused with the line that converts it: it is a pickle, never loaded. Arrays are read without
+pickle (``allow_pickle=False``); axes of length 1 are dropped, so a transformers cos of shape
+(1, L, d) or a (L, 1, d) buffer is read as (L, d). Each array gets the verdict the app shows,
+after a one-line summary.
+
+A .gguf is read with llama.cpp's gguf package: its RoPE metadata as the config.json it amounts
+to, its rope tensors as llama.cpp runs them; ``--config config.json`` names each difference from
+the model's config (exit 1 when there is one). A downloaded checkpoint's folder is read as a
+whole: its config.json beside the rotary buffers its shards hold.
 
 Exit status: 0 when every array read is recognised (a sinusoidal or rotary variant), 1 when
 one is not, 2 when the file cannot be read (with a message saying why).

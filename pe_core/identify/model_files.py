@@ -62,11 +62,10 @@ def torch_file_refusal(name: str) -> str:
 
 @dataclass(frozen=True)
 class SafetensorsRead:
-    """The tensors read from a .safetensors file, by name, and how much of the file that took."""
+    """The tensors read from a .safetensors file, by name, and the bytes of the file that took."""
 
     arrays: dict[str, np.ndarray]
     bytes_read: int
-    file_bytes: int
 
 
 def how_much_read(bytes_read: int, file_bytes: int, what: str) -> str:
@@ -104,7 +103,7 @@ def read_safetensors(path: Path, wanted: str | None = None, *, max_cells: int) -
     except (SafetensorError, OSError) as error:
         raise ValueError(f"{path.name} is not a readable .safetensors file ({error}).") from None
     return SafetensorsRead({name: array for name, (array, _) in read.items()},
-                           header_bytes(path) + sum(stored for _, stored in read.values()), path.stat().st_size)
+                           header_bytes(path) + sum(stored for _, stored in read.values()))
 
 
 def header_bytes(path: Path) -> int:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
+from pe_core.rope.config import _head_dim as _config_head_dim
 from pe_core.rope.config import _text_config, rope_from_config
 from pe_core.rope.scaling import rope_attention_factor, rope_frequencies
 
@@ -169,26 +170,20 @@ def _rope_parameters(text: Mapping, family: str, kind: str) -> dict:
             chosen.setdefault("partial_rotary_factor", text["partial_rotary_factor"])
     if family in ("qwen3_5", "qwen3_5_moe", "qwen3_next"):
         chosen.setdefault("partial_rotary_factor", 0.25)
-    chosen.setdefault("rope_type", chosen.get("type", "default"))
-    if chosen["rope_type"] in ("su",) and family == "phi3":
-        chosen["rope_type"] = "longrope"
+    chosen.setdefault("rope_type", chosen.get("type", "default"))  # Phi-3's "su": rope_from_config's alias
     return chosen
 
 
 def _head_dim(text: Mapping, family: str, kind: str) -> int:
+    """The head size a layer type's rope is computed on: the family's own key or default, else as the config
+    reader takes it (head_dim, or hidden_size // num_attention_heads)."""
     if family == "deepseek_v3":
         return check_int("qk_rope_head_dim", text.get("qk_rope_head_dim", 64), low=2, high=10**6)
     if family == "gemma4" and kind == "full_attention":
         return check_int("global_head_dim", text.get("global_head_dim", 512), low=2, high=10**6)
-    if text.get("head_dim"):
-        return check_int("head_dim", text["head_dim"], low=2, high=10**6)
-    if family in _DEFAULT_HEAD_DIM:
+    if not text.get("head_dim") and family in _DEFAULT_HEAD_DIM:
         return _DEFAULT_HEAD_DIM[family]
-    hidden, heads = text.get("hidden_size"), text.get("num_attention_heads")
-    if hidden is None or heads is None:
-        raise ValueError("The config gives no head size: it needs head_dim, or hidden_size and num_attention_heads.")
-    return check_int("hidden_size", hidden, low=2, high=10**7) // check_int("num_attention_heads", heads, low=1,
-                                                                             high=10**5)
+    return _config_head_dim(text)
 
 
 def rope_init(config: Mapping, *, layer_type: str | None = None, length: int | None = None
@@ -242,6 +237,11 @@ def rope_init(config: Mapping, *, layer_type: str | None = None, length: int | N
         layer_type = "full_attention" if "full_attention" in kinds else kinds[0]
     if layer_type not in kinds:
         raise ValueError(f"layer_type {layer_type!r} is not one of this model's: {', '.join(sorted(set(kinds)))}.")
+    return _layer_rope(text, family, layer_type, length)
+
+
+def _layer_rope(text: Mapping, family: str, layer_type: str, length: int | None) -> tuple[np.ndarray, float]:
+    """rope_init for a layer type known to be the model's."""
     parameters = _rope_parameters(text, family, layer_type)
     head_dim = _head_dim(text, family, layer_type)
     if parameters["rope_type"] == "proportional":
@@ -300,7 +300,7 @@ def model_layers(config: Mapping) -> tuple[LayerPositions, ...]:
     chunk = _int(text, "attention_chunk_size", 8192) if family == "llama4" else None
     rope_layers = _llama4_rope_layers(text, len(kinds)) if family == "llama4" else None
     tuning = bool(text.get("attn_temperature_tuning", True)) if family == "llama4" else False
-    ropes = {kind: rope_init(config, layer_type=kind) for kind in dict.fromkeys(kinds) if kind != "linear_attention"}
+    ropes = {kind: _layer_rope(text, family, kind, None) for kind in dict.fromkeys(kinds) if kind != "linear_attention"}
     layers = []
     for index, kind in enumerate(kinds):
         if rope_layers is not None:
@@ -310,7 +310,7 @@ def model_layers(config: Mapping) -> tuple[LayerPositions, ...]:
         else:
             rotary = kind != "linear_attention"
         inv_freq, factor = ropes[kind] if rotary else (None, 1.0)
-        seen = window if kind == "sliding_attention" or (family == "phi3" and kind == "full_attention") else None
+        seen = window if kind == "sliding_attention" or family == "phi3" else None  # Phi-3: every layer
         layers.append(LayerPositions(index, kind, rotary, inv_freq, factor, seen,
                                      chunk if kind == "chunked_attention" else None, tuning and not rotary))
     return tuple(layers)
