@@ -20,6 +20,7 @@ public names, so ``contexts.X`` and ``from explorer.topics.contexts import X`` r
 - ``reproduce_code``: the "reproduce this" snippet.
 """
 
+from explorer.config_json import CONFIG_MAX_BYTES, CONFIG_MAX_MB, config_size, one_line, read_config
 from explorer.topics.contexts.analysis import (
     CURVE_MAX_OFFSETS,
     CURVE_TERMS,
@@ -59,17 +60,12 @@ from explorer.topics.contexts.charts import (
     ramp_table,
 )
 from explorer.topics.contexts.config import (
-    CONFIG_MAX_BYTES,
-    CONFIG_MAX_MB,
     CUSTOM_MODEL,
     DEFAULT_FACTOR,
     DEFAULT_TRAINED,
     MODEL_KEYS,
-    config_size,
-    one_line,
     parse_base,
     preset_view,
-    read_config,
     view_from_config,
     view_values,
 )
