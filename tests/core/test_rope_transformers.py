@@ -40,6 +40,10 @@ ROTARY_CLASSES = {
     "gpt_oss": "transformers.models.gpt_oss.modeling_gpt_oss.GptOssRotaryEmbedding",
     "gemma3_text": "transformers.models.gemma3.modeling_gemma3.Gemma3RotaryEmbedding",
     "phi3": "transformers.models.phi3.modeling_phi3.Phi3RotaryEmbedding",
+    "llama4_text": "transformers.models.llama4.modeling_llama4.Llama4TextRotaryEmbedding",
+    "qwen3": "transformers.models.qwen3.modeling_qwen3.Qwen3RotaryEmbedding",
+    "qwen3_5_text": "transformers.models.qwen3_5.modeling_qwen3_5.Qwen3_5TextRotaryEmbedding",
+    "cohere2": "transformers.models.cohere2.modeling_cohere2.Cohere2RotaryEmbedding",
 }
 ROPE_PRESETS = [model.key for model in MODEL_CONFIGS if model.key != "gpt-j-6b"]
 
@@ -71,9 +75,20 @@ def float32_rtol(base: float) -> float:
 
 
 def torch_cos_sin(rotary, config: dict, start: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """The embedding's cos and sin at these positions: one column per coordinate (half layout), or one
+    per pair where the model's code pairs otherwise (gpt-oss; Llama 4's complex freqs_cis; Command A's
+    repeat_interleave, each pair's value twice side by side)."""
+    model_type = language_model_keys(config)["model_type"]
     positions = torch.arange(start, start + length)[None, :]
-    cos, sin = rotary(torch.zeros(1, length, 8), positions, **layer_arguments(config))
-    return cos[0].double().numpy(), sin[0].double().numpy()
+    if model_type == "qwen3_5_text":  # MRoPE: a text token has the same position on the three axes
+        positions = positions[None].expand(3, 1, length)
+    out = rotary(torch.zeros(1, length, 8), positions, **layer_arguments(config))
+    if model_type == "llama4_text":
+        return out[0].real.double().numpy(), out[0].imag.double().numpy()
+    cos, sin = out[0][0].double().numpy(), out[1][0].double().numpy()
+    if model_type == "cohere2":
+        cos, sin = cos[:, ::2], sin[:, ::2]
+    return cos, sin
 
 
 def embedding_state(rotary, config: dict) -> tuple[np.ndarray, float]:
@@ -89,7 +104,7 @@ def assert_cache_matches(rotary, config: dict, start: int, length: int) -> None:
     ours_cos, ours_sin = pe_core.rope_cache(length, rope.d, rope.base, scaling=rope.scaling, start=start)
     their_cos, their_sin = torch_cos_sin(rotary, config, start, length)
     if their_cos.shape[-1] == rope.d // 2:
-        # gpt-oss's embedding returns one column per pair (its _apply_rotary_emb pairs the two halves).
+        # One column per pair (torch_cos_sin): the first half of ours.
         ours_cos, ours_sin = ours_cos[:, : rope.d // 2], ours_sin[:, : rope.d // 2]
     inv_freq, attention = embedding_state(rotary, config)
     ours_freq = pe_core.rope_frequencies(rope.d, rope.base, scaling=rope.scaling, length=sequence_length)

@@ -31,14 +31,22 @@ PUBLIC = {
     "gemma-3-4b-it": (256, 1e6, "linear", 8.0, None, 131072),
     "phi-3-mini-128k-instruct": (96, 10000.0, "longrope", 32.0, 4096, 131072),
     "codellama-7b": (128, 1e6, None, None, None, 16384),
+    "llama-4-scout-17b-16e-instruct": (128, 500000.0, "llama3", 16.0, 8192, 10485760),
+    "qwen3.5-27b": (64, 1e7, None, None, None, 262144),
+    "command-a-03-2025": (128, 50000.0, None, None, None, 131072),
+    "qwen3-8b": (128, 1e6, None, None, None, 40960),
+    "phi-4-mini-instruct": (96, 10000.0, "longrope", 32.0, 4096, 131072),
 }
 
 
 def test_every_file_is_a_preset_and_every_preset_a_file() -> None:
     files = {path.stem for path in model_configs.CONFIG_FOLDER.glob("*.json")}
-    keys = [model.key for model in MODEL_CONFIGS]
-    assert len(keys) == len(set(keys)) and set(keys) == files == set(PUBLIC)
-    assert len({model.name for model in MODEL_CONFIGS}) == len(MODEL_CONFIGS)
+    models = [*MODEL_CONFIGS, *model_configs.LAYER_ONLY]
+    keys = [model.key for model in models]
+    assert len(keys) == len(set(keys)) and set(keys) == files
+    assert {model.key for model in MODEL_CONFIGS} == set(PUBLIC)
+    assert len({model.name for model in models}) == len(models)
+    assert all(model_config(model.key) is model for model in models)
 
 
 @pytest.mark.parametrize("model", MODEL_CONFIGS, ids=lambda model: model.key)

@@ -37,14 +37,16 @@ def from_file(key: str) -> tuple[int, float, dict | None]:
     """d, base and the scaling dict of a model's JSON file, read directly."""
     config = json.loads(model_configs.model_config(key).path.read_text())
     config = config.get("text_config", config)
+    rope = config.get("rope_parameters") or {}  # transformers 5's spelling (Qwen3.5): base and fraction inside
     if "rotary_dim" in config:  # GPT-J
         d = config["rotary_dim"]
     elif "qk_rope_head_dim" in config:  # DeepSeek's MLA
         d = config["qk_rope_head_dim"]
     else:
         head = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
-        d = int(head * config.get("rotary_pct", config.get("partial_rotary_factor", 1.0)))
-    base = float(config.get("rope_theta", config.get("rotary_emb_base", 10000.0)))
+        d = int(head * config.get("rotary_pct", config.get("partial_rotary_factor",
+                                                            rope.get("partial_rotary_factor", 1.0))))
+    base = float(config.get("rope_theta", rope.get("rope_theta", config.get("rotary_emb_base", 10000.0))))
     return d, base, config.get("rope_scaling")
 
 
