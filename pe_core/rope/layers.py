@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
+from pe_core.rope.config import RopeConfig, _text_config, rope_from_config
 from pe_core.rope.config import _head_dim as _config_head_dim
-from pe_core.rope.config import _text_config, rope_from_config
 from pe_core.rope.scaling import rope_attention_factor, rope_frequencies
 
 #: The layer types transformers names (configuration_utils.ALLOWED_ATTN_LAYER_TYPES, those of these families).
@@ -314,3 +314,32 @@ def model_layers(config: Mapping) -> tuple[LayerPositions, ...]:
         layers.append(LayerPositions(index, kind, rotary, inv_freq, factor, seen,
                                      chunk if kind == "chunked_attention" else None, tuning and not rotary))
     return tuple(layers)
+
+
+def layer_rope_config(config: Mapping, layer_type: str) -> RopeConfig:
+    """The RoPE a layer type runs, as ``rope_from_config`` reads it: d (the rotated coordinates; a proportional
+    head's whole head), base, scaling. Its frequencies are ``rope_init``'s.
+
+    Raises:
+        ValueError: as ``rope_init``.
+    """
+    text = _text_config(config)
+    family = _family(config, text)
+    if layer_type not in layer_types(config):
+        raise ValueError(f"layer_type {layer_type!r} is not one of this model's: "
+                         f"{', '.join(sorted(set(layer_types(config))))}.")
+    parameters = _rope_parameters(text, family, layer_type)
+    if parameters["rope_type"] == "default" and family not in _PARTIAL_DEFAULT:
+        parameters.pop("partial_rotary_factor", None)
+    reading = {"head_dim": _head_dim(text, family, layer_type), "rope_parameters": parameters,
+               "max_position_embeddings": text.get("max_position_embeddings")}
+    if family == "phi3" and text.get("original_max_position_embeddings") is not None:
+        reading["original_max_position_embeddings"] = text["original_max_position_embeddings"]
+    return rope_from_config(reading)
+
+
+def layer_head_dim(config: Mapping, layer_type: str) -> int:
+    """The head size of a layer type's queries and keys on which its RoPE runs (Gemma 4's global layers:
+    ``global_head_dim``; DeepSeek's MLA: ``qk_rope_head_dim``, the part of its head that rotates)."""
+    text = _text_config(config)
+    return _head_dim(text, _family(config, text), layer_type)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from support.needs_torch import import_or_skip
 
 import pe_core
+from pe_core.rope.layers import layer_head_dim, layer_rope_config
 
 transformers = import_or_skip("transformers")
 import_or_skip("torch")
@@ -251,6 +252,25 @@ def test_every_layer_is_read_as_the_model_runs_it(name: str) -> None:
             assert layer.attention_factor == pytest.approx(factor, rel=1e-7)
         else:
             assert layer.inv_freq is None
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_layer_types_rope_config_and_head_size_are_what_its_layers_run(name: str) -> None:
+    """layer_rope_config gives the d, base and scaling whose frequencies are the layer's inv_freq, and
+    layer_head_dim the head size of the model's own attention (DeepSeek: the part of it that rotates)."""
+    config_class, model_class, values = CASES[name]
+    config = {**TINY, **values}
+    model = model_class(config_class(**config))
+    ours = {"model_type": name, **config}
+    for layer, module in zip(pe_core.model_layers(ours), model.model.layers, strict=True):
+        attention = getattr(module, "self_attn", None)
+        if attention is not None:
+            expected = attention.qk_rope_head_dim if name == "deepseek_v3" else attention.head_dim
+            assert layer_head_dim(ours, layer.layer_type) == expected, (name, layer.index)
+        if layer.rotary:
+            rope = layer_rope_config(ours, layer.layer_type)
+            theta = pe_core.rope_frequencies(rope.d, rope.base, scaling=rope.scaling).astype(np.float32)
+            np.testing.assert_array_equal(theta, layer.inv_freq)
 
 
 def proportional(base: float, head_dim: int, fraction: float, factor: float = 1.0) -> np.ndarray:
