@@ -49,11 +49,13 @@ import numpy as np
 
 import pe_core
 from explorer import criteria, figures
+from explorer.model_configs import LAYER_PRESETS
 from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings
 from explorer.topics import attention as attention_topic
 from explorer.topics import contexts as contexts_topic
 from explorer.topics import embeddings, pitfalls, scorecard
 from explorer.topics import home as home_topic
+from explorer.topics import layers as layers_topic
 from explorer.topics import precision as pr
 from explorer.topics import relative as relative_topic
 from explorer.topics import rotary as rotary_topic
@@ -269,6 +271,22 @@ def contexts_page(s: Settings, controls: dict) -> None:
     contexts_topic.contexts_code(view), contexts_topic.contexts_code(view, "torch")
 
 
+def layers_page(_: Settings, controls: dict) -> None:
+    """Your model, layer by layer, for a preset and target nobody asked for yet: the stack read from its file,
+    every figure and table its cached sections build, and its snippets. The sidebar's settings do not enter."""
+    stack = layers_topic.preset_stack(controls.get("model", "gemma-3-4b-it"))
+    target = controls.get("target", layers_topic.DEFAULT_TARGET)
+    count = layers_topic.curve_offsets(stack, target)
+    layers_topic.stack_figure(stack, title="t")
+    layers_topic.kinds_table(stack, target)
+    layers_topic.wavelength_figure(stack, target, title="t")
+    layers_topic.turns_figure(stack, target, title="t")
+    layers_topic.score_figure(stack, count, target, title="t")
+    if stack.floor_scale is not None:
+        layers_topic.query_scale_figure(stack, layers_topic.query_scale_positions(stack, target), title="t")
+    layers_topic.layers_code(stack, target), layers_topic.layers_code(stack, target, "torch")
+
+
 @dataclass(frozen=True)
 class Page:
     name: str
@@ -314,6 +332,9 @@ PAGES: tuple[Page, ...] = (
         "target=2^24, yarn x1024": {"target": contexts_topic.LENGTH_MAX, "factor": 1024.0},
         "d=128, target=2^24": {"d": 128, "target": contexts_topic.LENGTH_MAX},
     }),
+    # Each preset at the largest target: the widest stacks (DeepSeek-V3's 61 layers, Gemma 4's 512-wide heads).
+    Page("layers", layers_page, {f"{key}, target=2^24": {"model": key, "target": layers_topic.TARGET_MAX}
+                                 for key in LAYER_PRESETS}),
 )
 
 

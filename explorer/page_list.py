@@ -22,6 +22,7 @@ APP_ICON_SVG = (Path(__file__).parent / "data" / "app_icon.svg").read_text(encod
 #: The sections of Home's map of the pages: the paper's encoding, then what models run today.
 SINUSOID = "The sinusoid"
 HEIRS = "The sinusoid's heirs"
+MODELS_AS_THEY_RUN = "Models as they run"
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("contexts", "Longer contexts", ":material/open_in_full:",
              "A model's RoPE past its trained length: which pairs meet unseen angles, and what each method does.",
              "explorer.topics.contexts", HEIRS),
+    PageInfo("layers", "Your model, layer by layer", ":material/stacks:",
+             "A model's decoder layers as its code runs them: which rotate, with which base, scaling and window.",
+             "explorer.topics.layers", MODELS_AS_THEY_RUN),
 )
 
 

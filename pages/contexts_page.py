@@ -4,19 +4,21 @@ length it was trained on, pair by pair, for every context-extension method."""
 import numpy as np
 import streamlit as st
 
-from explorer import animation, figures, rope_methods
+from explorer import animation, figures, layer_types, rope_methods
 from explorer.model_configs import model_config
 from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
-from explorer.ui import blocks, cached, controls, model_carry, navigation
+from explorer.ui import blocks, cached, controls, layer_link, model_carry, navigation
 from pe_core.rope.methods import rope_method
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
 #: reading them said, a pasted config's LongRoPE lists, and the exact base last shown.
 CONFIG_TEXT, CONFIG_FILE = "contexts_config_text", "contexts_config_file"
 CONFIG_MESSAGE, PASTED_LISTS, BASE_ANCHOR = "_contexts_config_message", "_contexts_lists", "_contexts_base_anchor"
+#: A pasted config's layer types in a sentence (None: one kind of layer) and the config, for the link.
+PASTED_LAYERS = "_contexts_layers"
 
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 # Each is keyed by the view's repr (``key``): Streamlit hashes a string at once, and a dataclass
@@ -59,7 +61,8 @@ def apply_model() -> None:
 
 def apply_config(data: str | bytes, source: str) -> None:
     try:
-        view, notices = contexts.view_from_config(contexts.read_config(data))
+        config = contexts.read_config(data)
+        view, notices = contexts.view_from_config(config)
     except ValueError as error:
         st.session_state[CONFIG_MESSAGE] = ("error", contexts.one_line(f"{source}: {error}"), [])
         return
@@ -68,6 +71,7 @@ def apply_config(data: str | bytes, source: str) -> None:
     st.session_state[CONFIG_MESSAGE] = (
         "success", contexts.one_line(f"Read {source}: {view.describe()}."), [contexts.one_line(n) for n in notices]
     )
+    st.session_state[PASTED_LAYERS] = (layer_types.layer_types_note(config), config)
 
 
 def apply_pasted() -> None:
@@ -153,6 +157,9 @@ if message:
     (st.error if kind == "error" else st.success)(text, icon=":material/block:" if kind == "error" else None)
     for notice in notices:
         st.caption(notice)
+    if kind == "success" and model == contexts.CUSTOM_MODEL:
+        note, config = st.session_state.get(PASTED_LAYERS, (None, None))
+        layer_link.show(note, config=config)
 
 st.header("Lengths and method")
 length_cols = st.columns(3)
@@ -388,6 +395,7 @@ def charts() -> None:
     if model != contexts.CUSTOM_MODEL:
         source = model_config(model)
         st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
+        layer_link.show(layer_types.preset_note(model), preset=model)
     blocks.cached_section("contexts_pitfalls", lambda: pitfall_notes(view), key)
     blocks.cached_section("contexts_pairs_section", lambda: pair_sections(view), key)
     blocks.first_chart_sent()

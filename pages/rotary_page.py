@@ -6,12 +6,12 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from explorer import animation, figures, presets, rope_methods, rope_presets, uploads
+from explorer import animation, figures, layer_types, presets, rope_methods, rope_presets, uploads
 from explorer.rope_presets import CUSTOM
 from explorer.settings import format_number
 from explorer.topics import rotary
 from explorer.topics.rotary import RotaryView
-from explorer.ui import blocks, cached, controls, model_carry, navigation
+from explorer.ui import blocks, cached, controls, layer_link, model_carry, navigation
 
 # --- this page's cached computations (shared by every session) ---
 
@@ -104,6 +104,7 @@ def the_view() -> RotaryView:
             f"{rope_methods.describe(preset.scaling, preset.d)}. {preset.note} [Source]({preset.url})."
             + (f" Changed here: {edited}." if edited else "")
         )
+        layer_link.show(layer_types.preset_note(model), preset=model)
     st.caption(
         f"Scaling: {rope_methods.describe(scaling, d)}. {rope_methods.attention_note(scaling, L)} Every "
         f"chart uses θ'_i at the sequence length L = {L:,}. The sidebar's layout and frequencies are the "

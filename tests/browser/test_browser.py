@@ -47,6 +47,7 @@ PAGES = {
     "rotary": ("Rotary (RoPE)", "Rotary (RoPE)", True),
     "attention": ("Attention by offset", "Attention by offset", True),
     "contexts": ("Longer contexts", "Longer contexts", True),
+    "layers": ("Your model, layer by layer", "Your model, layer by layer", True),
 }
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
