@@ -42,7 +42,7 @@ def test_each_preset_shows_its_layers_and_its_code_prints_them(key: str) -> None
     assert metric(at, "decoder layers") == str(len(stack.layers))
     assert metric(at, "layers with RoPE") == str(sum(layer.rotary for layer in stack.layers))
     assert set(table_rows(at)) == {kind.name for kind in stack.kinds}
-    assert any(model_config(key).url in caption.value for caption in at.caption)
+    assert any(model_config(key).url in text.value for text in at.markdown)
     assert not at.error and not at.warning
     assert_prints_what_the_page_shows(at)
 

@@ -57,25 +57,26 @@ def layer_summary(stack: ModelStack, kind: LayerKind) -> str:
 
 
 def stack_figure(stack: ModelStack, *, title: str) -> go.Figure:
-    """One mark per decoder layer, left to right: its kind's row and colour; a filled circle rotates, a hollow
-    one carries no position; hover says its type, base, scaling, rotated pairs and window or chunk."""
+    """One mark per decoder layer, left to right, one row per layer kind (named in the legend, which a phone's
+    width keeps readable where a column of row labels took a third of it): its colour; a filled circle rotates, a
+    hollow one carries no position; hover says its type, base, scaling, rotated pairs and window or chunk."""
+    size = 14 if len(stack.layers) <= 40 else 10 if len(stack.layers) <= 80 else 6
     traces = []
-    for kind in stack.kinds:
-        rows = [kind.name] * len(kind.layers)
+    for row, kind in enumerate(stack.kinds):
         traces.append({
-            "type": "scatter", "x": list(kind.layers), "y": rows, "mode": "markers", "name": kind.name,
-            "marker": {"size": 14, "symbol": "circle" if kind.rotary else "circle-open",
+            "type": "scatter", "x": list(kind.layers), "y": [-row] * len(kind.layers), "mode": "markers",
+            "name": f"{kind.name} ({len(kind.layers)})",
+            "marker": {"size": size, "symbol": "circle" if kind.rotary else "circle-open",
                        "color": kind_colour(stack, kind), "line": {"width": 2}},
             "text": [layer_summary(stack, kind)] * len(kind.layers),
             "hovertemplate": "layer %{x}<br>%{text}<extra></extra>",
         })
     return figure(traces, {
-        "title": chart_title(title), "height": 170 + 45 * len(stack.kinds), "margin": MARGIN | {"l": 190},
+        "title": chart_title(title), "height": 200 + 40 * len(stack.kinds), "margin": MARGIN | {"l": 20, "b": 110},
         "xaxis": {"title": {"text": "layer (input → output)"}, "range": [-0.8, len(stack.layers) - 0.2],
                   "zeroline": False},
-        "yaxis": {"categoryorder": "array", "categoryarray": [kind.name for kind in stack.kinds][::-1],
-                  "automargin": True},
-        "showlegend": False,
+        "yaxis": {"visible": False, "range": [-len(stack.kinds) + 0.5, 0.5]},
+        "legend": {"orientation": "h", "y": -0.35}, "hoverlabel": {"namelength": -1},
     })
 
 
@@ -92,8 +93,8 @@ def _edges(stack: ModelStack, target: int) -> list[tuple[float, str, str, str]]:
 
 def wavelength_figure(stack: ModelStack, target: int, *, title: str) -> go.Figure:
     r"""Each rotating kind's wavelengths :math:`2\pi/\theta'_i` per pair of its head on a log axis, against the
-    windows, the trained length and the target (horizontal lines); an unrotated pair has none and is left
-    out (the caption counts them)."""
+    windows, the trained length and the target (horizontal lines); the pairs a proportional or partial head
+    leaves unrotated have none: a band in the kind's colour marks them."""
     traces, every = [], []
     for kind in stack.kinds:
         if not kind.rotary:
@@ -108,18 +109,28 @@ def wavelength_figure(stack: ModelStack, target: int, *, title: str) -> go.Figur
         })
     edges = _edges(stack, target)
     values = np.concatenate([*every, [value for value, *_ in edges]])
+    # The pairs a proportional or partial head leaves unrotated: a band per kind, in its colour.
+    unrotated = [kind for kind in stack.kinds if kind.rotary and kind.unrotated_pairs]
+    bands = [{"type": "rect", "xref": "x", "yref": "y domain", "x0": kind.rotated_pairs - 0.5,
+              "x1": kind.head_pairs - 0.5, "y0": 0, "y1": 1, "fillcolor": kind_colour(stack, kind), "opacity": 0.12,
+              "line": {"width": 0}, "layer": "below"} for kind in unrotated]
+    band_labels = [{"text": f"{kind.name}: pairs {kind.rotated_pairs}-{kind.head_pairs - 1} unrotated (no position)",
+                    "x": (kind.rotated_pairs + kind.head_pairs - 1) / 2, "yref": "y domain", "y": 0.97 - 0.07 * n,
+                    "showarrow": False, "font": {"size": FONT_PX, "color": kind_colour(stack, kind)}}
+                   for n, kind in enumerate(unrotated)]
+    widest = max(kind.head_pairs for kind in stack.kinds if kind.rotary)
     return figure(traces, {
         "title": chart_title(title), "height": 480, "margin": MARGIN | {"b": 120},
-        "xaxis": {"title": {"text": "pair i of the head (fast → slow)"}},
+        "xaxis": {"title": {"text": "pair i of the head (fast → slow)"}, "range": [-0.5, widest - 0.5]},
         "yaxis": log_axis(values) | {"title": {"text": "wavelength λ_i = 2π/θ'_i (positions)"}},
         "legend": {"orientation": "h", "y": -0.2}, "hoverlabel": {"namelength": -1},
-        "shapes": [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "y0": value, "y1": value,
-                    "line": {"color": colour, "dash": dash, "width": 1.5}} for value, _, colour, dash in edges],
+        "shapes": bands + [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "y0": value, "y1": value,
+                            "line": {"color": colour, "dash": dash, "width": 1.5}} for value, _, colour, dash in edges],
         # The target's label at the right: at the left it sat on the trained length's, a factor 2 below.
         "annotations": [{"text": label, "xref": "x domain", "x": 0.99 if label.startswith("target") else 0.01,
                          "xanchor": "right" if label.startswith("target") else "left", "y": math.log10(value),
                          "yanchor": "bottom", "showarrow": False, "font": {"size": FONT_PX, "color": colour}}
-                        for value, label, colour, _ in edges],
+                        for value, label, colour, _ in edges] + band_labels,
     })
 
 
