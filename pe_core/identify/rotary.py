@@ -770,19 +770,24 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     precision = stored_precision(vector)
     P = vector.size
     problem = None
-    if np.any(vector <= 0):
-        index = int(np.flatnonzero(vector <= 0)[0])
-        problem = (f"value {index} is {number(float(vector[index]))}, but every frequency is positive "
+    # Zeros after positive values may be the pairs proportional RoPE leaves unrotated: checked as frequencies are
+    # only the values before them, and the readings decide (only proportional's can fit them).
+    rotated = int(np.argmin(vector > 0)) if np.any(vector <= 0) else P
+    unrotated = 0 < rotated < P and not np.any(vector[rotated:])
+    head = vector[:rotated] if unrotated else vector
+    if np.any(head <= 0):
+        index = int(np.flatnonzero(head <= 0)[0])
+        problem = (f"value {index} is {number(float(head[index]))}, but every frequency is positive "
                    "(inv_freq = 1 / base ** (2i / d))")
-    elif vector[0] > 1.0 + 1e-6:
-        problem = (f"its first value is {vector[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
+    elif head[0] > 1.0 + 1e-6:
+        problem = (f"its first value is {head[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
                    "or 1/factor under a scaling, never faster")
-    elif np.any(vector < SLOWEST_FREQUENCY):
-        index = int(np.flatnonzero(vector < SLOWEST_FREQUENCY)[0])
-        problem = (f"value {index} is {vector[index]:.3g}, below float32's smallest normal number "
+    elif np.any(head < SLOWEST_FREQUENCY):
+        index = int(np.flatnonzero(head < SLOWEST_FREQUENCY)[0])
+        problem = (f"value {index} is {head[index]:.3g}, below float32's smallest normal number "
                    f"({SLOWEST_FREQUENCY:.2g}), in which transformers computes inv_freq: no base and scaling turns a "
                    "pair that slowly")
-    rises = np.flatnonzero(np.diff(vector) > 0) if problem is None else np.array([], dtype=np.int64)
+    rises = np.flatnonzero(np.diff(head) > 0) if problem is None else np.array([], dtype=np.int64)
     if rises.size:
         i = int(rises[0])
         problem = (f"its values rise from pair {i} to pair {i + 1} ({vector[i]:.6g} to {vector[i + 1]:.6g}), where "
@@ -794,6 +799,9 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     sigma = np.zeros(P) if "decimals" not in precision[0] else np.full(P, precision[1])
     measured = MeasuredFrequencies(theta, sigma, theta, cast, FLOAT32_UNIT)
     reading = read_frequencies(measured, 2 * P)[0]
+    if problem is None and unrotated and (reading.scaling or {}).get("method") != "proportional":
+        # A reading that only bounds the zero pairs (LongRoPE's divisors leave them unread) is none of them.
+        problem = f"value {rotated} is 0, but every frequency is positive (inv_freq = 1 / base ** (2i / d))"
     expected = reading.frequencies
     difference = np.abs(vector - expected)
     worst = int(np.argmax(difference))
@@ -948,8 +956,9 @@ def identify_rotary(M: object) -> dict | None:
           of the method's parameters: yarn "truncate", "ramp" (the pairs where it starts and
           ends) and the intervals "original_length_over_beta_fast" / "_slow"; llama3
           "low_freq_wavelength" and "high_freq_wavelength"; longrope "divisors" (None where a pair
-          is too slow to read); with "original_length" and the method's other parameters
-          completed by its defaults, listed in "assumed";
+          is too slow to read); proportional "partial_rotary_factor" (the rotated pairs' share) and
+          "rotated_pairs" (an inv_freq whose last values are exactly 0); with "original_length"
+          and the method's other parameters completed by its defaults, listed in "assumed";
         - ``"attention_factor"``: the amplitude of a table (YaRN's 0.1 ln s + 1 where it agrees),
           None for inv_freq, which does not hold it;
         - ``"alternatives"``: readings no table tells from this one (NTK-aware or dynamic NTK of a
