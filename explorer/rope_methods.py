@@ -73,22 +73,24 @@ PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
 @dataclass(frozen=True)
 class Order:
     """Two parameters of a method that must go in order: ``first`` above ``second`` (or below, when
-    ``above`` is False), as the controls show them; otherwise both take their defaults, the values
-    of ``whose`` ("YaRN's", "Meta's")."""
+    ``above`` is False), or equal to it where ``equal`` allows, as pe_core's validator of the method
+    does; otherwise both take their defaults, the values of ``whose`` ("YaRN's", "Meta's")."""
 
     first: str
     second: str
     above: bool
     whose: str
+    equal: bool = False
 
     def holds(self, values: Mapping[str, float]) -> bool:
         a, b = values[self.first], values[self.second]
-        return a > b if self.above else a < b
+        return (a > b if self.above else a < b) or (self.equal and a == b)
 
     def notice(self, method_label: str, values: Mapping[str, float]) -> str:
         first, second = PARAMETERS[self.first], PARAMETERS[self.second]
+        relation = ("at least" if self.above else "at most") if self.equal else ("above" if self.above else "below")
         return (f"{method_label}'s {first.field} ({values[self.first]:g}) must be "
-                f"{'above' if self.above else 'below'} {second.field} ({values[self.second]:g}); "
+                f"{relation} {second.field} ({values[self.second]:g}); "
                 f"using {self.whose} {first.default:g} and {second.default:g}.")
 
 
@@ -351,6 +353,8 @@ def _llama3_fragment(scaling: pe_core.RopeScaling) -> str:
         f"low_freq, high_freq = {literal(scaling.low_freq_factor)}, {literal(scaling.high_freq_factor)}",
         "wavelength = 2 * math.pi / theta",
         "scaled = {xp}.where(wavelength > L0 / low_freq, theta / s, theta)",
+        "if high_freq == low_freq:  # Llama 4 Scout's 1 and 1: no band between",
+        "    return scaled, 1.0",
         "smooth = (L0 / wavelength - low_freq) / (high_freq - low_freq)",
         "medium = (wavelength >= L0 / high_freq) & (wavelength <= L0 / low_freq)",
         "return {xp}.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled), 1.0",
@@ -435,7 +439,8 @@ for _entry in (
         lambda scaling, d: (f"llama3 ×{scaling.factor:g}{_from_length(scaling)} (low_freq_factor "
                             f"{scaling.low_freq_factor:g}, high_freq_factor {scaling.high_freq_factor:g})"),
         _llama3_fragment,
-        orders=(Order("low_freq", "high_freq", above=False, whose="Meta's"),),
+        # Llama 4 Scout ships 1 and 1 (no band between), which pe_core and transformers accept.
+        orders=(Order("low_freq", "high_freq", above=False, whose="Meta's", equal=True),),
     ),
     MethodEntry(
         "longrope", "LongRoPE (Phi-3)", "LongRoPE", "#c51b7d", ("factor", "original"),

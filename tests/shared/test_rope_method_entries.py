@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -109,6 +110,28 @@ def test_a_method_s_controls_build_what_their_values_say(name: str) -> None:
         swapped = values | {order.first: values[order.second], order.second: values[order.first]}
         fixed, notices = rope_methods.out_of_order((name,), swapped)
         assert fixed == values and len(notices) == 1 and entry.short in notices[0]
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+def test_llama3_takes_equal_frequency_factors_as_llama_4_scout_ships_them(library: str) -> None:
+    """low_freq_factor 1 and high_freq_factor 1 (no band between), which pe_core and transformers accept: the
+    controls keep them and the fragment computes pe_core's, without dividing by their difference. YaRN's
+    betas, which pe_core refuses equal, are still put back."""
+    if library == "torch":
+        import_or_skip("torch")
+    values = {"factor": 16.0, "original": 8192.0, "low_freq": 1.0, "high_freq": 1.0}
+    assert rope_methods.out_of_order(("llama3",), values) == (values, [])
+    scaling = rope_methods.from_controls("llama3", values, D)
+    assert (scaling.low_freq_factor, scaling.high_freq_factor) == (1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy warns on a division by zero
+        assert_fragment_computes_pe_core(scaling, library)
+    assert rope_methods.out_of_order(("llama3",), values | {"low_freq": 2.0}) == (
+        values | {"high_freq": 4.0}, ["llama3's low_freq_factor (2) must be at most high_freq_factor (1); using Meta's "
+                                      "1 and 4."])
+    assert rope_methods.out_of_order(("yarn",), {"beta_fast": 4.0, "beta_slow": 4.0}) == (
+        {"beta_fast": 32.0, "beta_slow": 1.0},
+        ["YaRN's beta_fast (4) must be above beta_slow (4); using YaRN's 32 and 1."])
 
 
 def test_a_method_the_app_does_not_know_is_refused_by_name() -> None:

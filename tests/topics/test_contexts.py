@@ -716,6 +716,18 @@ def test_every_method_line_has_a_colour_of_its_own_far_from_every_other(view: Co
             assert apart >= MIN_METHOD_HUE_DEGREES, f"{pair}: hues {apart:.0f} degrees apart"
 
 
+def test_llama_4_scout_s_equal_frequency_factors_are_read_as_they_are() -> None:
+    """Its low_freq_factor and high_freq_factor are both 1: no band between, which pe_core takes; the view keeps
+    them, where the page used to put Meta's 1 and 4 back."""
+    config = {"rope_theta": 500000.0, "head_dim": 128, "max_position_embeddings": 10485760,
+              "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+                               "original_max_position_embeddings": 8192}}
+    view, notices = contexts.view_from_config(config)
+    assert (view.method, view.low_freq, view.high_freq) == ("llama3", 1.0, 1.0) and not notices
+    np.testing.assert_allclose(contexts.coverage(view).scaled, ref_llama3(128, 500000.0, 16.0, 8192, 1.0, 1.0),
+                               rtol=1e-15)
+
+
 def test_a_config_s_rope_type_transformers_does_not_have_is_said() -> None:
     """Issue 39: Longer contexts passes on what the config reader says of a rope_type transformers lacks."""
     config = json.loads(json.dumps(load_config("llama-2-7b")))

@@ -510,7 +510,7 @@ def test_every_page_key_clamps_a_hostile_value_with_a_notice(value: str) -> None
 
 @pytest.mark.parametrize(("query", "notice", "used"), [
     ({"scaling": "llama3", "low_freq": "4", "high_freq": "1"},
-     "llama3's low_freq_factor (4) must be below high_freq_factor (1); using Meta's 1 and 4.",
+     "llama3's low_freq_factor (4) must be at most high_freq_factor (1); using Meta's 1 and 4.",
      {"low_freq": 1.0, "high_freq": 4.0}),
     ({"scaling": "yarn", "beta_fast": "1", "beta_slow": "32"},
      "YaRN's beta_fast (1) must be above beta_slow (32); using YaRN's 32 and 1.",
@@ -523,6 +523,15 @@ def test_parameters_out_of_order_are_replaced_in_the_sliders_and_the_url(query, 
     assert notice in [w.value for w in at.warning]
     assert {key: at.select_slider(key=key).value for key in used} == used
     assert dict(at.query_params) == {"scaling": query["scaling"]}
+
+
+def test_llama3_s_equal_frequency_factors_are_kept() -> None:
+    """Llama 4 Scout's low_freq_factor 1 and high_freq_factor 1 are a scaling pe_core takes: no notice, and the
+    sliders and the URL keep them."""
+    at = open_page(ROTARY, {"scaling": "llama3", "low_freq": "1", "high_freq": "1"})
+    assert not at.warning
+    assert (at.select_slider(key="low_freq").value, at.select_slider(key="high_freq").value) == (1.0, 1.0)
+    assert at.query_params["high_freq"] == "1"
 
 
 def test_scaling_of_the_model_without_a_model_is_refused_with_a_notice() -> None:

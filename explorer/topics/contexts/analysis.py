@@ -81,7 +81,7 @@ ORDERED_KEYS = tuple(key for name in rope_methods.method_names() for order in ro
 
 def ordered_pairs(view: ContextView) -> tuple[ContextView, list[str]]:
     """The view with each pair of parameters that must go in order and does not (YaRN's beta_slow
-    below beta_fast, llama3's low_freq_factor below high_freq_factor: ``rope_methods.out_of_order``
+    below beta_fast, llama3's low_freq_factor at most high_freq_factor: ``rope_methods.out_of_order``
     over every method, whose parameters the page's boxes all show) replaced by its authors' values,
     and a one-line notice for each."""
     ordered, notices = rope_methods.out_of_order(
