@@ -25,7 +25,7 @@ import numpy as np
 
 import pe_core
 from explorer.reproduce import literal
-from pe_core.rope.methods import ORIGINAL_LENGTH_KEYS, rope_method, rope_method_names
+from pe_core.rope.methods import ORIGINAL_LENGTH_KEYS, rope_method, rope_method_names, rotated_pairs
 
 #: The choice "no scaling" (plain RoPE): not a method, the absence of one.
 NONE = "none"
@@ -42,8 +42,9 @@ def literal_list(values: object) -> str:
 class Parameter:
     """A scaling parameter the app's controls set: its URL (and widget) key, the RopeScaling field
     (transformers' config key) it sets, its label on a slider, the slider's stops (every value
-    the real configs use is one), its default (transformers' or the method's authors') and what
-    it does, in a control's help."""
+    the real configs use is one), its default (transformers' or the method's authors'), what
+    it does, in a control's help, and the largest value it can take (None: only a page's limit
+    bounds it), for a box that takes any number."""
 
     key: str
     field: str
@@ -51,12 +52,14 @@ class Parameter:
     stops: tuple[float, ...]
     default: float
     help: str | None = None
+    high: float | None = None
 
 
 FACTOR_STOPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 16.0, 20.0, 32.0, 40.0, 64.0, 100.0, 128.0)
 ORIGINAL_STOPS = tuple(float(2**e) for e in range(4, 18))  # 16 .. 131072 positions
 FREQ_FACTOR_STOPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 BETA_STOPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+PARTIAL_STOPS = (0.125, 0.25, 0.375, 0.5, 0.75, 1.0)
 
 PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
     Parameter("factor", "factor", "factor s", FACTOR_STOPS, 8.0),
@@ -67,6 +70,9 @@ PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
               "Pairs turning more than this many times over L0 keep θ_i."),
     Parameter("beta_slow", "beta_slow", "β_slow", BETA_STOPS, 1.0,
               "Pairs turning fewer times than this over L0 get θ_i / s."),
+    Parameter("partial", "partial_rotary_factor", "partial_rotary_factor p", PARTIAL_STOPS, 0.25,
+              "The share of the head that rotates: the first ⌊p d / 2⌋ pairs turn at θ_i / s, θ_i over the "
+              "whole head (Gemma 4's global layers: 0.25 of 512); the other pairs are left unrotated.", high=1.0),
 )}
 
 
@@ -374,6 +380,22 @@ def _longrope_fragment(scaling: pe_core.RopeScaling) -> str:
     )
 
 
+def _proportional_fragment(scaling: pe_core.RopeScaling) -> str:
+    return _head(
+        scaling, "Proportional (Gemma 4's global layers): the first pairs divided by s, the rest unrotated.",
+        f"p = {literal(scaling.partial_rotary_factor)}  # partial_rotary_factor",
+        "rotated = int(p * d // 2)  # as transformers counts them; θ_i runs over the whole head",
+        "return {xp}.where({xp}.arange(d // 2) < rotated, theta / s, 0.0), 1.0",
+    )
+
+
+def _describe_proportional(scaling: pe_core.RopeScaling, d: int) -> str:
+    p = scaling.partial_rotary_factor
+    rotated = rotated_pairs(d, p)
+    return (f"proportional ×{scaling.factor:g}, partial_rotary_factor {p:g}: pairs 0..{rotated - 1} of the whole "
+            f"head turn at θ_i / {scaling.factor:g}, the other {d // 2 - rotated} are left unrotated")
+
+
 def _describe_yarn(scaling: pe_core.RopeScaling, d: int) -> str:
     extras = [f"β_fast {scaling.beta_fast:g}", f"β_slow {scaling.beta_slow:g}"]
     if not scaling.truncate:
@@ -448,6 +470,10 @@ for _entry in (
         attention_words="LongRoPE's √(1 + ln s / ln L0) (or the config's attention_factor)",
         completed=_uniform_lists, controls_label="LongRoPE, uniform factors",
         beyond_controls=_longrope_beyond_controls,
+    ),
+    MethodEntry(
+        "proportional", "proportional (Gemma 4)", "proportional", "#9467bd", ("factor", "partial"),
+        _describe_proportional, _proportional_fragment,
     ),
 ):
     register_method_entry(_entry)

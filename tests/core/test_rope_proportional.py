@@ -285,3 +285,20 @@ def test_a_csv_whose_slow_pairs_round_to_zero_is_not_read_as_proportional() -> N
     kept = np.round(pe_core.rope_frequencies(64, 1000.0, scaling=proportional(0.5)), 4)
     result = pe_core.identify_encoding(kept)
     assert result["kind"] == "rope_inv_freq" and result["scaling"]["rotated_pairs"] == 16
+
+
+# --------------------------------------------------------------------------- tables of it
+
+
+def test_block_averages_of_a_proportional_cache_are_its_blocks_means() -> None:
+    """An unrotated pair's block mean is its constant (cos 1, sin 0), not the 0/0 of the Dirichlet factor at
+    θ' = 0 (warnings are errors here)."""
+    scaling = proportional(0.25, 2.0)
+    cos, sin = pe_core.rope_cache(300, 64, 10000.0, scaling=scaling)
+    for table, full in (("cos", cos), ("sin", sin)):
+        values, rows, cols = pe_core.rope_cache_block_average(300, 64, 10000.0, scaling=scaling, table=table,
+                                                              max_rows=7, max_cols=64)
+        sums = np.add.reduceat(np.add.reduceat(full, rows[:-1], axis=0), cols[:-1], axis=1)
+        np.testing.assert_allclose(values, sums / np.outer(np.diff(rows), np.diff(cols)), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cos[:, 8:32], 1.0)
+    np.testing.assert_array_equal(sin[:, 8:32], 0.0)

@@ -84,6 +84,13 @@ def test_every_entry_has_every_part(name: str) -> None:
     assert len({rope_methods.method_entry(n).colour for n in rope_method_names()}) == len(rope_method_names())
 
 
+def test_a_parameter_s_default_is_a_stop_and_its_stops_lie_within_its_bound() -> None:
+    for parameter in PARAMETERS.values():
+        assert parameter.default in parameter.stops, parameter.key
+        assert parameter.high is None or max(parameter.stops) <= parameter.high, parameter.key
+    assert PARAMETERS["partial"].high == 1.0  # partial_rotary_factor: a share of the head
+
+
 @pytest.mark.parametrize("name", rope_method_names())
 def test_each_fragment_computes_what_pe_core_computes(name: str) -> None:
     for scaling in sample_scalings(name):

@@ -318,7 +318,8 @@ SCALED = [pe_core.RopeScaling("linear", 3.0), pe_core.RopeScaling("ntk", 4.0),
           rope_presets.rope_preset("qwen2.5-7b-instruct-yarn").scaling,
           pe_core.RopeScaling("longrope", 4.0, 50, short_factor=(1.0, 1.5, 2.0, 3.0), long_factor=(2.0, 3.0, 4.0, 5.0)),
           pe_core.RopeScaling("longrope", 4.0, 200, short_factor=(1.0, 1.5, 2.0, 3.0), long_factor=(2.0, 3.0, 4.0, 5.0),
-                              attention_factor=1.25)]
+                              attention_factor=1.25),
+          pe_core.RopeScaling("proportional", 2.0, partial_rotary_factor=0.5)]
 
 
 #: The downloads the snippet reproduces: the charts behind the page's numbers (the pair's, Play's and the cos
@@ -492,6 +493,7 @@ KEY_GROUPS = [
     ({}, ("model", "rope_layout", "qk", "seed", "scaling", "rope_pair", "qpos", "kpos")),
     ({"scaling": "yarn"}, ("factor", "original", "beta_fast", "beta_slow")),
     ({"scaling": "llama3"}, ("low_freq", "high_freq")),
+    ({"scaling": "proportional"}, ("partial",)),
 ]
 
 
