@@ -36,7 +36,10 @@ Reading a table (``identify_rotary``):
 4. **Absolute frequencies.** With s known, :math:`\theta_i = (\varphi_i + 2\pi k)/(s + m_c)` for
    the one whole k the local estimate allows, refined on the absolute phases
    :math:`p\,\theta_i` of rows over the whole table. A pair whose standard error stays above 5 %
-   is too slow to read at these positions: only its upper bound is used, and it is named.
+   is too slow to read at these positions: only its upper bound is used, and it is named. A pair whose
+   values never change (proportional RoPE's unrotated pairs hold a and 0) is bounded by that: its cosine
+   moves less than the values' rounding e over the L rows, so its frequency is at most
+   :math:`4\sqrt{e}/(L - 1)` (twice that is used); unrotated by the reading, it is not named.
 5. **Reading** the frequencies (``pe_core.identify.frequencies``): base, scaling and what the
    frequencies determine of its parameters, the attention factor against the method's formula.
 6. **Verification.** The reading is rebuilt on every row (blockwise) and compared cell by cell
@@ -77,6 +80,7 @@ from pe_core.identify.verdicts import (
     method_phrase,
     rejected_verdict,
     scaling_sentence,
+    unread_pairs,
 )
 from pe_core.rope.methods import rope_method
 from pe_core.rope.reading import (
@@ -486,6 +490,11 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
     a_error = spread + floor * math.sqrt(3.0) + 2.0**-40 * a
     a = 1.0 if abs(a - 1.0) <= AGREEMENT * a_error else a
     noise = floor / a
+    # A pair whose values never change over the L rows (proportional RoPE's unrotated pairs hold a and 0) turns
+    # by at most 4 sqrt(e) over them, e the values' relative rounding (at worst they straddle an extremum of
+    # the cosine): its frequency is at most that over L - 1, taken twice for safety.
+    still = np.where((np.ptp(X, axis=0) == 0) & ~odd,
+                     8.0 * math.sqrt(cast / a + 2.0 * FLOAT32_UNIT) / max(L - 1, 1), np.inf)
     centre = (n_fit - 1) / 2.0
     rows = _sample_rows(L, n_fit)
     t = rows - centre
@@ -523,7 +532,7 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
         level_read = np.max(below, axis=0) < 0.1
         sigma_abs = np.where(level_read, np.hypot(sigma_abs, np.abs(theta_abs) * (a_error / a) / (2.0 * depth)),
                              sigma_abs)
-        measured = _measured(theta_abs, sigma_abs)
+        measured = _measured(theta_abs, sigma_abs, still)
         for reading in read_frequencies(measured, d)[:4]:
             table = TableReading(kind, layout, transposed, d, start, a, reading, measured, a_error,
                            start_ambiguous=ambiguous, left_out=tuple(int(i) for i in np.flatnonzero(odd)))
@@ -573,14 +582,17 @@ def _slow_start(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(theta, 1e-12), phase
 
 
-def _measured(theta: np.ndarray, sigma: np.ndarray) -> MeasuredFrequencies:
-    """The frequencies as the reading takes them. A pair too slow to read is bounded only by the read
-    pair before it (every shipped method keeps the frequencies non-increasing): the rebuild of the
-    table, not its own noisy estimate, says whether the reading fits it."""
+def _measured(theta: np.ndarray, sigma: np.ndarray, still: np.ndarray | None = None) -> MeasuredFrequencies:
+    """The frequencies as the reading takes them. A pair too slow to read is bounded by the read pair
+    before it (every shipped method keeps the frequencies non-increasing) and, where ``still`` gives one, by
+    what its unchanging values allow: the rebuild of the table, not its own noisy estimate, says whether
+    the reading fits it."""
     measured = MeasuredFrequencies(np.maximum(theta, 0.0), sigma, theta, 0.0, FLOAT32_UNIT)
     readable = measured.informative
     bound = np.where(readable, theta + AGREEMENT * sigma, np.inf)
     bound = np.minimum.accumulate(np.concatenate([[max(float(theta[0]), 1.0) * 1.5], bound[:-1]]))
+    if still is not None:
+        bound = np.minimum(bound, still)
     upper = np.where(readable, theta + AGREEMENT * sigma, bound)
     return MeasuredFrequencies(measured.theta, sigma, upper, 0.0, FLOAT32_UNIT)
 
@@ -908,8 +920,7 @@ def _table_result(tables: list[TableReading], shape: tuple[int, ...], precision:
     if matched:
         result["verdict"] = matched_verdict(table, shape, precision)
         result["alternatives"] = list(reading.alternatives)
-        unread = np.setdiff1d(np.flatnonzero(~table.measured.readable), np.array(table.left_out, dtype=np.int64))
-        result["unreadable_pairs"] = [int(i) for i in unread]
+        result["unreadable_pairs"] = [int(i) for i in unread_pairs(table)]
     else:
         result["verdict"] = rejected_verdict(table, shape)
         row, column = table.where[:2]

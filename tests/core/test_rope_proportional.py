@@ -302,3 +302,43 @@ def test_block_averages_of_a_proportional_cache_are_its_blocks_means() -> None:
         np.testing.assert_allclose(values, sums / np.outer(np.diff(rows), np.diff(cols)), rtol=0, atol=1e-12)
     np.testing.assert_array_equal(cos[:, 8:32], 1.0)
     np.testing.assert_array_equal(sin[:, 8:32], 0.0)
+
+
+@pytest.mark.parametrize(("d", "base", "fraction", "factor", "length", "start", "dtype"), [
+    (512, 1e6, 0.25, 1.0, 2048, 0, np.float32),  # Gemma 4's global layers
+    (512, 1e6, 0.25, 8.0, 1024, 0, "bfloat16"),
+    (256, 10000.0, 0.5, 2.0, 300, 1000, np.float32),
+    (64, 10000.0, 0.5, 1.0, 512, 0, np.float32),
+])
+def test_a_proportional_cos_or_sin_table_is_read_back_as_proportional(
+    d: int, base: float, fraction: float, factor: float, length: int, start: int, dtype: object
+) -> None:
+    """The unrotated pairs hold a and 0 in every row: constant columns, whose frequency the table bounds far below
+    the plain one the pair would otherwise have."""
+    import ml_dtypes
+
+    stored = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    rotated = int(fraction * d // 2)
+    for kind, table in zip(("rope_cos", "rope_sin"), pe_core.rope_cache(length, d, base, scaling=proportional(
+            fraction, factor), start=start), strict=True):
+        result = pe_core.identify_encoding(table.astype(stored).astype(np.float32))
+        assert result["kind"] == kind, result["verdict"]
+        assert (result["d"], result["n"], result["start"]) == (d, base, start)
+        assert result["scaling"] == {"method": "proportional", "factor": factor, "partial_rotary_factor": fraction,
+                                     "rotated_pairs": rotated}
+        # The unrotated pairs are said by the method's sentence, not named as too slow to read.
+        assert result["unreadable_pairs"] == [] and "too slowly" not in result["verdict"]
+        assert f"pairs from {rotated} on are left unrotated" in result["verdict"]
+
+
+def test_a_plain_table_whose_slow_pairs_do_not_change_stays_plain() -> None:
+    """bfloat16 at 64 positions: 30 slow pairs of plain RoPE hold 1 in every row, as unrotated ones would; their
+    plain frequencies are within what such a column allows, so they are read as too slow, not as unrotated."""
+    import ml_dtypes
+
+    cos, _ = pe_core.rope_cache(64, 128, 500000.0)
+    table = cos.astype(ml_dtypes.bfloat16).astype(np.float32)
+    assert np.count_nonzero(np.ptp(table[:, :64], axis=0) == 0) == 30
+    result = pe_core.identify_encoding(table)
+    assert (result["kind"], result["n"], result["scaling"]) == ("rope_cos", 500000.0, None)
+    assert result["unreadable_pairs"] == list(range(26, 64))

@@ -8,7 +8,8 @@ factor, and the rest are left unrotated,
 with d the whole head (``global_head_dim``, 512 in Gemma 4), p = ``partial_rotary_factor`` (0.25) and
 s = ``factor``: the exponent runs over the whole head, where the partial rotary of Phi-3 or Qwen3.5
 computes plain RoPE on a head of ``int(p d)`` coordinates. No attention factor. Its inverse reading takes
-a vector whose last pairs are exactly 0 after positive ones: p from the rotated pairs, s from their gain.
+frequencies whose last pairs are measured as 0 after positive ones (an inv_freq's zeros, a cos or sin
+table's unchanging columns): p from the rotated pairs, s from their gain.
 
 Reference: transformers 5.18 ``modeling_rope_utils._compute_proportional_rope_parameters``
 (``ROPE_INIT_FUNCTIONS["proportional"]``): it reads ``factor`` and ``partial_rotary_factor`` from the rope
@@ -77,17 +78,18 @@ def _rotary_share(rotated: int, d: int) -> float:
 
 
 def _proportional_read(evidence: FrequencyEvidence) -> MethodReadings:
-    """Positive frequencies, then pairs exactly 0 to the end: p = rotated pairs / (d/2), s = 1 over the rotated
-    pairs' common gain (1 when they are unscaled at the base read), the base as every reading takes it.
+    """Positive frequencies, then pairs measured as 0 to the end: p = rotated pairs / (d/2), s = 1 over the
+    rotated pairs' common gain (1 when they are unscaled at the base read), the base as every reading takes it.
 
-    A zero counts only where the measurement tells it from the plain frequency the pair would otherwise have
-    (a CSV's decimals can round a slow pair to 0)."""
+    A zero counts only where the measurement tells it from the plain frequency the pair would otherwise have:
+    a CSV's decimals can round a slow pair to 0, and a table's unchanging column bounds its frequency only to
+    what its rows and rounding can show."""
     measured, gains = evidence.measured, evidence.gains
     positive = np.flatnonzero(measured.theta > 0)
     if positive.size == 0:
         return MethodReadings()
     rotated = int(positive[-1]) + 1
-    if rotated == measured.theta.size or rotated != positive.size or np.any(measured.upper[rotated:] != 0):
+    if rotated == measured.theta.size or rotated != positive.size:
         return MethodReadings()
     if not evidence.scaled:
         s = 1.0
@@ -95,7 +97,10 @@ def _proportional_read(evidence: FrequencyEvidence) -> MethodReadings:
         s = evidence.plateau_factor
         if not (s is not None and s > 1.0 and gains.prefix_last < 0 and gains.tail_first == 0):
             return MethodReadings()
-    if evidence.plain[rotated] / s <= AGREEMENT * measured.sigma[rotated]:
+    # The largest frequency the data allow the first zero pair: a table's bound, or a value's rounding.
+    sigma = measured.sigma[rotated]
+    allowed = max(measured.upper[rotated], AGREEMENT * sigma) if math.isfinite(sigma) else measured.upper[rotated]
+    if evidence.plain[rotated] / s <= allowed:
         return MethodReadings()
     p = _rotary_share(rotated, evidence.d)
     determined = {"method": "proportional", "factor": s, "partial_rotary_factor": p, "rotated_pairs": rotated}
