@@ -265,7 +265,7 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
       transformers does. rotary_dim and rotary_pct are read because GPT-J's and GPT-NeoX's
       public configs use them and no other key. A "proportional" rope (Gemma 4's global layers)
       applies partial_rotary_factor itself over the whole head: its d is ``head_dim`` and the
-      factor is its scaling's ``partial_rotary_factor`` (1 when the config gives none, as in
+      share goes into its scaling's ``partial_rotary_factor`` (1 when the config gives none, as in
       transformers). Gemma 4's full-attention layers (the default layer type) have a head of
       ``global_head_dim`` (512 when absent), not ``head_dim``.
     - max_length: ``max_position_embeddings`` (GPT-J: ``n_positions``), or None.

@@ -336,7 +336,7 @@ def test_gptj_s_rotary_buffer_is_named_in_the_files_table() -> None:
 
 
 
-def gemma4_global_rotary_embedding():
+def gemma4_global_rotary_embedding() -> torch.nn.Module:
     """transformers' own Gemma 4 rotary embedding, its default rope_parameters: the global layers' proportional,
     partial_rotary_factor 0.25, base 1e6, over global_head_dim 512."""
     import transformers
