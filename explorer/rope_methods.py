@@ -25,7 +25,7 @@ import numpy as np
 
 import pe_core
 from explorer.reproduce import literal
-from pe_core.rope.methods import ORIGINAL_LENGTH_KEYS, rope_method, rope_method_names
+from pe_core.rope.methods import ORIGINAL_LENGTH_KEYS, rope_method, rope_method_names, rotated_pairs
 
 #: The choice "no scaling" (plain RoPE): not a method, the absence of one.
 NONE = "none"
@@ -42,8 +42,9 @@ def literal_list(values: object) -> str:
 class Parameter:
     """A scaling parameter the app's controls set: its URL (and widget) key, the RopeScaling field
     (transformers' config key) it sets, its label on a slider, the slider's stops (every value
-    the real configs use is one), its default (transformers' or the method's authors') and what
-    it does, in a control's help."""
+    the real configs use is one), its default (transformers' or the method's authors'), what
+    it does, in a control's help, and the largest value it can take (None: only a page's limit
+    bounds it), for a box that takes any number."""
 
     key: str
     field: str
@@ -51,12 +52,14 @@ class Parameter:
     stops: tuple[float, ...]
     default: float
     help: str | None = None
+    high: float | None = None
 
 
 FACTOR_STOPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 16.0, 20.0, 32.0, 40.0, 64.0, 100.0, 128.0)
 ORIGINAL_STOPS = tuple(float(2**e) for e in range(4, 18))  # 16 .. 131072 positions
 FREQ_FACTOR_STOPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 BETA_STOPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+PARTIAL_STOPS = (0.125, 0.25, 0.375, 0.5, 0.75, 1.0)
 
 PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
     Parameter("factor", "factor", "factor s", FACTOR_STOPS, 8.0),
@@ -67,28 +70,33 @@ PARAMETERS: dict[str, Parameter] = {p.key: p for p in (
               "Pairs turning more than this many times over L0 keep θ_i."),
     Parameter("beta_slow", "beta_slow", "β_slow", BETA_STOPS, 1.0,
               "Pairs turning fewer times than this over L0 get θ_i / s."),
+    Parameter("partial", "partial_rotary_factor", "partial_rotary_factor p", PARTIAL_STOPS, 0.25,
+              "The share of the head that rotates: the first ⌊p d / 2⌋ pairs turn at θ_i / s, θ_i over the "
+              "whole head (Gemma 4's global layers: 0.25 of 512); the other pairs are left unrotated.", high=1.0),
 )}
 
 
 @dataclass(frozen=True)
 class Order:
     """Two parameters of a method that must go in order: ``first`` above ``second`` (or below, when
-    ``above`` is False), as the controls show them; otherwise both take their defaults, the values
-    of ``whose`` ("YaRN's", "Meta's")."""
+    ``above`` is False), or equal to it where ``equal`` allows, as pe_core's validator of the method
+    does; otherwise both take their defaults, the values of ``whose`` ("YaRN's", "Meta's")."""
 
     first: str
     second: str
     above: bool
     whose: str
+    equal: bool = False
 
     def holds(self, values: Mapping[str, float]) -> bool:
         a, b = values[self.first], values[self.second]
-        return a > b if self.above else a < b
+        return (a > b if self.above else a < b) or (self.equal and a == b)
 
     def notice(self, method_label: str, values: Mapping[str, float]) -> str:
         first, second = PARAMETERS[self.first], PARAMETERS[self.second]
+        relation = ("at least" if self.above else "at most") if self.equal else ("above" if self.above else "below")
         return (f"{method_label}'s {first.field} ({values[self.first]:g}) must be "
-                f"{'above' if self.above else 'below'} {second.field} ({values[self.second]:g}); "
+                f"{relation} {second.field} ({values[self.second]:g}); "
                 f"using {self.whose} {first.default:g} and {second.default:g}.")
 
 
@@ -351,6 +359,8 @@ def _llama3_fragment(scaling: pe_core.RopeScaling) -> str:
         f"low_freq, high_freq = {literal(scaling.low_freq_factor)}, {literal(scaling.high_freq_factor)}",
         "wavelength = 2 * math.pi / theta",
         "scaled = {xp}.where(wavelength > L0 / low_freq, theta / s, theta)",
+        "if high_freq == low_freq:  # Llama 4 Scout's 1 and 1: no band between",
+        "    return scaled, 1.0",
         "smooth = (L0 / wavelength - low_freq) / (high_freq - low_freq)",
         "medium = (wavelength >= L0 / high_freq) & (wavelength <= L0 / low_freq)",
         "return {xp}.where(medium, (1 - smooth) * scaled / s + smooth * scaled, scaled), 1.0",
@@ -368,6 +378,22 @@ def _longrope_fragment(scaling: pe_core.RopeScaling) -> str:
         attention,
         "return theta / (long_factor if length > L0 else short_factor), a",
     )
+
+
+def _proportional_fragment(scaling: pe_core.RopeScaling) -> str:
+    return _head(
+        scaling, "Proportional (Gemma 4's global layers): the first pairs divided by s, the rest unrotated.",
+        f"p = {literal(scaling.partial_rotary_factor)}  # partial_rotary_factor",
+        "rotated = int(p * d // 2)  # as transformers counts them; θ_i runs over the whole head",
+        "return {xp}.where({xp}.arange(d // 2) < rotated, theta / s, 0.0), 1.0",
+    )
+
+
+def _describe_proportional(scaling: pe_core.RopeScaling, d: int) -> str:
+    p = scaling.partial_rotary_factor
+    rotated = rotated_pairs(d, p)
+    return (f"proportional ×{scaling.factor:g}, partial_rotary_factor {p:g}: pairs 0..{rotated - 1} of the whole "
+            f"head turn at θ_i / {scaling.factor:g}, the other {d // 2 - rotated} are left unrotated")
 
 
 def _describe_yarn(scaling: pe_core.RopeScaling, d: int) -> str:
@@ -435,7 +461,8 @@ for _entry in (
         lambda scaling, d: (f"llama3 ×{scaling.factor:g}{_from_length(scaling)} (low_freq_factor "
                             f"{scaling.low_freq_factor:g}, high_freq_factor {scaling.high_freq_factor:g})"),
         _llama3_fragment,
-        orders=(Order("low_freq", "high_freq", above=False, whose="Meta's"),),
+        # Llama 4 Scout ships 1 and 1 (no band between), which pe_core and transformers accept.
+        orders=(Order("low_freq", "high_freq", above=False, whose="Meta's", equal=True),),
     ),
     MethodEntry(
         "longrope", "LongRoPE (Phi-3)", "LongRoPE", "#c51b7d", ("factor", "original"),
@@ -443,6 +470,10 @@ for _entry in (
         attention_words="LongRoPE's √(1 + ln s / ln L0) (or the config's attention_factor)",
         completed=_uniform_lists, controls_label="LongRoPE, uniform factors",
         beyond_controls=_longrope_beyond_controls,
+    ),
+    MethodEntry(
+        "proportional", "proportional (Gemma 4)", "proportional", "#9467bd", ("factor", "partial"),
+        _describe_proportional, _proportional_fragment,
     ),
 ):
     register_method_entry(_entry)

@@ -197,7 +197,8 @@ def box_place(index: int):
 method_values = {
     parameter.key: controls.number_control(
         parameter.key, f"{entry.short} {parameter.field}", default=getattr(DEFAULT_VIEW, parameter.key), low=0.001,
-        high=contexts.PARAMETER_MAX, container=box_place(index), drawn=show_parameters, help=parameter.help,
+        high=contexts.PARAMETER_MAX if parameter.high is None else parameter.high, container=box_place(index),
+        drawn=show_parameters, help=parameter.help,
     )
     for index, (entry, parameter) in enumerate(owned)
 }
@@ -269,10 +270,14 @@ def pair_sections(view: ContextView) -> None:
     cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
     blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
                  key="contexts_coverage")
+    still = contexts.unrotated(view).get(view.method, 0)
     st.caption(
         f"{shape(view)}. A pair below the dashed line never turned a whole circle in training: it met only the "
         "angles up to L0·θ_i. Where the blue line (its turns at T with the method) rises above the grey one (its "
-        "turns in training), it meets angles it never met: marked ✕. Press Play: a length T grows from "
+        "turns in training), it meets angles it never met: marked ✕. "
+        + (f"The last {contexts.pairs_text(still)} turn 0 times with {label} (left unrotated): the blue line stops "
+           "where they begin, as a log axis has no 0. " if still else "")
+        + "Press Play: a length T grows from "
         f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
         + animation.KEYBOARD_NOTE
     )
@@ -287,7 +292,7 @@ def pair_table(view: ContextView) -> None:
     blocks.table(contexts.pairs_table(view), titles=contexts.TABLE_TITLES, hide_index=True, height=300)
     st.caption(
         f"Every pair at L = {view.target:,} with {contexts.method_label(view)}; θ'_i/θ_i = 1 leaves a pair alone, "
-        "1/s divides it by s."
+        "1/s divides it by s" + (", 0 leaves it unrotated." if view.method in contexts.unrotated(view) else ".")
     )
 
 
@@ -300,6 +305,9 @@ def methods_section(view: ContextView) -> None:
         f"Each method with factor s = {view.factor:g}, L0 = {view.trained:,}, at L = {view.target:,}; YaRN and "
         "llama3 with the parameters above, dynamic NTK at the target length. A pair right of the dotted line "
         "(λ_i > L0) never turned a whole circle in training. "
+        + "".join(f"{rope_methods.method_label(method)} leaves {contexts.pairs_text(count)} unrotated (θ'_i = 0), "
+                  "which a log axis has no place for: its line stops where they begin. "
+                  for method, count in contexts.unrotated(view).items())
         + " ".join(f"Not drawn: {rope_methods.method_label(method)}, as {reason[0].lower()}{reason[1:]}"
                    for method, reason in contexts.unavailable_methods(view).items())
     )
@@ -367,7 +375,8 @@ def charts() -> None:
     d = max(D_MIN, min(D_MAX, raw_d - raw_d % 2))
     base = exact or float(st.session_state["n"])
     st.markdown(
-        f"**d = {d}** rotated coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor). "
+        f"**d = {d}** coordinates per head: the sidebar's d (a config's head_dim × partial_rotary_factor, the rotated "
+        "ones; for proportional the whole head, whose first ⌊p·d/2⌋ pairs it rotates). "
         + (f"**Base b = {format_number(base)}**, exactly, from the config (rope_theta): the sidebar's n slider cannot "
            f"hold it and shows the nearest stop, {format_number(float(st.session_state['n']))}; moving n replaces it."
            if exact else f"**Base b = {format_number(base)}**: the sidebar's n (rope_theta).")

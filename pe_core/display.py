@@ -178,10 +178,13 @@ def _block_means_of(first_bytes: bytes, count_bytes: bytes, w_bytes: bytes) -> t
     first, count, w = (np.frombuffer(raw, dtype=np.float64) for raw in (first_bytes, count_bytes, w_bytes))
     centre = np.multiply.outer(first + (count - 1) / 2, w)
     # Dirichlet-kernel factor sin(N w/2) / (N sin(w/2)), once per block size (block_edges makes
-    # at most two); exactly 1 for blocks of one.
+    # at most two); exactly 1 for blocks of one, and for a pair that does not turn (w = 0: a pair
+    # proportional RoPE leaves unrotated), its limit.
     sizes, size_of_row = np.unique(count, return_inverse=True)
-    factor = np.sin(np.multiply.outer(sizes, w / 2)) / np.multiply.outer(sizes, np.sin(w / 2))
+    still = w == 0
+    factor = np.sin(np.multiply.outer(sizes, w / 2)) / np.multiply.outer(sizes, np.where(still, 1.0, np.sin(w / 2)))
     factor[sizes == 1] = 1.0
+    factor[:, still] = 1.0
     factor = factor[size_of_row]
     means = factor * np.sin(centre), factor * np.cos(centre)
     for array in means:

@@ -217,6 +217,8 @@ def summary(name: str, result: dict) -> str:
     if scaling is not None:
         factor = "" if scaling.get("factor") is None else f" by {scaling['factor']:g}"
         parts.append(f"{scaling['method']} scaling{factor}")
+        if scaling.get("partial_rotary_factor") is not None:
+            parts.append(f"partial_rotary_factor {scaling['partial_rotary_factor']:g}")
     if result.get("attention_factor") not in (None, 1.0):
         parts.append(f"attention factor {result['attention_factor']:.6g}")
     return f"{name}: " + ", ".join(parts)

@@ -11,7 +11,9 @@ never rise with i (no method speeds a slower pair up):
 - "llama3": 1 for wavelengths below :math:`L_0/\text{high\_freq\_factor}`, :math:`1/s` above
   :math:`L_0/\text{low\_freq\_factor}`, between them :math:`(1 - m_i)/s + m_i` with
   :math:`m_i` linear in :math:`\theta_i` (in :math:`L_0/\lambda_i`);
-- "longrope": :math:`1/e_i`, one divisor per pair (LongRoPE's search keeps them non-decreasing).
+- "longrope": :math:`1/e_i`, one divisor per pair (LongRoPE's search keeps them non-decreasing);
+- "proportional": :math:`1/s` for the first pairs, then pairs of frequency exactly 0 (left unrotated), which
+  no other method gives: its reading comes before every other.
 
 So the log-ratio of neighbouring pairs, :math:`\ell_i = \tfrac{d}{2}\ln(\theta'_i/\theta'_{i+1})
 = \ln b + \tfrac{d}{2}\ln(g_i/g_{i+1}) \ge \ln b`, equals :math:`\ln b` wherever two neighbours
@@ -302,7 +304,7 @@ def read_frequencies(measured: MeasuredFrequencies, d: int) -> list[FrequencyRea
         lowest_base=lowest_base, compute=_computer(d),
     )
     found = [(method, method.read(evidence)) for method in map(rope_method, rope_method_names())]
-    readings: list[FrequencyReading] = []
+    readings = [reading for _, method_readings in found for reading in method_readings.distinctive]
     if not evidence.scaled:
         plain = evidence.reading(base, evidence.plain, None)
         offers = _offers(found)

@@ -36,7 +36,10 @@ Reading a table (``identify_rotary``):
 4. **Absolute frequencies.** With s known, :math:`\theta_i = (\varphi_i + 2\pi k)/(s + m_c)` for
    the one whole k the local estimate allows, refined on the absolute phases
    :math:`p\,\theta_i` of rows over the whole table. A pair whose standard error stays above 5 %
-   is too slow to read at these positions: only its upper bound is used, and it is named.
+   is too slow to read at these positions: only its upper bound is used, and it is named. A pair whose
+   values never change (proportional RoPE's unrotated pairs hold a and 0) is bounded by that: its cosine
+   moves less than the values' rounding e over the L rows, so its frequency is at most
+   :math:`4\sqrt{e}/(L - 1)` (twice that is used); unrotated by the reading, it is not named.
 5. **Reading** the frequencies (``pe_core.identify.frequencies``): base, scaling and what the
    frequencies determine of its parameters, the attention factor against the method's formula.
 6. **Verification.** The reading is rebuilt on every row (blockwise) and compared cell by cell
@@ -77,6 +80,7 @@ from pe_core.identify.verdicts import (
     method_phrase,
     rejected_verdict,
     scaling_sentence,
+    unread_pairs,
 )
 from pe_core.rope.methods import rope_method
 from pe_core.rope.reading import (
@@ -486,6 +490,11 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
     a_error = spread + floor * math.sqrt(3.0) + 2.0**-40 * a
     a = 1.0 if abs(a - 1.0) <= AGREEMENT * a_error else a
     noise = floor / a
+    # A pair whose values never change over the L rows (proportional RoPE's unrotated pairs hold a and 0) turns
+    # by at most 4 sqrt(e) over them, e the values' relative rounding (at worst they straddle an extremum of
+    # the cosine): its frequency is at most that over L - 1, taken twice for safety.
+    still = np.where((np.ptp(X, axis=0) == 0) & ~odd,
+                     8.0 * math.sqrt(cast / a + 2.0 * FLOAT32_UNIT) / max(L - 1, 1), np.inf)
     centre = (n_fit - 1) / 2.0
     rows = _sample_rows(L, n_fit)
     t = rows - centre
@@ -523,7 +532,7 @@ def _read_real(A: np.ndarray, layout: str, transposed: bool, precision: tuple[st
         level_read = np.max(below, axis=0) < 0.1
         sigma_abs = np.where(level_read, np.hypot(sigma_abs, np.abs(theta_abs) * (a_error / a) / (2.0 * depth)),
                              sigma_abs)
-        measured = _measured(theta_abs, sigma_abs)
+        measured = _measured(theta_abs, sigma_abs, still)
         for reading in read_frequencies(measured, d)[:4]:
             table = TableReading(kind, layout, transposed, d, start, a, reading, measured, a_error,
                            start_ambiguous=ambiguous, left_out=tuple(int(i) for i in np.flatnonzero(odd)))
@@ -573,14 +582,17 @@ def _slow_start(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(theta, 1e-12), phase
 
 
-def _measured(theta: np.ndarray, sigma: np.ndarray) -> MeasuredFrequencies:
-    """The frequencies as the reading takes them. A pair too slow to read is bounded only by the read
-    pair before it (every shipped method keeps the frequencies non-increasing): the rebuild of the
-    table, not its own noisy estimate, says whether the reading fits it."""
+def _measured(theta: np.ndarray, sigma: np.ndarray, still: np.ndarray | None = None) -> MeasuredFrequencies:
+    """The frequencies as the reading takes them. A pair too slow to read is bounded by the read pair
+    before it (every shipped method keeps the frequencies non-increasing) and, where ``still`` gives one, by
+    what its unchanging values allow: the rebuild of the table, not its own noisy estimate, says whether
+    the reading fits it."""
     measured = MeasuredFrequencies(np.maximum(theta, 0.0), sigma, theta, 0.0, FLOAT32_UNIT)
     readable = measured.informative
     bound = np.where(readable, theta + AGREEMENT * sigma, np.inf)
     bound = np.minimum.accumulate(np.concatenate([[max(float(theta[0]), 1.0) * 1.5], bound[:-1]]))
+    if still is not None:
+        bound = np.minimum(bound, still)
     upper = np.where(readable, theta + AGREEMENT * sigma, bound)
     return MeasuredFrequencies(measured.theta, sigma, upper, 0.0, FLOAT32_UNIT)
 
@@ -770,19 +782,24 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     precision = stored_precision(vector)
     P = vector.size
     problem = None
-    if np.any(vector <= 0):
-        index = int(np.flatnonzero(vector <= 0)[0])
-        problem = (f"value {index} is {number(float(vector[index]))}, but every frequency is positive "
+    # Zeros after positive values may be the pairs proportional RoPE leaves unrotated: checked as frequencies are
+    # only the values before them, and the readings decide (only proportional's can fit them).
+    rotated = int(np.argmin(vector > 0)) if np.any(vector <= 0) else P
+    unrotated = 0 < rotated < P and not np.any(vector[rotated:])
+    head = vector[:rotated] if unrotated else vector
+    if np.any(head <= 0):
+        index = int(np.flatnonzero(head <= 0)[0])
+        problem = (f"value {index} is {number(float(head[index]))}, but every frequency is positive "
                    "(inv_freq = 1 / base ** (2i / d))")
-    elif vector[0] > 1.0 + 1e-6:
-        problem = (f"its first value is {vector[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
+    elif head[0] > 1.0 + 1e-6:
+        problem = (f"its first value is {head[0]:.6g}, but pair 0 turns 1 rad per position (base ** 0), "
                    "or 1/factor under a scaling, never faster")
-    elif np.any(vector < SLOWEST_FREQUENCY):
-        index = int(np.flatnonzero(vector < SLOWEST_FREQUENCY)[0])
-        problem = (f"value {index} is {vector[index]:.3g}, below float32's smallest normal number "
+    elif np.any(head < SLOWEST_FREQUENCY):
+        index = int(np.flatnonzero(head < SLOWEST_FREQUENCY)[0])
+        problem = (f"value {index} is {head[index]:.3g}, below float32's smallest normal number "
                    f"({SLOWEST_FREQUENCY:.2g}), in which transformers computes inv_freq: no base and scaling turns a "
                    "pair that slowly")
-    rises = np.flatnonzero(np.diff(vector) > 0) if problem is None else np.array([], dtype=np.int64)
+    rises = np.flatnonzero(np.diff(head) > 0) if problem is None else np.array([], dtype=np.int64)
     if rises.size:
         i = int(rises[0])
         problem = (f"its values rise from pair {i} to pair {i + 1} ({vector[i]:.6g} to {vector[i + 1]:.6g}), where "
@@ -794,6 +811,9 @@ def _read_inv_freq(vector: np.ndarray) -> dict:
     sigma = np.zeros(P) if "decimals" not in precision[0] else np.full(P, precision[1])
     measured = MeasuredFrequencies(theta, sigma, theta, cast, FLOAT32_UNIT)
     reading = read_frequencies(measured, 2 * P)[0]
+    if problem is None and unrotated and (reading.scaling or {}).get("method") != "proportional":
+        # A reading that only bounds the zero pairs (LongRoPE's divisors leave them unread) is none of them.
+        problem = f"value {rotated} is 0, but every frequency is positive (inv_freq = 1 / base ** (2i / d))"
     expected = reading.frequencies
     difference = np.abs(vector - expected)
     worst = int(np.argmax(difference))
@@ -900,8 +920,7 @@ def _table_result(tables: list[TableReading], shape: tuple[int, ...], precision:
     if matched:
         result["verdict"] = matched_verdict(table, shape, precision)
         result["alternatives"] = list(reading.alternatives)
-        unread = np.setdiff1d(np.flatnonzero(~table.measured.readable), np.array(table.left_out, dtype=np.int64))
-        result["unreadable_pairs"] = [int(i) for i in unread]
+        result["unreadable_pairs"] = [int(i) for i in unread_pairs(table)]
     else:
         result["verdict"] = rejected_verdict(table, shape)
         row, column = table.where[:2]
@@ -948,8 +967,9 @@ def identify_rotary(M: object) -> dict | None:
           of the method's parameters: yarn "truncate", "ramp" (the pairs where it starts and
           ends) and the intervals "original_length_over_beta_fast" / "_slow"; llama3
           "low_freq_wavelength" and "high_freq_wavelength"; longrope "divisors" (None where a pair
-          is too slow to read); with "original_length" and the method's other parameters
-          completed by its defaults, listed in "assumed";
+          is too slow to read); proportional "partial_rotary_factor" (the rotated pairs' share) and
+          "rotated_pairs" (an inv_freq whose last values are exactly 0); with "original_length"
+          and the method's other parameters completed by its defaults, listed in "assumed";
         - ``"attention_factor"``: the amplitude of a table (YaRN's 0.1 ln s + 1 where it agrees),
           None for inv_freq, which does not hold it;
         - ``"alternatives"``: readings no table tells from this one (NTK-aware or dynamic NTK of a

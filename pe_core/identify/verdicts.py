@@ -84,9 +84,15 @@ def _start_phrase(table: TableReading, length: int) -> str:
     return phrase
 
 
+def unread_pairs(table: TableReading) -> np.ndarray:
+    """The pairs the table could not read, but those left out and those the reading leaves unrotated (frequency 0:
+    its method's sentence says so)."""
+    unread = np.flatnonzero(~table.measured.readable & (table.reading.frequencies != 0))
+    return np.setdiff1d(unread, np.array(table.left_out, dtype=np.int64))
+
+
 def _unreadable_sentence(table: TableReading, length: int) -> str:
-    unread = np.flatnonzero(~table.measured.readable)
-    unread = np.setdiff1d(unread, np.array(table.left_out, dtype=np.int64))
+    unread = unread_pairs(table)
     if unread.size == 0:
         return ""
     reach = max(abs(table.start), abs(table.start + length - 1), 1)

@@ -1,7 +1,7 @@
 """Rotary position embeddings (RoPE), as models run them; ``pe_core`` exports the public names.
 
 - ``methods``: the registry of scaling methods, one ``RopeMethod`` entry each (linear, ntk, dynamic,
-  yarn, llama3, longrope): frequencies, attention factor, config keys, validator, inverse reading,
+  yarn, llama3, longrope, proportional): frequencies, attention factor, config keys, validator, inverse reading,
   sentences; ``register_rope_method`` adds one;
 - ``reading``: what an inverse reading takes (the measured frequencies, the evidence the checker
   found in them) and gives (candidate readings), shared by the registry and ``pe_core.identify``;

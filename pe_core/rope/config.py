@@ -83,6 +83,17 @@ def _text_config(config: Mapping) -> Mapping:
     return config
 
 
+def _model_family(config: Mapping, text: Mapping) -> str:
+    """The model type of a config (its language model's), without the "_text" of gemma4_text; "llama" when none."""
+    name = str(text.get("model_type") or config.get("model_type") or "llama")
+    return name.removesuffix("_text")
+
+
+def _global_head_dim(text: Mapping) -> int:
+    """Gemma 4's full-attention head size: global_head_dim (transformers' default 512), not its head_dim."""
+    return check_int("global_head_dim", text.get("global_head_dim", 512), low=2, high=10**6)
+
+
 def _rope_parameters(config: Mapping, layer_type: str | None) -> dict:
     """The dict of RoPE parameters, as transformers picks it: rope_scaling if it has anything, else rope_parameters."""
     scaling = _dict_or_none("rope_scaling", config.get("rope_scaling"))
@@ -138,12 +149,9 @@ def _head_dim(config: Mapping) -> int:
     return hidden // heads
 
 
-def _rotary_dim(config: Mapping, parameters: Mapping) -> int:
-    """The number of rotated coordinates of a head, as transformers' int(head_dim * partial_rotary_factor)."""
-    for key in ("qk_rope_head_dim", "rotary_dim"):
-        if config.get(key) is not None:
-            return check_rope_d(check_int(key, config[key], low=1, high=10**6))
-    head_dim = _head_dim(config)
+def _rotary_fraction(config: Mapping, parameters: Mapping) -> float:
+    """partial_rotary_factor as transformers takes it: inside the rope parameters, else at the top of the
+    config (GPT-NeoX's rotary_pct too), else 1."""
     fraction = next(
         (source[key] for source, key in (
             (parameters, "partial_rotary_factor"), (config, "partial_rotary_factor"), (config, "rotary_pct"),
@@ -153,6 +161,18 @@ def _rotary_dim(config: Mapping, parameters: Mapping) -> int:
     fraction = check_real("partial_rotary_factor (or rotary_pct)", fraction)
     if not 0 < fraction <= 1:
         raise ValueError(f"partial_rotary_factor (or rotary_pct) must lie in (0, 1], got {fraction!r}.")
+    return fraction
+
+
+def _rotary_dim(config: Mapping, parameters: Mapping, *, whole_head: bool, head_dim: int | None) -> int:
+    """The number of rotated coordinates of a head (of ``head_dim`` when the family sets it, else the config's),
+    as transformers' int(head_dim * partial_rotary_factor); the whole head for a method that applies
+    partial_rotary_factor itself (proportional)."""
+    for key in ("qk_rope_head_dim", "rotary_dim"):
+        if config.get(key) is not None:
+            return check_rope_d(check_int(key, config[key], low=1, high=10**6))
+    head_dim = head_dim or _head_dim(config)
+    fraction = 1.0 if whole_head else _rotary_fraction(config, parameters)
     d = int(head_dim * fraction)
     if d < 2 or d % 2:
         raise ValueError(
@@ -215,6 +235,9 @@ def _scaling(config: Mapping, parameters: Mapping, max_length: int | None) -> Ro
                 "key; null lets it derive max_position_embeddings / original_max_position_embeddings)."
             )
         value = parameters.get(key.name)
+        if key.name == "partial_rotary_factor":
+            # transformers moves a top-level partial_rotary_factor into the rope parameters (standardize_rope_params).
+            value = _rotary_fraction(config, parameters)
         if value is not None:
             options[key.name] = value
         elif key.default is REQUIRED:
@@ -224,8 +247,8 @@ def _scaling(config: Mapping, parameters: Mapping, max_length: int | None) -> Ro
             if max_length is None:
                 raise ValueError(f"{name} scaling without a factor needs max_position_embeddings to derive it.")
             options[key.name] = max_length / original
-    factor = options.pop("factor")
-    return RopeScaling(name, factor, original, **options)
+    # A factor with a default of its own (proportional's 1) is absent from options when the config gives none.
+    return RopeScaling(name, original_length=original, **options)
 
 
 def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeConfig:
@@ -240,7 +263,11 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
       num_attention_heads``; GPT-J's ``n_embd // n_head``) times ``partial_rotary_factor``
       (GPT-NeoX's ``rotary_pct``: 20B rotates 24 of 96), truncated to an integer as
       transformers does. rotary_dim and rotary_pct are read because GPT-J's and GPT-NeoX's
-      public configs use them and no other key.
+      public configs use them and no other key. A "proportional" rope (Gemma 4's global layers)
+      applies partial_rotary_factor itself over the whole head: its d is ``head_dim`` and the
+      share goes into its scaling's ``partial_rotary_factor`` (1 when the config gives none, as in
+      transformers). Gemma 4's full-attention layers (the default layer type) have a head of
+      ``global_head_dim`` (512 when absent), not ``head_dim``.
     - max_length: ``max_position_embeddings`` (GPT-J: ``n_positions``), or None.
     - scaling: ``rope_scaling`` when it is a non-empty dict, else ``rope_parameters``
       (transformers' own order); its ``rope_type`` (or older ``type``; Phi-3's first "su" is
@@ -280,7 +307,7 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a JSON object (a dict), got {type(config).__name__}.")
-    config = _text_config(config)
+    outer, config = config, _text_config(config)
     if not any(key in config for key in ROTARY_KEYS):
         raise ValueError(
             "This config has no RoPE settings: none of " + ", ".join(ROTARY_KEYS) + " is present (a model "
@@ -290,12 +317,15 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
     parameters = _rope_parameters(config, layer_type)
     max_length = _max_length(config)
     scaling = _scaling(config, parameters, max_length)
+    whole_head = scaling is not None and rope_method(scaling.method).whole_head
+    global_layer = _model_family(outer, config) == "gemma4" and layer_type in (None, "full_attention")
     outside = None if scaling is None else rope_method(scaling.method).outside_transformers
     notes = () if outside is None else (
         f"rope_type {parameters.get('rope_type', parameters.get('type'))!r} is not one of transformers' rope "
         f"types (transformers would not load this config); read here as {outside}.",)
     return RopeConfig(
-        d=_rotary_dim(config, parameters),
+        d=_rotary_dim(config, parameters, whole_head=whole_head,
+                      head_dim=_global_head_dim(config) if global_layer else None),
         base=_base(config, parameters),
         scaling=scaling,
         max_length=max_length,

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
-from pe_core.rope.config import RopeConfig, _text_config, rope_from_config
+from pe_core._validate import MAX_POSITION, check_int
+from pe_core.rope.config import RopeConfig, _global_head_dim, _text_config, rope_from_config
 from pe_core.rope.config import _head_dim as _config_head_dim
+from pe_core.rope.config import _model_family as _family
 from pe_core.rope.scaling import rope_attention_factor, rope_frequencies
 
 #: The layer types transformers names (configuration_utils.ALLOWED_ATTN_LAYER_TYPES, those of these families).
@@ -62,11 +63,6 @@ class LayerPositions:
     window: int | None
     chunk: int | None
     query_scale: bool
-
-
-def _family(config: Mapping, text: Mapping) -> str:
-    name = str(text.get("model_type") or config.get("model_type") or "llama")
-    return name.removesuffix("_text")
 
 
 def _int(config: Mapping, key: str, default: int | None, low: int = 1) -> int | None:
@@ -180,7 +176,7 @@ def _head_dim(text: Mapping, family: str, kind: str) -> int:
     if family == "deepseek_v3":
         return check_int("qk_rope_head_dim", text.get("qk_rope_head_dim", 64), low=2, high=10**6)
     if family == "gemma4" and kind == "full_attention":
-        return check_int("global_head_dim", text.get("global_head_dim", 512), low=2, high=10**6)
+        return _global_head_dim(text)
     if not text.get("head_dim") and family in _DEFAULT_HEAD_DIM:
         return _DEFAULT_HEAD_DIM[family]
     return _config_head_dim(text)
@@ -199,9 +195,9 @@ def rope_init(config: Mapping, *, layer_type: str | None = None, length: int | N
     - "default": :math:`\theta_i = b^{-2i/D}`, D the head size (Phi-3, Qwen3.5: ``int(head_dim * p)``,
       p = ``partial_rotary_factor``; the other families' default rotates the whole head);
     - "linear", "dynamic", "yarn", "llama3", "longrope": ``rope_frequencies`` on D = ``int(head_dim * p)``;
-    - "proportional" (Gemma 4's global layers, D = ``global_head_dim``): :math:`\theta_i = b^{-2i/D} / s`
-      for :math:`i < r = \lfloor p D / 2\rfloor`, 0 for the other pairs (left unrotated): the exponent
-      runs over the whole head.
+    - "proportional" (Gemma 4's global layers, D = ``global_head_dim``): ``rope_frequencies`` on the whole
+      head, :math:`\theta_i = b^{-2i/D} / s` for :math:`i < r = \lfloor p D / 2\rfloor`, 0 for the other
+      pairs (left unrotated): the exponent runs over the whole head (``pe_core.rope.methods.proportional``).
 
     DeepSeek rotates ``qk_rope_head_dim`` coordinates; Gemma 4's global layers ``global_head_dim`` (512).
 
@@ -240,36 +236,24 @@ def rope_init(config: Mapping, *, layer_type: str | None = None, length: int | N
     return _layer_rope(text, family, layer_type, length)
 
 
-def _layer_rope(text: Mapping, family: str, layer_type: str, length: int | None) -> tuple[np.ndarray, float]:
-    """rope_init for a layer type known to be the model's."""
+def _layer_rope_config(text: Mapping, family: str, layer_type: str) -> RopeConfig:
+    """The layer type's RoPE (d, base, scaling) for a layer type known to be the model's: its parameters as the
+    family builds them, read by rope_from_config over the family's head size."""
     parameters = _rope_parameters(text, family, layer_type)
-    head_dim = _head_dim(text, family, layer_type)
-    if parameters["rope_type"] == "proportional":
-        return _proportional(parameters, head_dim), 1.0
     if parameters["rope_type"] == "default" and family not in _PARTIAL_DEFAULT:
         parameters.pop("partial_rotary_factor", None)
-    reading = {"head_dim": head_dim, "rope_parameters": parameters,
+    reading = {"head_dim": _head_dim(text, family, layer_type), "rope_parameters": parameters,
                "max_position_embeddings": text.get("max_position_embeddings")}
     if family == "phi3" and text.get("original_max_position_embeddings") is not None:
         reading["original_max_position_embeddings"] = text["original_max_position_embeddings"]
-    rope = rope_from_config(reading)
+    return rope_from_config(reading)
+
+
+def _layer_rope(text: Mapping, family: str, layer_type: str, length: int | None) -> tuple[np.ndarray, float]:
+    """rope_init for a layer type known to be the model's."""
+    rope = _layer_rope_config(text, family, layer_type)
     inv_freq = rope_frequencies(rope.d, rope.base, scaling=rope.scaling, length=length)
     return inv_freq.astype(np.float32).astype(np.float64), rope_attention_factor(rope.scaling, length)
-
-
-def _proportional(parameters: Mapping, head_dim: int) -> np.ndarray:
-    r"""Gemma 4's proportional RoPE: :math:`b^{-2i/D}/s` for the first :math:`\lfloor pD/2\rfloor` pairs, 0 after."""
-    base = check_base(parameters.get("rope_theta", 10000.0), "rope_theta (the RoPE base)", "the base",
-                      "Gemma 4's global layers use 1000000.")
-    fraction = check_real("partial_rotary_factor", parameters.get("partial_rotary_factor", 1.0))
-    factor = check_real("factor", parameters.get("factor", 1.0))
-    if not 0 <= fraction <= 1 or factor <= 0:
-        raise ValueError(f"proportional RoPE needs 0 <= partial_rotary_factor <= 1 and factor > 0, got {fraction!r} "
-                         f"and {factor!r}.")
-    rotated = int(fraction * head_dim // 2)
-    theta = np.zeros(head_dim // 2)
-    theta[:rotated] = base ** (-np.arange(0, 2 * rotated, 2) / head_dim)
-    return (theta / factor).astype(np.float32).astype(np.float64)
 
 
 def model_layers(config: Mapping) -> tuple[LayerPositions, ...]:
@@ -324,18 +308,10 @@ def layer_rope_config(config: Mapping, layer_type: str) -> RopeConfig:
         ValueError: as ``rope_init``.
     """
     text = _text_config(config)
-    family = _family(config, text)
-    if layer_type not in layer_types(config):
-        raise ValueError(f"layer_type {layer_type!r} is not one of this model's: "
-                         f"{', '.join(sorted(set(layer_types(config))))}.")
-    parameters = _rope_parameters(text, family, layer_type)
-    if parameters["rope_type"] == "default" and family not in _PARTIAL_DEFAULT:
-        parameters.pop("partial_rotary_factor", None)
-    reading = {"head_dim": _head_dim(text, family, layer_type), "rope_parameters": parameters,
-               "max_position_embeddings": text.get("max_position_embeddings")}
-    if family == "phi3" and text.get("original_max_position_embeddings") is not None:
-        reading["original_max_position_embeddings"] = text["original_max_position_embeddings"]
-    return rope_from_config(reading)
+    kinds = layer_types(config)
+    if layer_type not in kinds:
+        raise ValueError(f"layer_type {layer_type!r} is not one of this model's: {', '.join(sorted(set(kinds)))}.")
+    return _layer_rope_config(text, _family(config, text), layer_type)
 
 
 def layer_head_dim(config: Mapping, layer_type: str) -> int:

@@ -246,6 +246,8 @@ class ShapeFit:
 class MethodReadings:
     """A method's candidate readings of a frequency vector, by what they rest on (the ranking's order):
 
+    - ``distinctive``: readings resting on what no other method gives (proportional's pairs of frequency
+      exactly 0), tried before all the others, whether the pairs read look scaled or not;
     - ``offers``: scalings of a round base that give the measured base (a base change), for an
       unscaled reading's alternatives; dicts with "method" and "base";
     - ``at_lowest_base``: read with ``FrequencyEvidence.lowest_base``;
@@ -256,6 +258,7 @@ class MethodReadings:
     - ``last``: readings that fit any falling frequencies, taken only after all the others.
     """
 
+    distinctive: tuple[FrequencyReading, ...] = ()
     offers: tuple[dict, ...] = ()
     at_lowest_base: tuple[FrequencyReading, ...] = ()
     from_plateau: tuple[FrequencyReading, ...] = ()

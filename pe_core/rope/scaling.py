@@ -52,6 +52,16 @@ def _optional_nonnegative(name: str, value: object) -> float | None:
     return number
 
 
+def _partial_rotary_factor(value: object) -> float:
+    share = check_real("partial_rotary_factor (the share of the head that rotates)", value)
+    if not 0 < share <= 1:
+        raise ValueError(
+            f"partial_rotary_factor (the share of the head that rotates) must lie in (0, 1], got {value!r}: "
+            "1 rotates every pair, Gemma 4's global layers rotate 0.25 of theirs."
+        )
+    return share
+
+
 def _factor_list(name: str, values: object) -> tuple[float, ...] | None:
     """A LongRoPE per-pair factor list as a tuple (hashable, so a frozen RopeScaling can key a cache)."""
     if values is None:
@@ -107,6 +117,11 @@ class RopeScaling:
       factor :math:`\sqrt{1 + \ln s / \ln L_0}` (or ``attention_factor``), where transformers
       takes s = ``max_position_embeddings / original_max_position_embeddings`` when the config
       gives no factor (Phi-3 mini 128k: 131072 / 4096 = 32, factor 1.1902).
+    - ``"proportional"``: Gemma 4's global layers (transformers' ``_compute_proportional_rope_parameters``):
+      with p = ``partial_rotary_factor`` and d the whole head,
+      :math:`\theta'_i = \theta_i / s` for :math:`i < r = \lfloor p d / 2 \rfloor` and 0 (the pair left
+      unrotated) for the others. The exponent of :math:`\theta_i = b^{-2i/d}` runs over the whole head,
+      where partial rotary elsewhere (Phi-3, Qwen3.5) computes plain RoPE on a head of ``int(p d)``.
 
     Args:
         method: one of ``ROPE_METHODS``.
@@ -121,6 +136,9 @@ class RopeScaling:
         mscale, mscale_all_dim: DeepSeek's YaRN attention-factor parameters (or None).
         attention_factor: overrides the method's attention factor (yarn, longrope), > 0.
         short_factor, long_factor: LongRoPE's per-pair divisors, d/2 numbers each, > 0.
+        partial_rotary_factor: p, the share of the head a method that reads it rotates (proportional),
+            0 < p <= 1 (default 1). The other methods rotate the d they are given (a config's
+            ``int(head_dim * p)`` already) and refuse any p but 1, which they would ignore.
 
     Example:
         >>> RopeScaling("llama3", 8.0, 8192).method
@@ -143,6 +161,7 @@ class RopeScaling:
     attention_factor: float | None = None
     short_factor: tuple[float, ...] | None = None
     long_factor: tuple[float, ...] | None = None
+    partial_rotary_factor: float = 1.0
 
     def __post_init__(self) -> None:
         method = check_choice("the scaling method", self.method, rope_method_names())
@@ -179,6 +198,13 @@ class RopeScaling:
                 f"short_factor and long_factor must have the same length (one number per pair), "
                 f"got {len(short)} and {len(long)}."
             )
+        partial = _partial_rotary_factor(self.partial_rotary_factor)
+        if partial != 1.0 and not entry.whole_head:
+            raise ValueError(
+                f"{method} scaling does not read partial_rotary_factor (got {self.partial_rotary_factor!r}): it "
+                "rotates the d it is given, which for a partial head is already int(head_dim * "
+                "partial_rotary_factor). Leave it 1, or use proportional, which rotates a share of the whole head."
+            )
         for name, value in (
             ("method", method), ("factor", factor), ("original_length", original),
             ("low_freq_factor", _positive("low_freq_factor", self.low_freq_factor)),
@@ -188,6 +214,7 @@ class RopeScaling:
             ("mscale", _optional_nonnegative("mscale", self.mscale)),
             ("mscale_all_dim", _optional_nonnegative("mscale_all_dim", self.mscale_all_dim)),
             ("attention_factor", attention), ("short_factor", short), ("long_factor", long),
+            ("partial_rotary_factor", partial),
         ):
             object.__setattr__(self, name, value)
         entry.validate(self, None)

@@ -289,7 +289,7 @@ def test_url_values_that_cannot_go_together_are_put_right_with_a_notice() -> Non
     at = open_page(CONTEXTS, {"beta_fast": "2", "beta_slow": "5", "low_freq": "8", "method": "longrope"})
     shown = " ".join(w.value for w in at.warning)
     assert "YaRN's beta_fast (2) must be above beta_slow (5); using YaRN's 32 and 1." in shown
-    assert "low_freq_factor (8) must be below high_freq_factor (4); using Meta's 1 and 4." in shown
+    assert "low_freq_factor (8) must be at most high_freq_factor (4); using Meta's 1 and 4." in shown
     assert "LongRoPE (Phi-3) cannot be drawn here: longrope scaling needs short_factor and long_factor" in shown
     assert metric(at, "method: none")
     assert {key: at.session_state[key] for key in contexts.ORDERED_KEYS} == {
@@ -297,9 +297,13 @@ def test_url_values_that_cannot_go_together_are_put_right_with_a_notice() -> Non
     assert not {"beta_fast", "beta_slow", "low_freq", "high_freq"} & set(at.query_params)
     at = open_page(CONTEXTS, {"method": "llama3", "low_freq": "4", "high_freq": "1", "parameters": "true"})
     assert [w.value for w in at.warning if w.value.startswith("llama3")] == [
-        "llama3's low_freq_factor (4) must be below high_freq_factor (1); using Meta's 1 and 4."]
+        "llama3's low_freq_factor (4) must be at most high_freq_factor (1); using Meta's 1 and 4."]
     assert (at.number_input(key="low_freq").value, at.number_input(key="high_freq").value) == (1.0, 4.0)
     assert dict(at.query_params) == {"method": "llama3", "parameters": "true"}
+    # Llama 4 Scout's 1 and 1 go together (no band between), as in pe_core and transformers.
+    at = open_page(CONTEXTS, {"method": "llama3", "low_freq": "1", "high_freq": "1", "parameters": "true"})
+    assert not [w.value for w in at.warning if w.value.startswith("llama3")]
+    assert (at.number_input(key="low_freq").value, at.number_input(key="high_freq").value) == (1.0, 1.0)
 
 
 def test_a_base_on_the_sliders_scale_goes_to_the_sidebar() -> None:

@@ -23,7 +23,7 @@ from pe_core.rope.methods import (
     rope_method_names,
 )
 
-SHIPPED = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+SHIPPED = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
 D, BASE = 16, 10000.0
 #: The rope_scaling of a config.json for each shipped method, with the keys it needs and no more.
 SAMPLE_SCALING = {
@@ -35,6 +35,7 @@ SAMPLE_SCALING = {
                "original_max_position_embeddings": 1024},
     "longrope": {"short_factor": [1.0 + i / 8 for i in range(D // 2)], "long_factor": [1.0 + i for i in range(D // 2)],
                  "original_max_position_embeddings": 1024},
+    "proportional": {"factor": 4.0, "partial_rotary_factor": 0.5},
 }
 FIELD_DEFAULTS = {field.name: field.default for field in dataclasses.fields(pe_core.RopeScaling)}
 
@@ -107,7 +108,7 @@ def test_each_constraint_is_checked_by_its_method_s_validator(name: str, bad: di
         pe_core.rope_from_config(config_with({"rope_type": name, **given}))
 
 
-@pytest.mark.parametrize("name", ["linear", "yarn", "llama3", "longrope"])
+@pytest.mark.parametrize("name", ["linear", "yarn", "llama3", "longrope", "proportional"])
 def test_the_checker_names_each_method_with_its_entry_s_sentence(name: str) -> None:
     scaling = pe_core.rope_from_config(config_with({"rope_type": name, **SAMPLE_SCALING[name]})).scaling
     frequencies = pe_core.rope_frequencies(D, BASE, scaling=scaling).astype(np.float32)
@@ -207,7 +208,7 @@ def test_a_rope_type_transformers_does_not_have_is_read_with_a_note() -> None:
     assert read.scaling == pe_core.RopeScaling("ntk", 4.0)
     (note,) = read.notes
     assert note.startswith("rope_type 'ntk' is not one of transformers' rope types") and "NTK-aware" in note
-    for name in ("linear", "dynamic", "yarn", "llama3", "longrope"):
+    for name in ("linear", "dynamic", "yarn", "llama3", "longrope", "proportional"):
         assert pe_core.rope_from_config(config_with(SAMPLE_SCALING[name] | {"rope_type": name})).notes == ()
     assert rope_method("ntk").outside_transformers and not rope_method("dynamic").outside_transformers
 

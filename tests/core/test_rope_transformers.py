@@ -190,6 +190,59 @@ def test_yarn_turned_over_ramp_is_transformers_too() -> None:
     np.testing.assert_allclose(ours, pe_core.rope_frequencies(8, 2.0) / 4, rtol=1e-15)
 
 
+def gemma4_text(global_head_dim: int, full_attention: dict) -> dict:
+    """A tiny Gemma 4 text config whose global (full-attention) layers run ``full_attention``'s rope."""
+    return {"model_type": "gemma4_text", "vocab_size": 64, "hidden_size": 64, "intermediate_size": 32,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+            "layer_types": ["sliding_attention", "full_attention"], "head_dim": 16,
+            "global_head_dim": global_head_dim, "vocab_size_per_layer_input": 64, "hidden_size_per_layer_input": 8,
+            "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                                "full_attention": full_attention}}
+
+
+@pytest.mark.parametrize(("head_dim", "fraction", "base", "factor"), [
+    (512, 0.25, 1e6, 1.0),  # Gemma 4's global layers
+    (512, 0.25, 1e6, 8.0),
+    (256, 0.5, 10000.0, 2.0),
+    (256, 0.125, 500000.0, 1.0),
+    (128, 0.75, 1e6, 4.0),
+    (64, 1.0, 10000.0, 1.5),
+    (512, 0.3, 1e6, 1.0),  # int(0.3 * 512 // 2) = 76 pairs
+])
+def test_proportional_is_transformers_init_function(head_dim: int, fraction: float, base: float,
+                                                    factor: float) -> None:
+    """ROPE_INIT_FUNCTIONS["proportional"] on a Gemma 4 config: the frequencies rope_from_config's scaling gives
+    on the whole head (and rope_init for the global layer type), within float32's rounding of
+    1 / base ** (2i / d) (a power-of-two d keeps the exponent exact: a few ulp)."""
+    config = gemma4_text(head_dim, {"rope_type": "proportional", "partial_rotary_factor": fraction,
+                                    "rope_theta": base, "factor": factor})
+    keys = {key: value for key, value in config.items() if key != "model_type"}
+    theirs, attention = ROPE_INIT_FUNCTIONS["proportional"](transformers.Gemma4TextConfig(**keys), None,
+                                                            layer_type="full_attention")
+    theirs = theirs.double().numpy()
+    rope = pe_core.rope_from_config(config, layer_type="full_attention")
+    assert rope.d == head_dim and rope.scaling.partial_rotary_factor == fraction
+    ours = pe_core.rope_frequencies(rope.d, rope.base, scaling=rope.scaling)
+    assert np.array_equal(ours == 0, theirs == 0), "the same pairs left unrotated"
+    np.testing.assert_allclose(ours, theirs, rtol=5e-7, atol=0)
+    assert pe_core.rope_attention_factor(rope.scaling) == attention == 1.0
+    inv_freq, rope_init_attention = pe_core.rope_init(config, layer_type="full_attention")
+    np.testing.assert_allclose(inv_freq, theirs, rtol=5e-7, atol=0)
+    assert rope_init_attention == attention
+
+
+def test_proportional_reads_factor_and_partial_rotary_factor_as_transformers_when_absent() -> None:
+    """Neither key given: transformers takes 1.0 for both (every pair rotated, none divided)."""
+    config = gemma4_text(128, {"rope_type": "proportional", "rope_theta": 10000.0})
+    keys = {key: value for key, value in config.items() if key != "model_type"}
+    theirs, _ = ROPE_INIT_FUNCTIONS["proportional"](transformers.Gemma4TextConfig(**keys), None,
+                                                    layer_type="full_attention")
+    rope = pe_core.rope_from_config(config, layer_type="full_attention")
+    assert rope.scaling == pe_core.RopeScaling("proportional", 1.0, partial_rotary_factor=1.0)
+    np.testing.assert_allclose(pe_core.rope_frequencies(rope.d, rope.base, scaling=rope.scaling),
+                               theirs.double().numpy(), rtol=5e-7, atol=0)
+
+
 @pytest.mark.parametrize("key", ROPE_PRESETS)
 def test_transformers_5_spelling_reads_the_same(key: str) -> None:
     """A config as transformers 5 writes it (rope_parameters, rope_theta inside, per layer type for

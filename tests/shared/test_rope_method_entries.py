@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -83,6 +84,13 @@ def test_every_entry_has_every_part(name: str) -> None:
     assert len({rope_methods.method_entry(n).colour for n in rope_method_names()}) == len(rope_method_names())
 
 
+def test_a_parameter_s_default_is_a_stop_and_its_stops_lie_within_its_bound() -> None:
+    for parameter in PARAMETERS.values():
+        assert parameter.default in parameter.stops, parameter.key
+        assert parameter.high is None or max(parameter.stops) <= parameter.high, parameter.key
+    assert PARAMETERS["partial"].high == 1.0  # partial_rotary_factor: a share of the head
+
+
 @pytest.mark.parametrize("name", rope_method_names())
 def test_each_fragment_computes_what_pe_core_computes(name: str) -> None:
     for scaling in sample_scalings(name):
@@ -109,6 +117,28 @@ def test_a_method_s_controls_build_what_their_values_say(name: str) -> None:
         swapped = values | {order.first: values[order.second], order.second: values[order.first]}
         fixed, notices = rope_methods.out_of_order((name,), swapped)
         assert fixed == values and len(notices) == 1 and entry.short in notices[0]
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+def test_llama3_takes_equal_frequency_factors_as_llama_4_scout_ships_them(library: str) -> None:
+    """low_freq_factor 1 and high_freq_factor 1 (no band between), which pe_core and transformers accept: the
+    controls keep them and the fragment computes pe_core's, without dividing by their difference. YaRN's
+    betas, which pe_core refuses equal, are still put back."""
+    if library == "torch":
+        import_or_skip("torch")
+    values = {"factor": 16.0, "original": 8192.0, "low_freq": 1.0, "high_freq": 1.0}
+    assert rope_methods.out_of_order(("llama3",), values) == (values, [])
+    scaling = rope_methods.from_controls("llama3", values, D)
+    assert (scaling.low_freq_factor, scaling.high_freq_factor) == (1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy warns on a division by zero
+        assert_fragment_computes_pe_core(scaling, library)
+    assert rope_methods.out_of_order(("llama3",), values | {"low_freq": 2.0}) == (
+        values | {"high_freq": 4.0}, ["llama3's low_freq_factor (2) must be at most high_freq_factor (1); using Meta's "
+                                      "1 and 4."])
+    assert rope_methods.out_of_order(("yarn",), {"beta_fast": 4.0, "beta_slow": 4.0}) == (
+        {"beta_fast": 32.0, "beta_slow": 1.0},
+        ["YaRN's beta_fast (4) must be above beta_slow (4); using YaRN's 32 and 1."])
 
 
 def test_a_method_the_app_does_not_know_is_refused_by_name() -> None:

@@ -13,6 +13,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -110,6 +111,9 @@ def ref_frequencies(view: ContextView, method: str) -> np.ndarray:
         return ref_yarn_code(d, b, s, L0, view.beta_fast, view.beta_slow, view.truncate)
     if method == "llama3":
         return ref_llama3(d, b, s, L0, view.low_freq, view.high_freq)
+    if method == "proportional":  # transformers' _compute_proportional_rope_parameters: the whole head's first pairs
+        rotated = int(view.partial * d // 2)
+        return np.where(np.arange(d // 2) < rotated, ref_theta(d, b) / s, 0.0)
     factors = view.long_factor if view.target > L0 else view.short_factor
     return ref_theta(d, b) / np.asarray(factors)
 
@@ -148,6 +152,8 @@ VIEWS = {
     "dynamic-shorter": replace(DEFAULT_VIEW, method="dynamic", factor=2.0, target=2048),
     "yarn-odd": replace(DEFAULT_VIEW, beta_fast=20.5, beta_slow=2.25, truncate=False, factor=6.5, base=123456.7),
     "phi-short": replace(contexts.preset_view("phi-3-mini-128k-instruct"), target=4096),
+    "gemma-4-global": replace(DEFAULT_VIEW, method="proportional", d=512, base=1e6, factor=1.0, partial=0.25,
+                              trained=32768, target=131072),
 }
 
 
@@ -655,7 +661,7 @@ def test_pitfalls_are_said_where_a_config_meets_them() -> None:
 
 
 @pytest.mark.parametrize("name", ["default", "llama-3.2-1b", "phi-3-mini-128k-instruct", "deepseek-v3", "gpt-oss-20b",
-                                  "dynamic-longer", "ntk", "yarn-odd", "gpt-neox-20b"])
+                                  "dynamic-longer", "ntk", "yarn-odd", "gpt-neox-20b", "gemma-4-global"])
 def test_snippet_gives_the_pages_numbers(name: str) -> None:
     view = VIEWS[name]
     result = run_snippet(contexts.contexts_code(view))["result"]
@@ -714,6 +720,52 @@ def test_every_method_line_has_a_colour_of_its_own_far_from_every_other(view: Co
             hues = [math.degrees(math.atan2(b, a)) for a, b in (ab_first, ab_second)]
             apart = abs((hues[0] - hues[1] + 180) % 360 - 180)
             assert apart >= MIN_METHOD_HUE_DEGREES, f"{pair}: hues {apart:.0f} degrees apart"
+
+
+GEMMA4 = {"model_type": "gemma4", "text_config": {
+    "model_type": "gemma4_text", "head_dim": 256, "global_head_dim": 512, "max_position_embeddings": 131072,
+    "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                           "rope_theta": 1000000.0}}}}
+
+
+def test_gemma_4_s_global_layers_are_read_as_proportional_over_the_whole_head() -> None:
+    view, notices = contexts.view_from_config(GEMMA4)
+    assert (view.d, view.base, view.method, view.factor, view.partial) == (512, 1e6, "proportional", 1.0, 0.25)
+    assert view.trained == view.target == 131072 and not notices
+    assert contexts.unrotated(view) == {"proportional": 192}
+    c = contexts.coverage(view)
+    np.testing.assert_array_equal(c.scaled[64:], 0.0)
+    np.testing.assert_allclose(c.scaled[:64], ref_theta(512, 1e6)[:64], rtol=1e-15)
+    assert not c.unseen[64:].any()
+    # A config of another rope_type leaves the page's proportional at its own default share.
+    assert contexts.view_from_config(load_config("llama-3.1-8b"))[0].partial == DEFAULT_VIEW.partial == 0.25
+
+
+def test_unrotated_pairs_leave_the_log_axes_without_a_warning() -> None:
+    """θ' = 0 has no logarithm: the methods chart's axis is set from the pairs that turn, with no division by
+    zero, and the zeros stay in the chart's data (Plotly leaves them out of a log axis)."""
+    view = VIEWS["gemma-4-global"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = contexts.methods_figure(view, title="t")
+        contexts.coverage_figure(view, title="t")
+    assert figure.layout.yaxis.type == "log"
+    proportional = next(trace for trace in figure.data if trace.name == "proportional (Gemma 4)")
+    assert np.count_nonzero(np.asarray(proportional.y) == 0) == 192
+    assert contexts.unrotated(DEFAULT_VIEW) == {"proportional": 48}
+
+
+def test_llama_4_scout_s_equal_frequency_factors_are_read_as_they_are() -> None:
+    """Its low_freq_factor and high_freq_factor are both 1: no band between, which pe_core takes; the view keeps
+    them, where the page used to put Meta's 1 and 4 back."""
+    config = {"rope_theta": 500000.0, "head_dim": 128, "max_position_embeddings": 10485760,
+              "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+                               "original_max_position_embeddings": 8192}}
+    view, notices = contexts.view_from_config(config)
+    assert (view.method, view.low_freq, view.high_freq) == ("llama3", 1.0, 1.0) and not notices
+    np.testing.assert_allclose(contexts.coverage(view).scaled, ref_llama3(128, 500000.0, 16.0, 8192, 1.0, 1.0),
+                               rtol=1e-15)
 
 
 def test_a_config_s_rope_type_transformers_does_not_have_is_said() -> None:

@@ -38,6 +38,7 @@ VIEWS = {
     "yarn-odd": replace(DEFAULT_VIEW, beta_fast=20.5, beta_slow=2.25, truncate=False, factor=6.5, base=123456.7),
     "yarn-given-factor": replace(DEFAULT_VIEW, attention_factor=1.5),
     "phi-short": replace(contexts.preset_view("phi-3-mini-128k-instruct"), target=4096),
+    "gemma-4-global": replace(DEFAULT_VIEW, method="proportional", d=512, base=1e6, factor=2.0, partial=0.25),
 }
 
 
@@ -57,6 +58,8 @@ def rope_parameters(view: ContextView, method: str) -> dict:
         parameters |= {"low_freq_factor": view.low_freq, "high_freq_factor": view.high_freq}
     if method == "longrope":
         parameters |= {"short_factor": list(view.short_factor), "long_factor": list(view.long_factor)}
+    if method == "proportional":
+        parameters["partial_rotary_factor"] = view.partial
     if own and view.attention_factor and method in ("yarn", "longrope"):
         parameters["attention_factor"] = view.attention_factor
     return parameters
@@ -87,7 +90,7 @@ def test_every_method_is_what_transformers_computes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["default", "deepseek-v3", "phi-3-mini-128k-instruct", "llama-3.2-1b",
-                                  "dynamic-longer", "yarn-given-factor"])
+                                  "dynamic-longer", "yarn-given-factor", "gemma-4-global"])
 def test_the_score_by_offset_is_transformers_rotated_all_ones(name: str) -> None:
     """q = k = ones, rotated by transformers' own embedding and apply_rotary_pos_emb (its cos and
     sin carry the attention factor): q at position m against k at position 0."""
@@ -112,7 +115,8 @@ def test_the_score_by_offset_is_transformers_rotated_all_ones(name: str) -> None
     assert ours[0] == pytest.approx(contexts.attention_factor(view, view.method) ** 2 * view.d)
 
 
-@pytest.mark.parametrize("name", ["default", "phi-3-mini-128k-instruct", "deepseek-v3", "dynamic-longer"])
+@pytest.mark.parametrize("name", ["default", "phi-3-mini-128k-instruct", "deepseek-v3", "dynamic-longer",
+                                  "gemma-4-global"])
 def test_torch_snippet_gives_the_pages_numbers(name: str) -> None:
     view = VIEWS[name]
     result = run_snippet(contexts.contexts_code(view, "torch"))["result"]

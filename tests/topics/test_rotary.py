@@ -318,7 +318,8 @@ SCALED = [pe_core.RopeScaling("linear", 3.0), pe_core.RopeScaling("ntk", 4.0),
           rope_presets.rope_preset("qwen2.5-7b-instruct-yarn").scaling,
           pe_core.RopeScaling("longrope", 4.0, 50, short_factor=(1.0, 1.5, 2.0, 3.0), long_factor=(2.0, 3.0, 4.0, 5.0)),
           pe_core.RopeScaling("longrope", 4.0, 200, short_factor=(1.0, 1.5, 2.0, 3.0), long_factor=(2.0, 3.0, 4.0, 5.0),
-                              attention_factor=1.25)]
+                              attention_factor=1.25),
+          pe_core.RopeScaling("proportional", 2.0, partial_rotary_factor=0.5)]
 
 
 #: The downloads the snippet reproduces: the charts behind the page's numbers (the pair's, Play's and the cos
@@ -492,6 +493,7 @@ KEY_GROUPS = [
     ({}, ("model", "rope_layout", "qk", "seed", "scaling", "rope_pair", "qpos", "kpos")),
     ({"scaling": "yarn"}, ("factor", "original", "beta_fast", "beta_slow")),
     ({"scaling": "llama3"}, ("low_freq", "high_freq")),
+    ({"scaling": "proportional"}, ("partial",)),
 ]
 
 
@@ -510,7 +512,7 @@ def test_every_page_key_clamps_a_hostile_value_with_a_notice(value: str) -> None
 
 @pytest.mark.parametrize(("query", "notice", "used"), [
     ({"scaling": "llama3", "low_freq": "4", "high_freq": "1"},
-     "llama3's low_freq_factor (4) must be below high_freq_factor (1); using Meta's 1 and 4.",
+     "llama3's low_freq_factor (4) must be at most high_freq_factor (1); using Meta's 1 and 4.",
      {"low_freq": 1.0, "high_freq": 4.0}),
     ({"scaling": "yarn", "beta_fast": "1", "beta_slow": "32"},
      "YaRN's beta_fast (1) must be above beta_slow (32); using YaRN's 32 and 1.",
@@ -523,6 +525,15 @@ def test_parameters_out_of_order_are_replaced_in_the_sliders_and_the_url(query, 
     assert notice in [w.value for w in at.warning]
     assert {key: at.select_slider(key=key).value for key in used} == used
     assert dict(at.query_params) == {"scaling": query["scaling"]}
+
+
+def test_llama3_s_equal_frequency_factors_are_kept() -> None:
+    """Llama 4 Scout's low_freq_factor 1 and high_freq_factor 1 are a scaling pe_core takes: no notice, and the
+    sliders and the URL keep them."""
+    at = open_page(ROTARY, {"scaling": "llama3", "low_freq": "1", "high_freq": "1"})
+    assert not at.warning
+    assert (at.select_slider(key="low_freq").value, at.select_slider(key="high_freq").value) == (1.0, 1.0)
+    assert at.query_params["high_freq"] == "1"
 
 
 def test_scaling_of_the_model_without_a_model_is_refused_with_a_notice() -> None:

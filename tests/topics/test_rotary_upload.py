@@ -334,3 +334,47 @@ def test_gptj_s_rotary_buffer_is_named_in_the_files_table() -> None:
     assert reading.status == "sinusoidal"
     assert "also GPT-J's and CodeGen's rotary buffer embed_positions" in rotary.reading_summary(reading)
 
+
+
+def gemma4_global_rotary_embedding() -> torch.nn.Module:
+    """transformers' own Gemma 4 rotary embedding, its default rope_parameters: the global layers' proportional,
+    partial_rotary_factor 0.25, base 1e6, over global_head_dim 512."""
+    import transformers
+    from transformers.models.gemma4.modeling_gemma4 import Gemma4TextRotaryEmbedding
+
+    config = transformers.Gemma4TextConfig(
+        vocab_size=64, hidden_size=64, intermediate_size=32, num_attention_heads=4, num_key_value_heads=2,
+        num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"], head_dim=16, global_head_dim=512,
+        vocab_size_per_layer_input=64, hidden_size_per_layer_input=8)
+    return Gemma4TextRotaryEmbedding(config)
+
+
+def test_gemma_4_s_global_inv_freq_is_read_as_proportional_and_opens_on_the_page() -> None:
+    """The buffer the embedding holds for the global layers, uploaded."""
+    inv_freq = gemma4_global_rotary_embedding().full_attention_inv_freq.numpy()
+    (reading,) = rotary.check_upload("inv_freq.npy", npy(inv_freq)).readings
+    assert reading.status == "rotary", reading.result["verdict"]
+    assert reading.result["scaling"] == {"method": "proportional", "factor": 1.0, "partial_rotary_factor": 0.25,
+                                         "rotated_pairs": 64}
+    assert rotary.reading_metrics(reading.result)["scaling"] == "proportional ×1"
+    table = rotary.scaling_table(reading.result["scaling"])
+    assert table.loc["partial_rotary_factor (the rotated pairs' share)", "value"] == "0.25"
+    opening = rotary.opening(reading.result)
+    assert opening.values == {"d": 512, "n": 1e6, "model": rope_presets.CUSTOM, "factor": 1.0, "partial": 0.25,
+                              "scaling": "proportional"}
+    np.testing.assert_allclose(pe_core.rope_frequencies(512, 1e6, scaling=opening.scaling), inv_freq, rtol=5e-7)
+
+
+def test_gemma_4_s_global_cos_table_in_bfloat16_is_read_as_proportional() -> None:
+    """The cos the embedding returns for the global layers at positions 0..1023, cast to bfloat16 as the model runs
+    and saved as float32 (cos.float().numpy())."""
+    positions = torch.arange(1024)[None, :]
+    cos, _ = gemma4_global_rotary_embedding()(torch.zeros(1, 1024, 8, dtype=torch.bfloat16), positions,
+                                              layer_type="full_attention")
+    (reading,) = rotary.check_upload("cos.npy", npy(cos[0].float().numpy())).readings
+    assert reading.status == "rotary", reading.result["verdict"]
+    result = reading.result
+    assert (result["kind"], result["d"], result["n"], result["start"], result["layout"]) == (
+        "rope_cos", 512, 1e6, 0, "half")
+    assert result["scaling"]["method"] == "proportional" and result["scaling"]["partial_rotary_factor"] == 0.25
+    assert result["unreadable_pairs"] == []

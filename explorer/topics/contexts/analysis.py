@@ -44,7 +44,8 @@ def scaling(view: ContextView, method: str) -> pe_core.RopeScaling | None:
     own = method == view.method
     given = {
         "factor": view.factor, "low_freq_factor": view.low_freq, "high_freq_factor": view.high_freq,
-        "beta_fast": view.beta_fast, "beta_slow": view.beta_slow, "truncate": view.truncate,
+        "beta_fast": view.beta_fast, "beta_slow": view.beta_slow, "partial_rotary_factor": view.partial,
+        "truncate": view.truncate,
         "short_factor": view.short_factor, "long_factor": view.long_factor,
     }
     if own:  # 0: not given
@@ -81,7 +82,7 @@ ORDERED_KEYS = tuple(key for name in rope_methods.method_names() for order in ro
 
 def ordered_pairs(view: ContextView) -> tuple[ContextView, list[str]]:
     """The view with each pair of parameters that must go in order and does not (YaRN's beta_slow
-    below beta_fast, llama3's low_freq_factor below high_freq_factor: ``rope_methods.out_of_order``
+    below beta_fast, llama3's low_freq_factor at most high_freq_factor: ``rope_methods.out_of_order``
     over every method, whose parameters the page's boxes all show) replaced by its authors' values,
     and a one-line notice for each."""
     ordered, notices = rope_methods.out_of_order(
@@ -110,6 +111,13 @@ def coverage(view: ContextView, method: str | None = None, target: int | None = 
     return pe_core.angle_coverage(
         view.d, view.base, view.trained, view.target if target is None else target, scaling=scaling(view, method)
     )
+
+
+def unrotated(view: ContextView) -> dict[str, int]:
+    """The methods the view can draw that leave pairs unrotated (proportional: θ'_i = 0, which a log axis cannot
+    place), with how many."""
+    counts = {method: int(np.count_nonzero(coverage(view, method).scaled == 0)) for method in available_methods(view)}
+    return {method: count for method, count in counts.items() if count}
 
 
 def pairs_text(count: int) -> str:

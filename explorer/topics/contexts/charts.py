@@ -110,7 +110,8 @@ def methods_figure(view: ContextView, *, title: str) -> go.Figure:
         for method, ratio in ratios.items()
     ]
     every = np.concatenate(list(ratios.values()))
-    y_axis = log_axis(every) if every.max() / every.min() > 1.01 else {}
+    drawn = every[every > 0]  # a pair left unrotated (proportional: θ' = 0) has no place on a log axis
+    y_axis = log_axis(drawn) if drawn.max() / drawn.min() > 1.01 else {}
     return figure(traces, {
         "title": chart_title(title), "height": 460, "margin": MARGIN | {"b": 150},
         "xaxis": log_axis(wavelength) | {"title": {"text": "wavelength λ_i = 2π/θ_i (positions)"}},

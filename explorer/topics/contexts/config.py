@@ -110,6 +110,8 @@ def view_from_config(config: dict) -> tuple[ContextView, list[str]]:
             "attention_factor": _clamp("attention_factor", s.attention_factor or 0.0, 0.0, MSCALE_MAX, notices),
             "short_factor": s.short_factor, "long_factor": s.long_factor,
         }
+        if rope_method(method).whole_head:  # the others' partial_rotary_factor is 1, not the page's default
+            values["partial"] = s.partial_rotary_factor
     view, more = checked_view(ContextView(**values))
     return view, notices + more
 

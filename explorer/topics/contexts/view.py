@@ -29,8 +29,8 @@ class ContextView:
     ``target`` the length to reach (L); ``max_positions`` a config's ``max_position_embeddings``
     (0: not given), which dynamic NTK takes as its original length, as transformers does.
     ``mscale``, ``mscale_all_dim`` and ``attention_factor`` of 0 mean "not given"; they and the
-    LongRoPE lists belong to the chosen method only. ``low_freq`` .. ``beta_slow`` are the methods'
-    own parameters (``explorer.rope_methods.own_parameters``), named as its PARAMETERS: the page
+    LongRoPE lists belong to the chosen method only. ``low_freq`` .. ``beta_slow`` and ``partial`` are the
+    methods' own parameters (``explorer.rope_methods.own_parameters``), named as its PARAMETERS: the page
     draws a box for each, and a method with a parameter of its own adds a field here of its key.
     """
 
@@ -45,6 +45,7 @@ class ContextView:
     high_freq: float = 4.0
     beta_fast: float = 32.0
     beta_slow: float = 1.0
+    partial: float = 0.25
     truncate: bool = True
     mscale: float = 0.0
     mscale_all_dim: float = 0.0
@@ -76,5 +77,5 @@ DEFAULT_VIEW = ContextView()
 #: The URL keys of the page's own settings (the sidebar's d and n hold d and the base).
 PAGE_KEYS = (
     "method", "factor", "trained", "target", "max_positions", "low_freq", "high_freq",
-    "beta_fast", "beta_slow", "truncate", "mscale", "mscale_all_dim", "attention_factor",
+    "beta_fast", "beta_slow", "partial", "truncate", "mscale", "mscale_all_dim", "attention_factor",
 )

@@ -203,6 +203,8 @@ SCALING_KEYS: dict[str, tuple[str, object]] = {
     "low_freq_factor": ("low_freq_factor", number),
     "high_freq_factor": ("high_freq_factor", number),
     "divisors": ("divisors e_i, pair by pair", _divisors),
+    "partial_rotary_factor": ("partial_rotary_factor (the rotated pairs' share)", number),
+    "rotated_pairs": ("pairs rotated (the others turn 0)", number),
 }
 
 

@@ -13,19 +13,20 @@ and ``rope_method_names()``; adding a method is one ``register_rope_method`` cal
 The formulas of each method are written out in ``RopeScaling``'s docstring (pe_core.rope.scaling).
 
 One module per part; this package imports them and registers the shipped methods in their order
-(linear, ntk, dynamic, yarn, llama3, longrope: ``rope_method_names()`` lists them so, and
+(linear, ntk, dynamic, yarn, llama3, longrope, proportional: ``rope_method_names()`` lists them so, and
 ``pe_core.rope.scaling`` reads it when it is imported), and re-exports their public names:
 
 - ``registry``: ``RopeMethod``, ``ConfigKey``, the registry and its lookups;
 - ``shared``: pieces two or more methods share (the NTK base change, the checks on d, ...);
-- ``linear``, ``ntk`` (NTK-aware and dynamic NTK), ``yarn``, ``llama3``, ``longrope``: one entry each,
-  its frequencies, attention factor, validator, sentences and inverse reading.
+- ``linear``, ``ntk`` (NTK-aware and dynamic NTK), ``yarn``, ``llama3``, ``longrope``, ``proportional``: one
+  entry each, its frequencies, attention factor, validator, sentences and inverse reading.
 """
 
 from pe_core.rope.methods.linear import LINEAR
 from pe_core.rope.methods.llama3 import LLAMA3
 from pe_core.rope.methods.longrope import LONGROPE
 from pe_core.rope.methods.ntk import DYNAMIC, NTK
+from pe_core.rope.methods.proportional import PROPORTIONAL, rotated_pairs
 from pe_core.rope.methods.registry import (
     FROM_LENGTHS,
     ORIGINAL_LENGTH_KEYS,
@@ -47,6 +48,7 @@ __all__ = [
     "LONGROPE",
     "NTK",
     "ORIGINAL_LENGTH_KEYS",
+    "PROPORTIONAL",
     "REQUIRED",
     "YARN",
     "ConfigKey",
@@ -55,8 +57,9 @@ __all__ = [
     "register_rope_method",
     "rope_method",
     "rope_method_names",
+    "rotated_pairs",
     "yarn_code_ramp",
 ]
 
-for _method in (LINEAR, NTK, DYNAMIC, YARN, LLAMA3, LONGROPE):
+for _method in (LINEAR, NTK, DYNAMIC, YARN, LLAMA3, LONGROPE, PROPORTIONAL):
     register_rope_method(_method)

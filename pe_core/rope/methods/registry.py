@@ -46,7 +46,8 @@ class RopeMethod:
     - ``frequencies(theta, d, base, scaling, length)``: :math:`\theta'` from the plain :math:`\theta`
       (float64, (d/2,)); ``length`` is the sequence length or None;
     - ``attention_factor(scaling)``: what transformers multiplies cos and sin by;
-    - ``config_keys``: the rope_scaling keys it reads, in the order rope_from_config checks them;
+    - ``config_keys``: the rope_scaling keys it reads, in the order rope_from_config checks them; a method
+      that reads ``partial_rotary_factor`` applies it itself over the whole head (``whole_head``);
     - ``original_length``: the config key its :math:`L_0` is read from (one of
       ``ORIGINAL_LENGTH_KEYS``), or None when the method needs none;
     - ``validate(scaling, d)``: raises ValueError for parameters the method cannot take (d None:
@@ -86,6 +87,13 @@ class RopeMethod:
                              f"got {self.original_length!r}.")
         if not any(key.name == "factor" for key in self.config_keys):
             raise ValueError(f"{self.name} must read the factor (a ConfigKey named 'factor').")
+
+    @property
+    def whole_head(self) -> bool:
+        """Whether the method applies partial_rotary_factor itself, over the whole head (proportional): a config's
+        rotary dimension d is then the whole head, where for the others it is int(head_dim * partial_rotary_factor)
+        and their scaling's partial_rotary_factor stays 1."""
+        return any(key.name == "partial_rotary_factor" for key in self.config_keys)
 
 
 _METHODS: dict[str, RopeMethod] = {}
