@@ -9,9 +9,9 @@ tests/shared/test_layer_presets.py with ``pe_core.model_layers``, both against t
 itself). The layout is not in a config.json: it is how the model's code pairs the coordinates,
 recorded here from that code.
 
-``MODEL_CONFIGS`` feeds the rotary pages' preset selects (one RoPE per model);
-``LAYER_PRESETS`` the layer page ("Your model, layer by layer"), whose models include some the
-rotary pages cannot show yet (``LAYER_ONLY``).
+``MODEL_CONFIGS`` feeds the rotary pages' preset selects (one RoPE per model: for a model of several layer
+types, the one ``rope_from_config`` reads, which those pages name); ``LAYER_PRESETS`` the layer page
+("Your model, layer by layer").
 """
 
 from __future__ import annotations
@@ -199,11 +199,6 @@ MODEL_CONFIGS: tuple[ModelConfig, ...] = (
             "sliding_window 262144)",
         ),
     ),
-)
-
-#: Models only the layer page shows: pe_core.rope_from_config cannot read them on its own (Gemma 4's
-#: global layers use transformers' "proportional" rope_type, which the method registry does not have).
-LAYER_ONLY: tuple[ModelConfig, ...] = (
     ModelConfig(
         "gemma-4-e2b-it", "Gemma 4 E2B", "google/gemma-4-E2B-it", "half",
         "Four sliding-window layers (512 keys, base 10000, 256-wide heads) then one global layer, 35 layers; "
@@ -225,7 +220,7 @@ LAYER_PRESETS: tuple[str, ...] = (
     "deepseek-v3", "command-a-03-2025", "llama-3.1-8b", "qwen3-8b", "phi-4-mini-instruct",
 )
 
-_BY_KEY = {model.key: model for model in (*MODEL_CONFIGS, *LAYER_ONLY)}
+_BY_KEY = {model.key: model for model in MODEL_CONFIGS}
 
 
 def model_config(key: str) -> ModelConfig:

@@ -38,6 +38,11 @@ def from_file(key: str) -> tuple[int, float, dict | None]:
     config = json.loads(model_configs.model_config(key).path.read_text())
     config = config.get("text_config", config)
     rope = config.get("rope_parameters") or {}  # transformers 5's spelling (Qwen3.5): base and fraction inside
+    if rope and all(isinstance(value, dict) for value in rope.values()):
+        # One dict per layer type (Gemma 4): the rotary pages show the global layers', whose proportional RoPE
+        # is computed over the whole global_head_dim (512 when the file leaves it out).
+        rope = rope["full_attention"]
+        return config.get("global_head_dim", 512), float(rope["rope_theta"]), dict(rope)
     if "rotary_dim" in config:  # GPT-J
         d = config["rotary_dim"]
     elif "qk_rope_head_dim" in config:  # DeepSeek's MLA
@@ -76,7 +81,8 @@ def test_every_preset_lands_on_the_sliders_and_keeps_its_scaling(model: model_co
     # Each parameter the method's controls show starts at the file's value (every one is a stop).
     given = {"factor": file_scaling.get("factor"), "original": file_scaling.get("original_max_position_embeddings"),
              "low_freq": file_scaling.get("low_freq_factor"), "high_freq": file_scaling.get("high_freq_factor"),
-             "beta_fast": file_scaling.get("beta_fast"), "beta_slow": file_scaling.get("beta_slow")}
+             "beta_fast": file_scaling.get("beta_fast"), "beta_slow": file_scaling.get("beta_slow"),
+             "partial": file_scaling.get("partial_rotary_factor")}
     for name in rope_presets.choice_parameters(preset.scaling.method):
         if given[name] is not None:
             assert values[name] == float(given[name]) and values[name] in PARAMETERS[name].stops, name
