@@ -38,10 +38,13 @@ def layer_types_note(config: Mapping) -> str | None:
     """The sentence naming a config's layer types and which of them the page's one RoPE is; None when every
     layer does the same with positions (or the config gives no layer count, or cannot be read so)."""
     try:
-        layers = pe_core.model_layers(config)
         shown = pe_core.rope_from_config(config)
     except ValueError:
         return None
+    try:
+        layers = pe_core.model_layers(config)
+    except ValueError:
+        return _per_type_without_layers(config)
     counts: dict[tuple[str, bool], int] = {}
     for layer in layers:
         counts[(layer.layer_type, layer.rotary)] = counts.get((layer.layer_type, layer.rotary), 0) + 1
@@ -60,6 +63,22 @@ def layer_types_note(config: Mapping) -> str | None:
              else "a RoPE none of its layer types runs exactly as read here")
     return (f"This config has {len(counts)} layer types: {'; '.join(parts)}. This page shows one RoPE, {which}; "
             "see every layer on Your model, layer by layer.")
+
+
+def _per_type_without_layers(config: Mapping) -> str | None:
+    """For a config that gives no layer count but one RoPE per layer type (transformers 5's rope_parameters, or
+    Gemma 3's rope_local_base_freq): the types, and which one the page shows."""
+    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    parameters = text.get("rope_parameters")
+    if isinstance(parameters, Mapping) and parameters and all(isinstance(v, Mapping) for v in parameters.values()):
+        kinds = list(parameters)
+    elif "rope_local_base_freq" in text:
+        kinds = ["full_attention", "sliding_attention"]
+    else:
+        return None
+    return (f"This config gives a RoPE per layer type ({', '.join(kinds)}) but no num_hidden_layers, so which "
+            "layer is which is unknown. This page shows one RoPE, the full_attention layers'; add num_hidden_layers "
+            "to see every layer on Your model, layer by layer.")
 
 
 @cache

@@ -110,6 +110,10 @@ def parse_int(
     return number, notices
 
 
+#: A notice lists the choices of a key up to this many characters (twenty model presets are 380).
+MAX_LISTED_CHARS = 200
+
+
 def parse_choice(key: str, raws: list[str], *, default: str, options: tuple[str, ...]) -> tuple[str, list[str]]:
     """One of ``options`` from URL values, with notices."""
     notices: list[str] = []
@@ -119,7 +123,10 @@ def parse_choice(key: str, raws: list[str], *, default: str, options: tuple[str,
     if not raw:
         notices.append(f"URL: {key} is empty; using {default}.")
         return default, notices
-    notices.append(f"URL: {key}={echo(raw)} is not one of {', '.join(options)}; using {default}.")
+    listed = ", ".join(options)
+    if len(listed) > MAX_LISTED_CHARS:  # a notice stays one short line: the first few, and how many there are
+        listed = f"the {len(options)} choices ({', '.join(options[:3])}, ...)"
+    notices.append(f"URL: {key}={echo(raw)} is not one of {listed}; using {default}.")
     return default, notices
 
 

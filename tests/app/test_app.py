@@ -361,7 +361,7 @@ def test_every_page_clamps_the_same_bad_url_with_a_notice_per_key(page: PageInfo
     ("pitfalls", {"b": ""}, ["URL: b is empty; using concatenated."]),
     ("contexts", {"base": "1e400"}, ["URL: base=`1e400` is not a finite number; using the sidebar's n."]),
     ("contexts", {"base": "0.5"}, ["URL: base=`0.5` must be greater than 1; using the sidebar's n."]),
-    ("rotary", {"model": "../../etc"}, ["URL: model=`../../etc` is not one of custom, "]),
+    ("rotary", {"model": "../../etc"}, ["URL: model=`../../etc` is not one of the 21 choices (custom, llama-2-7b, "]),
     ("contexts", {"model": "[x](//ev.il) " + "y" * 40}, ["URL: model=`[x](//ev.il) yyyyyyyyyy…` is not one of "]),
 ])
 def test_a_url_value_the_view_does_not_use_is_named_with_what_is_used(path: str, query, notices) -> None:

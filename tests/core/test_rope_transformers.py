@@ -39,6 +39,7 @@ ROTARY_CLASSES = {
     "deepseek_v3": "transformers.models.deepseek_v3.modeling_deepseek_v3.DeepseekV3RotaryEmbedding",
     "gpt_oss": "transformers.models.gpt_oss.modeling_gpt_oss.GptOssRotaryEmbedding",
     "gemma3_text": "transformers.models.gemma3.modeling_gemma3.Gemma3RotaryEmbedding",
+    "gemma4_text": "transformers.models.gemma4.modeling_gemma4.Gemma4TextRotaryEmbedding",
     "phi3": "transformers.models.phi3.modeling_phi3.Phi3RotaryEmbedding",
     "llama4_text": "transformers.models.llama4.modeling_llama4.Llama4TextRotaryEmbedding",
     "qwen3": "transformers.models.qwen3.modeling_qwen3.Qwen3RotaryEmbedding",
@@ -66,8 +67,9 @@ def rotary_embedding(config: dict):
 
 
 def layer_arguments(config: dict) -> dict:
-    """Gemma 3's embedding holds one RoPE per layer type; the preset's scaling is the global layers'."""
-    return {"layer_type": "full_attention"} if language_model_keys(config)["model_type"] == "gemma3_text" else {}
+    """Gemma 3's and 4's embeddings hold one RoPE per layer type; the preset's is the global layers'."""
+    per_type = ("gemma3_text", "gemma4_text")
+    return {"layer_type": "full_attention"} if language_model_keys(config)["model_type"] in per_type else {}
 
 
 def float32_rtol(base: float) -> float:

@@ -216,6 +216,11 @@ def test_the_note_names_each_layer_type_and_the_one_a_page_shows() -> None:
     assert "without position" in layer_types_note(COHERE2)
     assert layer_types_note({"rope_theta": 500000.0, "head_dim": 128, "num_hidden_layers": 32}) is None
     assert layer_types_note({"rope_theta": 500000.0, "head_dim": 128}) is None  # no layer count: one RoPE
+    without_count = {key: value for key, value in GEMMA3_V5.items() if key != "num_hidden_layers"}
+    assert "(full_attention, sliding_attention) but no num_hidden_layers" in layer_types_note(without_count)
+    gemma3_v4 = {"model_type": "gemma3_text", "head_dim": 16, "rope_theta": 1e6, "rope_local_base_freq": 1e4,
+                 "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
+    assert "no num_hidden_layers" in layer_types_note(gemma3_v4)
 
 
 def test_a_preset_of_one_kind_of_layer_gets_no_note() -> None:
