@@ -67,6 +67,9 @@ SETTINGS = (
     ("defaults", "", (s.D_DEFAULT, s.D_DEFAULT - 2)),
     ("largest", f"d={s.D_MAX}&L={s.L_MAX}", (s.D_MAX, s.D_MAX - 2)),
 )
+#: A page's own controls at their largest, added to the "largest" row's query (its sidebar settings do not
+#: reach it): Your model, layer by layer's deepest stack at the longest target.
+PAGE_LARGEST = {"layers": "&layer_model=deepseek-v3&layer_target=16777216"}
 #: The "page" of --floor's rows, and what its copy of the app draws in place of Encoding matrix.
 FLOOR = "chrome only"
 FLOOR_PAGE = f'import streamlit as st\n\nst.title("{page_list.PAGES[1].title}")\n'
@@ -114,7 +117,8 @@ def main() -> int:
     # (row's page, URL path, settings' name, query, d values): the floor's rows first, on their own server.
     floor_path = page_list.address_path(page_list.PAGES[1])
     plan = [(FLOOR, floor_path, name, query, values) for name, query, values in SETTINGS if args.floor]
-    plan += [(info.url_path, page_list.address_path(info), name, query, values)
+    plan += [(info.url_path, page_list.address_path(info), name,
+              query + (PAGE_LARGEST.get(info.url_path, "") if name == "largest" else ""), values)
              for info in pages for name, query, values in SETTINGS]
 
     load_before = os.getloadavg()[0]
