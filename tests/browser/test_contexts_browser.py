@@ -13,7 +13,7 @@ from support.browser_harness import APP_IDLE_JS, REPO_ROOT
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 
 from explorer.model_configs import load_config
-from explorer.topics import contexts
+from explorer.topics import contexts, layers
 
 try:
     from playwright.sync_api import expect
@@ -87,7 +87,7 @@ def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> N
     whole-number box read them 1, 32 and 1, silently); "1e9", beyond the limit, is clamped and "1.5"
     rounded, each with a caption under the box saying so. The page uses each value, the URL holds it
     as a whole number."""
-    assert whole_number_boxes() == {("contexts_page", key) for key in WHOLE_BOXES}
+    assert whole_number_boxes() == {("contexts_page", key) for key in WHOLE_BOXES} | {("layers_page", "layer_target")}
     page.goto(f"{app_server}/contexts?parameters=true&code=true", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "contexts", timeout=FIRST_LOAD_MS)
     code = page.locator('[data-testid="stCode"]').first
@@ -118,4 +118,23 @@ def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> N
         shown(used(2))
         expect(page.get_by_text("1.5 is not a whole number: using 2.")).to_be_visible()
         type_into(box, key, "32e3", 32000)
+    assert_no_traceback(page)
+
+
+def test_the_layer_pages_target_box_reads_scientific_notation(app_server: str, page) -> None:
+    """Your model, layer by layer's whole-number box, as Longer contexts' above: "1e5" is 100000 and the table
+    is computed at it, "1e9" is clamped to the limit with a caption saying so."""
+    page.goto(f"{app_server}/layers", timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, "layers", timeout=FIRST_LOAD_MS)
+    box = page.get_by_role("spinbutton", name="Target length L (tokens)", exact=True)
+    for typed, value in (("1e5", 100000), ("1e9", layers.TARGET_MAX)):
+        box.fill(typed)
+        box.press("Enter")
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('layer_target') === '{value}'")
+        page.wait_for_function(APP_IDLE_JS)
+        expect(box).to_have_value(str(value))
+        caption = page.locator('[data-testid="stCaptionContainer"]').filter(has_text=f"Per layer type at L = {value:,}")
+        expect(caption.first).to_be_visible()
+    clamped = f"1000000000 is outside 1..{layers.TARGET_MAX}: using {layers.TARGET_MAX}."
+    expect(page.get_by_text(clamped)).to_be_visible()
     assert_no_traceback(page)

@@ -44,6 +44,8 @@ DEFAULT_TRAINED = 4096
 #: The score-by-offset curves sum at most this many offsets x pairs per layer type, and cover at most
 #: this many offsets (beyond, the windows' edges are all drawn: the largest window shipped is 4096).
 CURVE_TERMS, CURVE_MAX_OFFSETS = 2_000_000, 16_384
+#: How much of a kind's layer runs its table cell shows (the stack's chart shows every layer).
+RUNS_SHOWN = 20
 #: The layer types in words.
 LAYER_TYPE_NAMES = {
     "full_attention": "full attention",
@@ -181,8 +183,9 @@ def preset_stack(key: str) -> ModelStack:
     return read_stack(load_config(key), model_config(key).name)
 
 
-def layer_runs(indices: tuple[int, ...]) -> str:
-    """Layer indices as runs: '0-4, 6-10, 12'."""
+def layer_runs(indices: tuple[int, ...], limit: int | None = None) -> str:
+    """Layer indices as runs: '0-4, 6-10, 12'; with ``limit``, the runs that fit in about that many characters
+    and '...' (a table's cell on a projector)."""
     runs: list[str] = []
     start = previous = indices[0]
     for index in (*indices[1:], None):
@@ -192,7 +195,10 @@ def layer_runs(indices: tuple[int, ...]) -> str:
         runs.append(str(start) if start == previous else f"{start}-{previous}")
         if index is not None:
             start = previous = index
-    return ", ".join(runs)
+    text = ", ".join(runs)
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: text.rfind(", ", 0, limit)] + ", ..."
 
 
 @dataclass(frozen=True)

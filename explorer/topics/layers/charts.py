@@ -14,6 +14,7 @@ from explorer import animation
 from explorer.figures import ENVELOPE_HOVER, FONT_PX, MARGIN, chart_title, figure, line_xy, log_axis
 from explorer.settings import format_number
 from explorer.topics.layers.analysis import (
+    RUNS_SHOWN,
     KindCoverage,
     LayerKind,
     ModelStack,
@@ -248,7 +249,7 @@ def kinds_table(stack: ModelStack, target: int) -> pd.DataFrame:
         seen = coverage(kind, stack.trained, target)
         rows.append({
             "layer type": kind.name,
-            "layers": f"{len(kind.layers)} ({layer_runs(kind.layers)})",
+            "layers": f"{len(kind.layers)} ({layer_runs(kind.layers, RUNS_SHOWN)})",
             "base": base_text(kind),
             "scaling": kind.scaling_text() or "n/a",
             "pairs rotating": f"{kind.rotated_pairs} of {kind.head_pairs}",

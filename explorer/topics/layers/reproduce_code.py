@@ -5,7 +5,7 @@ explorer.rope_methods) and prints the page's numbers."""
 from __future__ import annotations
 
 from explorer import reproduce, rope_methods
-from explorer.topics.layers.analysis import ModelStack, curve_offsets, layer_runs, query_scale_positions
+from explorer.topics.layers.analysis import RUNS_SHOWN, ModelStack, curve_offsets, layer_runs, query_scale_positions
 from explorer.topics.layers.charts import base_text, reach_text
 
 
@@ -14,7 +14,7 @@ def _kind_literal(stack: ModelStack, index: int) -> str:
     rope = kind.rope
     scaled = "None" if rope is None or rope.scaling is None else rope_methods.method_entry(rope.scaling.method).function
     fields = {
-        "layers": repr(list(kind.layers)), "runs": repr(layer_runs(kind.layers)),
+        "layers": repr(list(kind.layers)), "runs": repr(layer_runs(kind.layers, RUNS_SHOWN)),
         "head_dim": str(kind.head_dim), "d": str(rope.d if rope else 0),
         "base": reproduce.literal(rope.base) if rope else "None", "scaled": scaled,
         "base_text": repr(base_text(kind)), "scaling": repr(kind.scaling_text() or "n/a"),
