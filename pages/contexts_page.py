@@ -4,13 +4,13 @@ length it was trained on, pair by pair, for every context-extension method."""
 import numpy as np
 import streamlit as st
 
-from explorer import animation, figures, layer_types, rope_methods
+from explorer import animation, config_json, figures, layer_types, rope_methods
 from explorer.model_configs import model_config
 from explorer.presets import CUSTOM
 from explorer.settings import D_MAX, D_MIN, N_OPTIONS, format_number, nearest_n, parse_choice
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
-from explorer.ui import blocks, cached, controls, layer_link, model_carry, navigation
+from explorer.ui import blocks, cached, config_inputs, controls, layer_link, model_carry, navigation
 from pe_core.rope.methods import rope_method
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), what
@@ -61,15 +61,16 @@ def apply_model() -> None:
 
 def apply_config(data: str | bytes, source: str) -> None:
     try:
-        config = contexts.read_config(data)
+        config = config_json.read_config(data)
         view, notices = contexts.view_from_config(config)
     except ValueError as error:
-        st.session_state[CONFIG_MESSAGE] = ("error", contexts.one_line(f"{source}: {error}"), [])
+        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"), [])
         return
     show(view, contexts.CUSTOM_MODEL)
     st.session_state[PASTED_LISTS] = (view.short_factor, view.long_factor) if view.has_lists else None
     st.session_state[CONFIG_MESSAGE] = (
-        "success", contexts.one_line(f"Read {source}: {view.describe()}."), [contexts.one_line(n) for n in notices]
+        "success", config_json.one_line(f"Read {source}: {view.describe()}."),
+        [config_json.one_line(notice) for notice in notices],
     )
     st.session_state[PASTED_LAYERS] = (layer_types.layer_types_note(config), config)
 
@@ -78,7 +79,7 @@ def apply_pasted() -> None:
     text = st.session_state.get(CONFIG_TEXT) or ""
     if text.strip():
         apply_config(text, "your config")
-    if contexts.config_size(text) > contexts.CONFIG_MAX_BYTES:
+    if config_json.config_size(text) > config_json.CONFIG_MAX_BYTES:
         # Refused (the message says why): not kept in the box, whose text the browser sends with every rerun.
         st.session_state[CONFIG_TEXT] = ""
 
@@ -139,17 +140,11 @@ st.selectbox(
     "Model preset (its public config.json)", contexts.MODEL_KEYS, key="model", on_change=apply_model,
     format_func=lambda key: "Custom: the settings below" if key == contexts.CUSTOM_MODEL else model_config(key).name,
 )
-paste_col, upload_col = st.columns(2)
-paste_col.text_area(
-    # No max_chars: the browser would drop a longer paste without a word; the page refuses it in one line.
-    "Or paste a config.json", key=CONFIG_TEXT, height=120, on_change=apply_pasted,
+config_inputs.draw(
+    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
     placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
-    help="Read as transformers reads it: rope_theta, head_dim (or hidden_size / num_attention_heads), "
-    "partial_rotary_factor, max_position_embeddings, rope_scaling or rope_parameters. Ctrl+Enter applies it.",
-)
-upload_col.file_uploader(
-    "Or upload one", type=["json"], key=CONFIG_FILE, on_change=apply_uploaded, max_upload_size=contexts.CONFIG_MAX_MB,
-    help=f"A JSON file of at most {contexts.CONFIG_MAX_MB} MB. Nothing is stored.",
+    reads="rope_theta, head_dim (or hidden_size / num_attention_heads), partial_rotary_factor, "
+    "max_position_embeddings, rope_scaling or rope_parameters",
 )
 message = st.session_state.get(CONFIG_MESSAGE)
 if message:

@@ -11,7 +11,7 @@ from explorer.model_configs import LAYER_PRESETS, model_config
 from explorer.settings import parse_choice
 from explorer.topics import layers
 from explorer.topics.layers import ModelStack
-from explorer.ui import blocks, cached, controls
+from explorer.ui import blocks, cached, config_inputs, controls
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), the stack read from
 #: the visitor's config, and what reading it said.
@@ -98,16 +98,11 @@ if model == layers.CUSTOM_MODEL and VISITOR_STACK not in st.session_state:
     st.session_state["layer_model"] = model = DEFAULT_MODEL
     st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
 st.selectbox("Model preset (its public config.json)", MODEL_KEYS, key="layer_model", format_func=model_name)
-paste_col, upload_col = st.columns(2)
-paste_col.text_area(
-    "Or paste a config.json", key=CONFIG_TEXT, height=120, on_change=apply_pasted,
+config_inputs.draw(
+    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
     placeholder='{"model_type": "gemma3_text", "num_hidden_layers": 34, ...}',
-    help="Read as the model's own transformers code reads it: model_type, num_hidden_layers, layer_types, "
-    "sliding_window, rope_parameters (flat or per layer type) or rope_theta and rope_scaling. Ctrl+Enter applies it.",
-)
-upload_col.file_uploader(
-    "Or upload one", type=None, key=CONFIG_FILE, on_change=apply_uploaded, max_upload_size=config_json.CONFIG_MAX_MB,
-    help=f"A config.json of at most {config_json.CONFIG_MAX_MB} MB. Nothing is stored.",
+    reads="model_type, num_hidden_layers, layer_types, sliding_window, head_dim, rope_parameters (flat or per "
+    "layer type) or rope_theta and rope_scaling, and each family's own keys",
 )
 message = st.session_state.get(CONFIG_MESSAGE)
 if message:

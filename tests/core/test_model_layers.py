@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.needs_torch import import_or_skip
+from support.transformers_layers import layer_rows
 
 import pe_core
 from pe_core.rope.layers import layer_head_dim, layer_rope_config
@@ -202,34 +203,7 @@ CASES = {
 
 def what_the_model_does(name: str, model) -> list[tuple]:
     """Each layer of a transformers model as it runs: (type, rotary, window, chunk, query scale, inv_freq, factor)."""
-    config, rotary_embedding = model.config, model.model.rotary_emb
-    kinds = (
-        list(config.layer_types)
-        if getattr(config, "layer_types", None)
-        else ["full_attention"] * len(model.model.layers)
-    )
-    rows = []
-    for index, layer in enumerate(model.model.layers):
-        attention, kind = getattr(layer, "self_attn", None), kinds[index]
-        if attention is None:  # Qwen3.5's linear attention: no positions at all
-            rotary = False
-        elif name == "cohere2":
-            rotary = attention.sliding_window is not None
-        elif name == "llama4_text":
-            rotary = bool(attention.use_rope)
-        else:
-            rotary = True
-        # Phi-3 passes config.sliding_window to every layer's attention call; the others keep it on the module.
-        window = config.sliding_window if name == "phi3" else getattr(attention, "sliding_window", None)
-        chunk = config.attention_chunk_size if kind == "chunked_attention" else None
-        scale = name == "llama4_text" and bool(attention.attn_temperature_tuning and not attention.use_rope)
-        inv_freq, factor = None, 1.0
-        if rotary:
-            prefix = f"{kind}_" if isinstance(rotary_embedding.rope_type, dict) else ""
-            inv_freq = getattr(rotary_embedding, f"{prefix}inv_freq").double().numpy()
-            factor = float(getattr(rotary_embedding, f"{prefix}attention_scaling"))
-        rows.append((kind, rotary, window, chunk, scale, inv_freq, factor))
-    return rows
+    return layer_rows(name, model.config, model.model.layers, model.model.rotary_emb)
 
 
 @pytest.mark.parametrize("name", list(CASES))

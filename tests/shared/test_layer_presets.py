@@ -22,12 +22,15 @@ import importlib
 
 import numpy as np
 import pytest
-import torch
-import transformers
+from support.needs_torch import import_or_skip
+from support.transformers_layers import layer_rows
 
 import pe_core
 from explorer import model_configs
 from explorer.model_configs import LAYER_PRESETS, load_config, model_config
+
+torch = import_or_skip("torch")
+transformers = import_or_skip("transformers")
 
 transformers.logging.set_verbosity_error()
 
@@ -73,37 +76,11 @@ def model_classes(text_config) -> tuple[type, type]:
 
 
 def what_transformers_runs(text_config) -> list[tuple]:
-    """Each decoder layer as the model's code runs it: (type, rotary, window, chunk, query scale, inv_freq, factor)."""
+    """Each decoder layer as the model's code runs it, its layers built on the meta device (no weights)."""
     layer_class, rotary_class = model_classes(text_config)
-    family = text_config.model_type
-    rotary_embedding = rotary_class(text_config)
     with torch.device("meta"):
         layers = [layer_class(text_config, index) for index in range(text_config.num_hidden_layers)]
-    kinds = list(getattr(text_config, "layer_types", None) or ["full_attention"] * len(layers))
-    rows = []
-    for kind, layer in zip(kinds, layers, strict=True):
-        attention = getattr(layer, "self_attn", None)
-        if attention is None:  # Qwen3.5's linear attention: no positions at all
-            rotary = False
-        elif family == "cohere2":  # RoPE only where there is a window
-            rotary = attention.sliding_window is not None
-        elif family == "llama4_text":
-            rotary = bool(attention.use_rope)
-        else:
-            rotary = True
-        if family == "phi3":  # passed to every layer's attention call
-            window = text_config.sliding_window
-        else:
-            window = getattr(attention, "sliding_window", None)
-        chunk = text_config.attention_chunk_size if kind == "chunked_attention" else None
-        scale = family == "llama4_text" and bool(attention.attn_temperature_tuning and not attention.use_rope)
-        inv_freq, factor = None, 1.0
-        if rotary:
-            prefix = f"{kind}_" if isinstance(rotary_embedding.rope_type, dict) else ""
-            inv_freq = getattr(rotary_embedding, f"{prefix}inv_freq").double().numpy()
-            factor = float(getattr(rotary_embedding, f"{prefix}attention_scaling"))
-        rows.append((kind, rotary, window, chunk, scale, inv_freq, factor))
-    return rows
+    return layer_rows(text_config.model_type, text_config, layers, rotary_class(text_config))
 
 
 def test_the_layer_presets_are_the_issues_ten_in_its_order() -> None:

@@ -26,7 +26,7 @@ from support.snippets import run_snippet
 
 import pe_core
 import pe_core.rope.context
-from explorer import animation, rope_methods
+from explorer import animation, config_json, rope_methods
 from explorer.model_configs import MODEL_CONFIGS, load_config
 from explorer.topics import contexts
 from explorer.topics.contexts import DEFAULT_VIEW, ContextView
@@ -531,7 +531,7 @@ def test_transformers_4_and_5_spellings_read_alike(key: str) -> None:
         config = config["text_config"]
         assert "rope_parameters" in config or "rope_scaling" in config
     as_text = json.dumps(config if "rope_parameters" in config else transformers5(config))
-    assert contexts.view_from_config(contexts.read_config(as_text)) == contexts.view_from_config(config)
+    assert contexts.view_from_config(config_json.read_config(as_text)) == contexts.view_from_config(config)
 
 
 #: (name, text or bytes, words the one-line message must hold)
@@ -567,10 +567,10 @@ BAD_CONFIGS = [
 @pytest.mark.parametrize(("text", "words"), [case[1:] for case in BAD_CONFIGS], ids=[c[0] for c in BAD_CONFIGS])
 def test_a_bad_config_gets_one_line_naming_what_is_wrong(text: str | bytes, words: str) -> None:
     with pytest.raises(ValueError) as raised:
-        contexts.view_from_config(contexts.read_config(text))
+        contexts.view_from_config(config_json.read_config(text))
     message = str(raised.value)
     assert words in message and "\n" not in message, message
-    shown = contexts.one_line(message)
+    shown = config_json.one_line(message)
     assert "\n" not in shown and len(shown) <= 2 * 300
 
 
@@ -588,8 +588,8 @@ def test_a_config_past_the_page_limits_is_clamped_with_notices() -> None:
 def test_one_line_escapes_markdown_from_the_config() -> None:
     hostile = '{"rope_theta": "[click](javascript:alert(1)) $x$ **b** <b>", "head_dim": 64}'
     with pytest.raises(ValueError) as raised:
-        contexts.view_from_config(contexts.read_config(hostile))
-    shown = contexts.one_line(str(raised.value) + "\nsecond line")
+        contexts.view_from_config(config_json.read_config(hostile))
+    shown = config_json.one_line(str(raised.value) + "\nsecond line")
     assert "\n" not in shown
     # Every character Markdown, LaTeX or HTML would act on comes escaped.
     assert re.search(r"(?<!\\)[\[\]()$*<>`_]", shown) is None, shown

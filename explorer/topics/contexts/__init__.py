@@ -20,7 +20,6 @@ public names, so ``contexts.X`` and ``from explorer.topics.contexts import X`` r
 - ``reproduce_code``: the "reproduce this" snippet.
 """
 
-from explorer.config_json import CONFIG_MAX_BYTES, CONFIG_MAX_MB, config_size, one_line, read_config
 from explorer.topics.contexts.analysis import (
     CURVE_MAX_OFFSETS,
     CURVE_TERMS,
@@ -91,8 +90,6 @@ from explorer.topics.contexts.view import (
 
 __all__ = [
     "BASE_MAX",
-    "CONFIG_MAX_BYTES",
-    "CONFIG_MAX_MB",
     "CURVE_MAX_OFFSETS",
     "CURVE_TERMS",
     "CUSTOM_MODEL",
@@ -114,7 +111,6 @@ __all__ = [
     "attention_factor",
     "available_methods",
     "checked_view",
-    "config_size",
     "contexts_code",
     "coverage",
     "coverage_figure",
@@ -130,7 +126,6 @@ __all__ = [
     "methods_figure",
     "methods_summary",
     "methods_table",
-    "one_line",
     "ordered_pairs",
     "pairs_table",
     "pairs_text",
@@ -141,7 +136,6 @@ __all__ = [
     "preset_view",
     "ramp_figure",
     "ramp_table",
-    "read_config",
     "scaling",
     "unavailable_methods",
     "unrotated",
