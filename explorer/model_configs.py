@@ -11,7 +11,11 @@ recorded here from that code.
 
 ``MODEL_CONFIGS`` feeds the rotary pages' preset selects (one RoPE per model: for a model of several layer
 types, the one ``rope_from_config`` reads, which those pages name); ``LAYER_PRESETS`` the layer page
-("Your model, layer by layer").
+("Your model, layer by layer"); ``MROPE_MODELS`` (keys ``MROPE_PRESETS``) the page "Images and video
+(M-RoPE)": vision-language models whose text decoder rotates by three positions (time, height, width),
+kept out of ``MODEL_CONFIGS`` while ``rope_from_config`` refuses their ``mrope`` configs
+(tests/shared/test_mrope_presets.py reads their files with transformers itself). ``model_config`` finds
+every preset of either tuple.
 """
 
 from __future__ import annotations
@@ -220,7 +224,70 @@ LAYER_PRESETS: tuple[str, ...] = (
     "deepseek-v3", "command-a-03-2025", "llama-3.1-8b", "qwen3-8b", "phi-4-mini-instruct",
 )
 
-_BY_KEY = {model.key: model for model in MODEL_CONFIGS}
+#: The M-RoPE presets (page "Images and video (M-RoPE)"). Their text tokens stand on all three axes at
+#: once (time = height = width), so text alone sees plain RoPE; an image's tokens share one time and
+#: count merged patch cells (spatial_merge_size x patch_size pixels) in height and width. What
+#: transformers 5.18's get_rope_index reads of a config.json is vision_config.spatial_merge_size (and
+#: Qwen2.5-VL's vision_config.tokens_per_second); image_token_id and video_token_id mark the tokens
+#: it gives grid positions (the processor's mm_token_type_ids); the text rotary embedding reads
+#: rope_theta, the head size and mrope_section. The layout is each head's: all three rotate halves.
+MROPE_MODELS: tuple[ModelConfig, ...] = (
+    ModelConfig(
+        "qwen2-vl-7b-instruct", "Qwen2-VL 7B Instruct", "Qwen/Qwen2-VL-7B-Instruct", "half",
+        "M-RoPE in blocks: of each 128-wide head's 64 frequency pairs the first 16 (the fastest) turn with "
+        "time, the next 24 with height, the last 24 (the slowest) with width (mrope_section [16, 24, 24]); "
+        "base 1000000, 32768 positions. Height and width count 28-pixel cells (patch_size 14, "
+        "spatial_merge_size 2), time counts pairs of frames (temporal_patch_size 2). The file is flat (its "
+        "text keys at the top, no text_config); transformers 5.18 reads rope_scaling's type 'mrope' as "
+        "rope_type 'default' with the sections.",
+        sources=(
+            "PaddleMIX's tests/models/test_qwen2vl.py before it moved to the 2B (a whole copy of the 7B "
+            "Instruct config.json, 'configs copy from' its page: every key here)",
+            "the Triton TensorRT-LLM backend's multimodal preprocessing model (vision_token_id 151654, "
+            "image_token_id 151655, video_token_id 151656, 'Retrieved from' the 7B Instruct config.json)",
+            "NVIDIA NeMo's Qwen2-VL model (mrope_section [16, 24, 24], the same in the 2B, 7B and 72B "
+            "Instruct config.json files it cites)",
+            "an M-RoPE walk-through citing the 7B Instruct config.json (hidden_size 3584 over 28 heads: head "
+            "size 128; mrope_section [16, 24, 24])",
+        ),
+    ),
+    ModelConfig(
+        "qwen2.5-vl-7b-instruct", "Qwen2.5-VL 7B Instruct", "Qwen/Qwen2.5-VL-7B-Instruct", "half",
+        "Qwen2-VL's M-RoPE in blocks (mrope_section [16, 24, 24], base 1000000) with time in seconds: a video's "
+        "time position steps tokens_per_second (2) x the seconds each pair of frames spans (the processor's "
+        "second_per_grid_ts, temporal_patch_size / fps), so one step per half second whatever the sampling "
+        "rate; an image keeps one time. 128000 positions. The file is flat, as Qwen2-VL's.",
+        sources=(
+            "TensorRT-LLM's tests/unittest/_torch/modeling/test_modeling_qwen2_5vl.py (QWEN2_5_VL_7B_CONFIG, the "
+            "config.json with its layer and vision depths cut for testing: every key here)",
+            "a layer-skipping README quoting a local copy of the 7B Instruct config.json (transformers_version "
+            "4.41.2: every key here)",
+            "a copy re-saved by transformers 4.53.1 (the text encoder of HunyuanImage-2.1 in a third-party "
+            "trainer: the same values, its text keys also nested in a text_config)",
+        ),
+    ),
+    ModelConfig(
+        "qwen3-vl-8b-instruct", "Qwen3-VL 8B Instruct", "Qwen/Qwen3-VL-8B-Instruct", "half",
+        "Interleaved M-RoPE (mrope_interleaved): the 64 frequency pairs of each 128-wide head cycle time, "
+        "height, width from the fastest, 20 of each, and the last 4 turn with time (mrope_section [24, 20, "
+        "20]), so every axis spans the whole frequency range; base 5000000, 262144 positions. Height and "
+        "width count 32-pixel cells (patch_size 16, spatial_merge_size 2). Videos carry their time as text "
+        "timestamps: each frame pair is its own grid with one time. The text keys are nested in text_config.",
+        sources=(
+            "TensorRT-LLM's tests/unittest/_torch/modeling/test_modeling_qwen3vl.py (QWEN3_VL_8B_CONFIG, the "
+            "config.json with 4 of its 36 text layers for testing: every key here)",
+            "nvidia/Cosmos-Reason2-8B's Qwen3-VL-8B text_config quoted in a third-party loader (36 layers, 32 "
+            "heads, head_dim 128, 262144 positions, rope_theta 5000000, rope_scaling as here)",
+            "notes citing the 8B Instruct config.json (text_config.max_position_embeddings 262144, "
+            "num_hidden_layers 36; patch_size 16, temporal_patch_size 2 in a Conv3d test for the 8B and 32B)",
+        ),
+    ),
+)
+
+#: The M-RoPE page's presets, in the order of the family.
+MROPE_PRESETS: tuple[str, ...] = tuple(model.key for model in MROPE_MODELS)
+
+_BY_KEY = {model.key: model for model in (*MODEL_CONFIGS, *MROPE_MODELS)}
 
 
 def model_config(key: str) -> ModelConfig:

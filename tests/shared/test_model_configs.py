@@ -13,7 +13,7 @@ import pytest
 
 import pe_core
 from explorer import model_configs
-from explorer.model_configs import MODEL_CONFIGS, load_config, model_config
+from explorer.model_configs import MODEL_CONFIGS, MROPE_MODELS, load_config, model_config
 
 #: key: (d, base, method, factor, original length, max_position_embeddings)
 PUBLIC = {
@@ -42,8 +42,9 @@ PUBLIC = {
 
 
 def test_every_file_is_a_preset_and_every_preset_a_file() -> None:
+    """A file is a rotary pages' preset or an M-RoPE one (tests/shared/test_mrope_presets.py checks those)."""
     files = {path.stem for path in model_configs.CONFIG_FOLDER.glob("*.json")}
-    models = list(MODEL_CONFIGS)
+    models = [*MODEL_CONFIGS, *MROPE_MODELS]
     keys = [model.key for model in models]
     assert len(keys) == len(set(keys)) and set(keys) == files
     assert {model.key for model in MODEL_CONFIGS} == set(PUBLIC)
