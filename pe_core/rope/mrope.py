@@ -170,13 +170,20 @@ def _frame_temporal(index: int, frames: int, seconds_per_grid: float, tokens_per
 
     Qwen2.5-VL: ``(arange(t) * (tokens_per_second * second_per_grid_ts[i])).long()``, with
     ``second_per_grid_ts`` the processor's float32 tensor: the interval and each product are rounded to
-    float32, then truncated (for k = 5 at 0.7 s and 2 tokens per second, 6, not 7). Qwen2-VL: k.
+    float32, then truncated: at 2.1 s per grid and 2 tokens per second frame group 15 sits at 62, not at
+    15 x 4.2 = 63 (float32(2.1) is below 2.1). Qwen2-VL: k.
     """
     k = np.arange(frames, dtype=np.int64)
     if tokens_per_second is None:
         return k
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # an overflow to inf is refused below, in words
         interval = np.float32(tokens_per_second) * np.float32(seconds_per_grid)
+        if not np.isfinite(interval):
+            raise ValueError(
+                f"segments[{index}] (video): tokens_per_second x seconds_per_grid = {tokens_per_second:g} x "
+                f"{seconds_per_grid:g} overflows float32, in which transformers spaces the frame groups; lower "
+                "seconds_per_grid or tokens_per_second."
+            )
         temporal = k.astype(np.float32) * interval
     top = float(temporal[-1])
     if not np.isfinite(top) or top > MAX_POSITION:
