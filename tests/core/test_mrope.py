@@ -444,6 +444,20 @@ def test_cache_is_the_text_rotary_embeddings_cos_and_sin(family: str) -> None:
         assert np.max(np.abs(their_cos[0].double().numpy() - other)) > 0.1
 
 
+def test_model_layers_read_qwen2_vl_s_mrope_config_as_transformers() -> None:
+    """Layer by layer, a Qwen2-VL config (rope_type "mrope", refused before) rotates every layer with its rotary
+    embedding's inv_freq; its config class reads "mrope" as "default", so no note says otherwise."""
+    config = ROTARY_CONFIGS["qwen2_vl"][0]
+    rotary = transformers_rotary("qwen2_vl")
+    layers = pe_core.model_layers(config)
+    assert len(layers) == 1 and layers[0].rotary and layers[0].attention_factor == 1.0
+    np.testing.assert_allclose(layers[0].inv_freq, rotary.inv_freq.double().numpy(), rtol=float32_rtol(1e6))
+    from pe_core.rope.layers import layer_rope_config
+
+    rope = layer_rope_config(config, "full_attention")
+    assert (rope.notes, rope.mrope_section, rope.mrope_interleaved) == ((), (16, 24, 24), False)
+
+
 # ----------------------------------------------------------------------------- config reader
 
 
