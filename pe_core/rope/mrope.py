@@ -213,7 +213,9 @@ def mrope_position_ids(
       :math:`\tau_k = \lfloor k \cdot g \cdot \mathrm{tps} \rfloor` for Qwen2.5-VL's videos (g =
       ``seconds_per_grid``, computed in float32 as transformers does); then
       :math:`s \mathrel{+}= \max(h, w)/m`, on all three axes: the text after a video resumes after its grid's
-      rows and columns, not after its largest temporal position (which may be further on).
+      rows and columns, not after its largest temporal position (which may be further on). transformers 4
+      (and vLLM) resumed at the segment's largest position + 1 instead: the same for an image, not for a
+      video whose frame groups run past its grid's side.
 
     transformers groups a sequence's tokens by type, so two images (or two videos) with no text between
     would be read as one: the models' processors put ``<|vision_start|>`` before each, and this function
