@@ -15,7 +15,8 @@ The maths lives in one module per idea, each function next to the formula it com
   dynamic, YaRN, llama3, LongRoPE: one registry entry each, ``rope/methods/``), cos/sin
   caches and the rotation, a model's RoPE read from its config.json, scores of rotated
   queries and keys, RoPE past the trained length, a model's positions layer by layer (rope_init,
-  model_layers) and Llama 4's query scale on its NoPE layers;
+  model_layers), Llama 4's query scale on its NoPE layers, and the vision-language models' M-RoPE
+  (each token's temporal, height and width positions and the cos/sin of their pair sections);
 - ``identify/``: which encoding a matrix is, a sinusoidal variant or what a rotary model holds,
   with the sentences that say so; ``python -m pe_core.identify FILE`` in a terminal;
 - ``wording``: numbers and pair lists as those sentences write them.
@@ -59,6 +60,7 @@ from pe_core.relative import rotation, shift, transition_matrix
 from pe_core.rope.config import RopeConfig, rope_from_config
 from pe_core.rope.context import AngleCoverage, angle_coverage
 from pe_core.rope.layers import LayerPositions, model_layers, rope_init
+from pe_core.rope.mrope import mrope_cache, mrope_pair_axes, mrope_position_ids
 from pe_core.rope.query_scale import llama4_query_scale
 from pe_core.rope.rotation import ROPE_LAYOUTS, rope_cache, rotate
 from pe_core.rope.scaling import (
@@ -119,6 +121,9 @@ __all__ = [
     "line_envelope",
     "llama4_query_scale",
     "model_layers",
+    "mrope_cache",
+    "mrope_pair_axes",
+    "mrope_position_ids",
     "offset_matrix_block_average",
     "pair_count",
     "positional_encoding",

@@ -10,5 +10,8 @@
 - ``config``: a model's RoPE read from its config.json as transformers reads it (``rope_from_config``);
 - ``scores``: scores of rotated queries and keys by offset, the scores of a cache and a rotation of
   two different layouts, RoFormer's long-term decay bound;
-- ``context``: RoPE past the trained length, the angles each pair meets (``angle_coverage``).
+- ``context``: RoPE past the trained length, the angles each pair meets (``angle_coverage``);
+- ``mrope``: the vision-language models' multimodal RoPE: each token's (temporal, height, width)
+  positions (``mrope_position_ids``) and the cos/sin of the blocked or interleaved pair sections
+  (``mrope_cache``).
 """

@@ -11,6 +11,11 @@ scaling and the model's maximum length. It follows transformers 5.18
 - transformers 5: ``rope_parameters``, with ``rope_theta`` (and ``partial_rotary_factor``)
   inside it, possibly one dict per layer type (Gemma 3: ``"full_attention"`` and
   ``"sliding_attention"``).
+
+The vision-language models' M-RoPE (Qwen2-VL to Qwen3.5) keeps its pair sections in the same dict
+(``mrope_section``, ``mrope_interleaved``): a text token has the same position on its three axes, so
+its RoPE is the plain RoPE read here; the sections are kept in ``RopeConfig.mrope_section`` for
+``mrope_cache``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 
 from pe_core._validate import MAX_POSITION, check_base, check_int, check_real
 from pe_core.rope.methods import FROM_LENGTHS, REQUIRED, rope_method, rope_method_names
+from pe_core.rope.mrope import check_mrope_section
 from pe_core.rope.scaling import RopeScaling, _check_scaling, check_rope_base, check_rope_d
 
 #: Keys whose presence says a config describes a rotary model (even with a null value:
@@ -33,6 +39,13 @@ DEFAULT_ROPE_BASE = 10000.0
 #: Phi-3's first checkpoints call LongRoPE "su" (their remote code); transformers 5 calls it "longrope".
 _METHOD_ALIASES = {"su": "longrope"}
 _BASE_USUAL = "Llama 2 uses 10000, Llama 3 500000."
+#: The M-RoPE families of transformers 5.18 and whether their rotary embedding interleaves the sections:
+#: its code decides, not the config's mrope_interleaved (which no model of transformers reads).
+_MROPE_INTERLEAVED = {"qwen2_vl": False, "qwen2_5_vl": False, "qwen3_vl": True, "qwen3_vl_moe": True,
+                      "qwen3_5": True, "qwen3_5_moe": True}
+#: The families whose config class reads rope_type "mrope" (as "default"), and the sections their rotary
+#: embedding takes when the config names none.
+_MROPE_TYPE_SECTION = {"qwen2_vl": (16, 24, 24), "qwen2_5_vl": (16, 24, 24)}
 
 
 @dataclass(frozen=True)
@@ -43,7 +56,10 @@ class RopeConfig:
 
     ``d`` is the number of rotated coordinates of a head (head_dim times partial_rotary_factor,
     GPT-J's rotary_dim, DeepSeek's qk_rope_head_dim), even; ``max_length`` is the config's
-    max_position_embeddings (GPT-J: n_positions).
+    max_position_embeddings (GPT-J: n_positions). ``mrope_section``: a vision-language model's M-RoPE
+    sections (temporal, height, width pair counts summing to d/2), or None; ``mrope_interleaved``:
+    whether they interleave (Qwen3-VL) rather than follow each other (Qwen2-VL). Text positions are
+    plain RoPE whatever they are; ``mrope_cache`` takes them for images and video.
 
     Example:
         >>> RopeConfig(128, 500000.0).d
@@ -55,6 +71,8 @@ class RopeConfig:
     scaling: RopeScaling | None = None
     max_length: int | None = None
     notes: tuple[str, ...] = ()
+    mrope_section: tuple[int, int, int] | None = None
+    mrope_interleaved: bool = False
 
     def __post_init__(self) -> None:
         d = check_rope_d(self.d)
@@ -64,6 +82,17 @@ class RopeConfig:
         max_length = self.max_length
         if max_length is not None:
             max_length = check_int("max_length (max_position_embeddings)", max_length, low=1, high=MAX_POSITION)
+        interleaved = self.mrope_interleaved
+        if not isinstance(interleaved, bool):
+            raise ValueError(f"mrope_interleaved must be true or false, got {type(interleaved).__name__} "
+                             f"{interleaved!r}.")
+        section = self.mrope_section
+        if section is not None:
+            section = check_mrope_section(section, d, interleaved=interleaved)
+        elif interleaved:
+            raise ValueError("mrope_interleaved is true but there is no mrope_section to interleave: give the "
+                             "sections (Qwen3-VL: [24, 20, 20] for d = 128), or drop mrope_interleaved.")
+        object.__setattr__(self, "mrope_section", section)
         object.__setattr__(self, "d", d)
         object.__setattr__(self, "base", check_rope_base(self.base))
         object.__setattr__(self, "max_length", max_length)
@@ -215,9 +244,45 @@ def _original_length(method: str, source: str | None, config: Mapping, parameter
     return check_int("original_max_position_embeddings", original, low=1, high=MAX_POSITION)
 
 
+def _mrope(family: str, parameters: Mapping) -> tuple[object, bool, tuple[str, ...]]:
+    """M-RoPE's sections (unchecked: RopeConfig checks them against d), whether they interleave, and notes.
+
+    The sections are the config's ``mrope_section``; a rope_type "mrope" without them takes the ones
+    transformers' Qwen2-VL and Qwen2.5-VL take (the only families whose config reads "mrope"); interleaving
+    is the family's where transformers knows it (its code ignores ``mrope_interleaved``), else the flag.
+    """
+    name = parameters.get("rope_type", parameters.get("type"))
+    section = parameters.get("mrope_section")
+    flag = parameters.get("mrope_interleaved")
+    if flag is not None and not isinstance(flag, bool):
+        raise ValueError(f"mrope_interleaved must be true or false, got {type(flag).__name__} {flag!r}.")
+    if section is None and name == "mrope":
+        if family not in _MROPE_TYPE_SECTION:
+            raise ValueError(
+                "rope_type 'mrope' is not one this explorer computes without mrope_section: M-RoPE gives its pair "
+                "sections (temporal, height, width) in rope_scaling.mrope_section, e.g. [16, 24, 24] for d = 128 "
+                "(transformers takes 'mrope' with default sections in Qwen2-VL and Qwen2.5-VL only)."
+            )
+        section = _MROPE_TYPE_SECTION[family]
+    if section is None:
+        return None, False, ()
+    notes: list[str] = []
+    if name == "mrope" and family not in _MROPE_TYPE_SECTION:
+        notes.append("rope_type 'mrope' is read by transformers' Qwen2-VL and Qwen2.5-VL configs only (as "
+                     "'default'); read here as 'default' with its mrope_section.")
+    if family in _MROPE_INTERLEAVED:
+        interleaved = _MROPE_INTERLEAVED[family]
+        if flag is not None and flag != interleaved:
+            notes.append(f"mrope_interleaved is {str(flag).lower()}, but transformers' {family} runs "
+                         f"{'interleaved' if interleaved else 'blocked'} sections whatever it says; read as it runs.")
+    else:
+        interleaved = bool(flag)
+    return section, interleaved, tuple(notes)
+
+
 def _scaling(config: Mapping, parameters: Mapping, max_length: int | None) -> RopeScaling | None:
     name = parameters.get("rope_type", parameters.get("type", "default"))
-    if name is None or name == "default":
+    if name is None or name in ("default", "mrope"):  # "mrope": _mrope has read its sections
         return None
     name = _METHOD_ALIASES.get(name, name)
     if name not in rope_method_names():
@@ -283,6 +348,13 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
       where transformers' ``or`` would silently use 32 or 1.
     - a multimodal config whose language model sits in ``text_config`` (Gemma 3 4B and up,
       Llama 4) is read there.
+    - M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5): rope_type ``"mrope"`` (transformers 4's Qwen2-VL,
+      ``{"type": "mrope", "mrope_section": [16, 24, 24]}``) or ``"default"`` with ``mrope_section`` (and
+      transformers 5's ``mrope_interleaved``) reads as plain RoPE, the RoPE of text tokens, and keeps the
+      sections in ``mrope_section`` (checked to sum to d/2) and ``mrope_interleaved``: the family's own
+      (blocked for qwen2_vl and qwen2_5_vl, interleaved for qwen3_vl and qwen3_5, their code ignoring the
+      flag, a note saying so where the flag disagrees), else the flag. "mrope" without sections takes
+      Qwen2-VL's [16, 24, 24] in the two families whose config reads "mrope", and raises elsewhere.
 
     Args:
         config: the config as a dict.
@@ -315,10 +387,12 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
             'RoPE, add "rope_theta": 10000.0.'
         )
     parameters = _rope_parameters(config, layer_type)
+    family = _model_family(outer, config)
+    section, interleaved, mrope_notes = _mrope(family, parameters)
     max_length = _max_length(config)
     scaling = _scaling(config, parameters, max_length)
     whole_head = scaling is not None and rope_method(scaling.method).whole_head
-    global_layer = _model_family(outer, config) == "gemma4" and layer_type in (None, "full_attention")
+    global_layer = family == "gemma4" and layer_type in (None, "full_attention")
     outside = None if scaling is None else rope_method(scaling.method).outside_transformers
     notes = () if outside is None else (
         f"rope_type {parameters.get('rope_type', parameters.get('type'))!r} is not one of transformers' rope "
@@ -329,5 +403,7 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
         base=_base(config, parameters),
         scaling=scaling,
         max_length=max_length,
-        notes=notes,
+        notes=notes + mrope_notes,
+        mrope_section=section,
+        mrope_interleaved=interleaved,
     )

@@ -167,6 +167,8 @@ def _rope_parameters(text: Mapping, family: str, kind: str) -> dict:
     if family in ("qwen3_5", "qwen3_5_moe", "qwen3_next"):
         chosen.setdefault("partial_rotary_factor", 0.25)
     chosen.setdefault("rope_type", chosen.get("type", "default"))  # Phi-3's "su": rope_from_config's alias
+    if family in ("qwen2_vl", "qwen2_5_vl") and chosen["rope_type"] == "mrope":
+        chosen["rope_type"] = "default"  # their config classes' convert_rope_params_to_dict (M-RoPE's sections stay)
     return chosen
 
 

@@ -191,6 +191,36 @@ def test_a_base_off_the_sliders_scale_is_used_exactly_until_n_moves() -> None:
     assert "**Base b = 1000000**: the sidebar's n" in " ".join(m.value for m in at.markdown)
 
 
+#: Qwen2-VL-7B-Instruct's config.json, its language model's and RoPE keys (transformers 4's spelling: the
+#: rope_type "mrope" that the page refused), and Qwen3-VL-8B-Instruct's text_config in transformers 5's.
+QWEN2_VL = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+            "max_position_embeddings": 32768, "rope_theta": 1000000.0, "image_token_id": 151655,
+            "vision_config": {"spatial_merge_size": 2, "temporal_patch_size": 2},
+            "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+QWEN3_VL = {"model_type": "qwen3_vl", "text_config": {
+    "model_type": "qwen3_vl_text", "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+    "max_position_embeddings": 262144,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 5000000, "mrope_section": [24, 20, 20],
+                        "mrope_interleaved": True}}}
+
+
+@pytest.mark.parametrize(("config", "base", "layout"), [(QWEN2_VL, 1e6, "blocked"), (QWEN3_VL, 5e6, "interleaved")],
+                         ids=["qwen2-vl", "qwen3-vl"])
+def test_a_pasted_mrope_config_is_read_for_its_text_positions_and_says_so(config: dict, base: float,
+                                                                         layout: str) -> None:
+    """A vision-language model's config (M-RoPE) was refused ("rope_type 'mrope' is not one this explorer
+    computes"); its text tokens' RoPE is plain RoPE, which the page shows, saying what the sections are for."""
+    at = open_page(CONTEXTS, {"model": "llama-3.1-8b"})
+    at.text_area(key=PASTE).input(json.dumps(config)).run()
+    assert_page_ran(at, CONTEXTS)
+    assert not at.error and [s.value[:5] for s in at.success] == ["Read "]
+    assert (at.session_state["d"], at.session_state["method"], at.session_state["model"]) == (128, "none", "custom")
+    assert at.session_state["n"] == base and at.session_state["base"] == 0.0  # both bases are on the n scale
+    notes = [c.value.replace("\\", "") for c in at.caption if "M\\-RoPE" in c.value]  # one_line escapes Markdown
+    assert len(notes) == 1 and f"M-RoPE ({layout}" in notes[0], notes
+    assert "plain RoPE" in notes[0] and "M-RoPE splits the pairs into three sections for images and video" in notes[0]
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ('{"n_embd": 768, "n_head": 12}', "no RoPE"),
     ('{"rope_theta": 1e4, "head_dim": 64,', "not valid JSON"),

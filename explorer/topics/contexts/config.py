@@ -60,10 +60,19 @@ def view_from_config(config: dict) -> tuple[ContextView, list[str]]:
     where the config gives it, else max_position_embeddings / factor (linear) or
     max_position_embeddings (dynamic, and no scaling). target: max_position_embeddings when it is
     longer, else factor x trained (4 x trained with no scaling, shown against every method at
-    factor 4). Raises ValueError (one line, naming the key) for a config that lacks what is needed.
+    factor 4). A vision-language model's M-RoPE config is read for its text positions, with a notice
+    saying so. Raises ValueError (one line, naming the key) for a config that lacks what is needed.
     """
     rope = pe_core.rope_from_config(config)
     notices: list[str] = list(rope.notes)
+    if rope.mrope_section is not None:
+        # This page shows one position per token; say what the three-axis config means here and what it leaves.
+        layout = "interleaved" if rope.mrope_interleaved else "blocked"
+        notices.append(
+            f"M-RoPE ({layout}, sections {list(rope.mrope_section)}): a text token has the same position on the "
+            "three axes, so its RoPE is the plain RoPE shown here. M-RoPE splits the pairs into three sections "
+            "for images and video."
+        )
     rope_scaling, max_length = rope.scaling, rope.max_length
     method = NONE if rope_scaling is None else rope_scaling.method
     factor = DEFAULT_FACTOR if rope_scaling is None else rope_scaling.factor
