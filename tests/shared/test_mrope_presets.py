@@ -297,11 +297,15 @@ def test_get_rope_index_reads_the_merge_size_and_the_seconds(key: str) -> None:
     assert video_times == {"qwen2_vl": [6, 7], "qwen2_5_vl": [6, 8], "qwen3_vl": [6, 9]}[values["model_type"]]
 
 
-def test_the_mrope_presets_are_not_what_rope_from_config_reads_yet() -> None:
-    """Why they stay out of MODEL_CONFIGS today: rope_from_config refuses Qwen2-VL's 'mrope' type. (When it
-    learns M-RoPE this test goes, and the presets may join the rotary pages.)"""
-    with pytest.raises(ValueError, match="mrope"):
-        pe_core.rope_from_config(load_config("qwen2-vl-7b-instruct"))
+@pytest.mark.parametrize("key", MROPE_PRESETS)
+def test_rope_from_config_reads_each_presets_sections_and_layout(key: str) -> None:
+    """The config reader takes the text positions as plain RoPE and keeps the sections, in the layout the
+    model's code uses (blocked for Qwen2-VL and Qwen2.5-VL, interleaved for Qwen3-VL)."""
+    rope = pe_core.rope_from_config(load_config(key))
+    assert rope.scaling is None and rope.d == 128
+    assert (rope.mrope_section, rope.mrope_interleaved) == {
+        "qwen2-vl-7b-instruct": ((16, 24, 24), False), "qwen2.5-vl-7b-instruct": ((16, 24, 24), False),
+        "qwen3-vl-8b-instruct": ((24, 20, 20), True)}[key]
 
 
 def test_load_config_gives_fresh_nested_dicts() -> None:
