@@ -11,7 +11,7 @@ from explorer.model_configs import LAYER_PRESETS, model_config
 from explorer.settings import parse_choice
 from explorer.topics import layers
 from explorer.topics.layers import ModelStack
-from explorer.ui import blocks, cached, config_inputs, controls
+from explorer.ui import blocks, cached, config_inputs, controls, navigation
 
 #: Session-only state: a pasted config's text and an uploaded file (never in the URL), the stack read from
 #: the visitor's config, and what reading it said.
@@ -88,6 +88,10 @@ st.markdown(
     "and window, and what each kind of layer meets at a length you choose."
 )
 
+# The sidebar's settings do not reach this page: a step of one reruns this line alone (its settings part).
+navigation.run_settings_part(lambda: st.caption(
+    "The sidebar's d, n, L, layout and frequencies do not change this page: "
+    "every number here comes from the model's config, its head sizes, bases and lengths."))
 st.header("The model")
 model = controls.seed_value("layer_model", DEFAULT_MODEL, parse_model)
 carried = st.session_state.pop(layer_types.CARRIED_CONFIG, None)
