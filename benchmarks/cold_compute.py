@@ -49,13 +49,14 @@ import numpy as np
 
 import pe_core
 from explorer import criteria, figures
-from explorer.model_configs import LAYER_PRESETS
+from explorer.model_configs import LAYER_PRESETS, MROPE_PRESETS
 from explorer.settings import FULL_MATRIX_CELLS, L_MAX, Settings
 from explorer.topics import attention as attention_topic
 from explorer.topics import contexts as contexts_topic
 from explorer.topics import embeddings, pitfalls, scorecard
 from explorer.topics import home as home_topic
 from explorer.topics import layers as layers_topic
+from explorer.topics import mrope as mrope_topic
 from explorer.topics import precision as pr
 from explorer.topics import relative as relative_topic
 from explorer.topics import rotary as rotary_topic
@@ -287,6 +288,21 @@ def layers_page(_: Settings, controls: dict) -> None:
     layers_topic.layers_code(stack, target), layers_topic.layers_code(stack, target, "torch")
 
 
+def mrope_page(_: Settings, controls: dict) -> None:
+    """Images and video (M-RoPE) for a sequence nobody asked for yet: the positions, every figure and table its
+    cached sections build (the scores' Play frames included), and its snippets."""
+    view = mrope_topic.with_sequence(mrope_topic.preset_view(controls.get("model", mrope_topic.DEFAULT_MODEL)),
+                                     **controls.get("sequence", {}))
+    ids = mrope_topic.positions(view)
+    mrope_topic.image_axes_figure(view, ids, title="t")
+    mrope_topic.rows_figure(view, ids, title="t")
+    mrope_topic.axes_figure(view, title="t")
+    mrope_topic.score_figure(view, ids, title="t")
+    mrope_topic.wrong_reading_figure(view, ids, title="t")
+    mrope_topic.text_misread(view, ids)
+    mrope_topic.mrope_code(view), mrope_topic.mrope_code(view, "torch")
+
+
 @dataclass(frozen=True)
 class Page:
     name: str
@@ -335,6 +351,11 @@ PAGES: tuple[Page, ...] = (
     # Each preset at the largest target: the widest stacks (DeepSeek-V3's 61 layers, Gemma 4's 512-wide heads).
     Page("layers", layers_page, {f"{key}, target=2^24": {"model": key, "target": layers_topic.TARGET_MAX}
                                  for key in LAYER_PRESETS}),
+    # The longest sequence: three text runs of 512, a 64 x 64 image, 32 frames of 64 x 64 (136,704 tokens).
+    Page("mrope", mrope_page, {f"{key}, longest": {"model": key, "sequence": {
+        "text_before": mrope_topic.TEXT_MAX, "text_between": mrope_topic.TEXT_MAX, "text_after": mrope_topic.TEXT_MAX,
+        "image_rows": mrope_topic.SIDE_MAX, "image_cols": mrope_topic.SIDE_MAX, "video_frames": mrope_topic.FRAMES_MAX,
+        "video_rows": mrope_topic.SIDE_MAX, "video_cols": mrope_topic.SIDE_MAX}} for key in MROPE_PRESETS}),
 )
 
 

@@ -68,8 +68,12 @@ SETTINGS = (
     ("largest", f"d={s.D_MAX}&L={s.L_MAX}", (s.D_MAX, s.D_MAX - 2)),
 )
 #: A page's own controls at their largest, added to the "largest" row's query (its sidebar settings do not
-#: reach it): Your model, layer by layer's deepest stack at the longest target.
-PAGE_LARGEST = {"layers": "&layer_model=deepseek-v3&layer_target=16777216"}
+#: reach it): Your model, layer by layer's deepest stack at the longest target; M-RoPE's longest sequence.
+PAGE_LARGEST = {
+    "layers": "&layer_model=deepseek-v3&layer_target=16777216",
+    "mrope": "&text_before=512&text_between=512&text_after=512&image_rows=64&image_cols=64&video_frames=32"
+             "&video_rows=64&video_cols=64",
+}
 #: The "page" of --floor's rows, and what its copy of the app draws in place of Encoding matrix.
 FLOOR = "chrome only"
 FLOOR_PAGE = f'import streamlit as st\n\nst.title("{page_list.PAGES[1].title}")\n'

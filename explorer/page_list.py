@@ -87,6 +87,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("layers", "Your model, layer by layer", ":material/stacks:",
              "A model's decoder layers as its code runs them: which rotate, with which base, scaling and window.",
              "explorer.topics.layers", MODELS_AS_THEY_RUN),
+    PageInfo("mrope", "Images and video (M-RoPE)", ":material/image:",
+             "Three positions per token for images and video, as Qwen's vision-language models give them.",
+             "explorer.topics.mrope", MODELS_AS_THEY_RUN),
 )
 
 

@@ -129,7 +129,7 @@ ROUNDING = 1e-12
 
 
 def is_rounding(numbers: list[str]) -> bool:
-    return bool(numbers) and all(abs(float(number)) < ROUNDING for number in numbers)
+    return bool(numbers) and all(abs(float(number.replace(",", ""))) < ROUNDING for number in numbers)
 
 
 def assert_prints_what_the_page_shows(at: AppTest, *, tables_need_printing: bool = True) -> None:

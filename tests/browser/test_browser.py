@@ -48,6 +48,7 @@ PAGES = {
     "attention": ("Attention by offset", "Attention by offset", True),
     "contexts": ("Longer contexts", "Longer contexts", True),
     "layers": ("Your model, layer by layer", "Your model, layer by layer", True),
+    "mrope": ("Images and video (M-RoPE)", "Images and video (M-RoPE)", True),
 }
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]

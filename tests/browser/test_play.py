@@ -252,7 +252,7 @@ def expect_frame(page, slider, title: str, index: int) -> None:
 
 
 #: The pages with Play charts.
-PLAY_PAGES = ("waves", "similarity", "relative", "rotary", "attention", "contexts", "layers")
+PLAY_PAGES = ("waves", "similarity", "relative", "rotary", "attention", "contexts", "layers", "mrope")
 #: Bound on the Tab presses from the top of a Play page to its first Play button, past the sidebar's
 #: (the navigation and the shared settings, about 25 stops, closed in presentation mode): the Share
 #: bar, the page's own controls, heading links, the tables' cells and toolbars and the legend entries

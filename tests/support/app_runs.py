@@ -35,6 +35,7 @@ DEEP_LINKS = {
     address_path(page): "d=64&L=300&n=100" + {
         "matrix": "&transpose=true", "similarity": "&ref=5", "rotary": "&rope_layout=interleaved&qpos=7",
         "attention": "&query=40&heads=12", "layers": "&layer_model=gpt-oss-20b&layer_target=300000",
+        "mrope": "&vl_model=qwen3-vl-8b-instruct&query_row=1",
     }.get(page.url_path, "")
     for page in PAGES
 }

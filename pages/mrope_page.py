@@ -1,0 +1,189 @@
+"""Images and video (M-RoPE): each token's temporal, height and width positions in a sequence of text, an image and
+a video, as Qwen's vision-language models compute them, and what their sections make of them."""
+
+import numpy as np
+import streamlit as st
+
+from explorer import animation
+from explorer.model_configs import model_config
+from explorer.topics import mrope
+from explorer.topics.mrope import MropeView
+from explorer.ui import blocks, cached, controls, navigation
+
+WHY_SECTIONS = "the pairs' axes depend on the sections"
+
+
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
+def positions(key: str, _view: MropeView) -> np.ndarray:
+    """The sequence's (3, L) position ids, once per model and sequence."""
+    return mrope.positions(_view)
+
+
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
+def preset_view(key: str) -> MropeView:
+    """A preset's M-RoPE, read from its config.json once."""
+    return mrope.preset_view(key)
+
+
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
+def snippets(key: str, _view: MropeView) -> tuple[str, str]:
+    """The reproduce-this code, NumPy and PyTorch."""
+    return mrope.mrope_code(_view), mrope.mrope_code(_view, "torch")
+
+
+st.title("Images and video (M-RoPE)")
+st.markdown(
+    "A vision-language model gives each token three positions: temporal, height and width. Text tokens get the "
+    "same number three times, so for text M-RoPE is plain RoPE; an image's tokens get their row and column, a "
+    "video's also its frame's time. Each rotary pair takes one of the three (its section), so the score between "
+    "two tokens depends on their offsets (δt, δh, δw). Qwen2-VL and Qwen2.5-VL give the pairs in blocks, "
+    "Qwen3-VL interleaves them.\n\n"
+    "$$\n"
+    # Groups KaTeX does not break, each short enough for a phone, with breaks allowed between them.
+    r"{s(m, n) = \sum_j 2\cos(\delta_{a(j)}\,\theta_j)},\quad\allowbreak"
+    r"{\delta_a = p_a(m) - p_a(n)},\quad\allowbreak{a(j) \in \{t, h, w\}}\,"
+    "\n$$"
+)
+
+# The sidebar's settings do not reach this page: a step of one reruns this line alone (its settings part).
+navigation.run_settings_part(lambda: st.caption(
+    "The sidebar's d, n, L, layout and frequencies do not change this page: "
+    "every number here comes from the model's config and the sequence below."))
+st.header("The model and the sequence")
+model = controls.select_control("vl_model", "Model preset (its public config.json)", mrope.MODEL_KEYS,
+                                default=mrope.DEFAULT_MODEL, format_func=lambda key: model_config(key).name)
+preset = preset_view(model)
+source = model_config(model)
+st.markdown(f"**{source.name}**: d = {preset.d} per head, base {preset.base:g}, sections {list(preset.sections)} "
+            f"{mrope.layout_name(preset.interleaved)}, spatial merge {preset.merge}"
+            + (f", tokens_per_second {preset.tokens_per_second:g}" if preset.tokens_per_second else "")
+            + f". {source.note} [Source]({source.url}).")
+text_row = blocks.row()
+text_before = controls.int_control("text_before", "Text before the image (tokens)", default=6, low=0,
+                                   high=mrope.TEXT_MAX, container=text_row)
+text_between = controls.int_control("text_between", "Text between (tokens)", default=4, low=0, high=mrope.TEXT_MAX,
+                                    container=text_row)
+text_after = controls.int_control("text_after", "Text after the video (tokens)", default=3, low=0,
+                                  high=mrope.TEXT_MAX, container=text_row)
+image_row = blocks.row()
+image_rows = controls.int_control("image_rows", "Image: rows of tokens", default=8, low=1, high=mrope.SIDE_MAX,
+                                  container=image_row)
+image_cols = controls.int_control("image_cols", "Image: columns of tokens", default=12, low=1, high=mrope.SIDE_MAX,
+                                  container=image_row)
+video_row = blocks.row()
+video_frames = controls.int_control("video_frames", "Video: frames (after the temporal patch)", default=4, low=1,
+                                    high=mrope.FRAMES_MAX, container=video_row)
+video_rows = controls.int_control("video_rows", "Video: rows", default=4, low=1, high=mrope.SIDE_MAX,
+                                  container=video_row)
+video_cols = controls.int_control("video_cols", "Video: columns", default=6, low=1, high=mrope.SIDE_MAX,
+                                  container=video_row)
+seconds = controls.option_control("video_seconds", "Video: seconds per frame", mrope.SECONDS_STOPS, default=1.0,
+                                  container=video_row)
+sequence = mrope.with_sequence(preset, text_before=text_before, image_rows=image_rows, image_cols=image_cols,
+                               text_between=text_between, video_frames=video_frames, video_rows=video_rows,
+                               video_cols=video_cols, seconds=seconds, text_after=text_after)
+
+
+def grid_section(view: MropeView, key: str) -> None:
+    ids = positions(key, view)
+    resumes = mrope.text_resumes(view, ids)
+    cols = st.columns(4)
+    cols[0].metric("tokens", f"{view.length:,}")
+    cols[1].metric("image tokens", f"{view.image_rows * view.image_cols:,}")
+    cols[2].metric("text after the image resumes at", f"{resumes[0][1]:,}" if resumes else "n/a")
+    cols[3].metric("largest position", f"{int(ids.max()):,}")
+    st.header("Where an image's tokens sit")
+    blocks.chart(mrope.image_axes_figure(view, ids, title="The image's tokens, coloured by each of their positions"),
+                 key="mrope_image")
+    st.caption(
+        f"{view.image_rows} × {view.image_cols} tokens, each {view.merge} × {view.merge} patches merged. All share "
+        "one temporal position; the height position is the row, the width position the column, both counted from "
+        "where the image starts."
+    )
+    st.header("The sequence's three positions")
+    blocks.chart(mrope.rows_figure(view, ids, title="Temporal, height and width position of every token"),
+                 key="mrope_rows")
+    st.caption(
+        "Text runs climb on all three rows together. An image or a video spreads its tokens over its grid, and the "
+        "text after it resumes at its start plus max(rows, columns), on all three axes, not after its largest "
+        "temporal position. "
+        + ("Qwen2.5-VL spaces a video's frames by tokens_per_second × seconds per frame."
+           if view.tokens_per_second else "Here a video's frames are one temporal step apart.")
+    )
+
+
+def axes_section(view: MropeView) -> None:
+    st.header("Which pairs take which axis")
+    blocks.chart(mrope.axes_figure(view, title=f"Sections {list(view.sections)}: each pair's axis"),
+                 key="mrope_axes")
+    misread = mrope.misread_axes(view)
+    st.caption(
+        "Blocked: the first sections[0] pairs take the temporal position, the next sections[1] the height, the rest "
+        "the width. Interleaved: height and width every third pair within their counts, the rest temporal: every "
+        f"axis keeps fast and slow pairs. Read the other way, these sections give {mrope.axis_counts(misread)}"
+        + ("." if sorted(np.bincount(misread, minlength=3)) == sorted(view.sections) else
+           f" instead of {', '.join(map(str, view.sections))}: the slices silently drop pairs.")
+    )
+
+
+def score_section(view: MropeView, key: str) -> None:
+    """The query's scores over the image and Play (moving the query reruns only this)."""
+    st.header("The score between two image tokens")
+    sliders = blocks.row()
+    row = controls.int_control("query_row", "Query token: row", default=min(3, view.image_rows - 1), low=0,
+                               high=view.image_rows - 1, container=sliders)
+    col = controls.int_control("query_col", "Query token: column", default=min(5, view.image_cols - 1), low=0,
+                               high=view.image_cols - 1, container=sliders)
+    queried = mrope.with_query(view, row, col)
+    blocks.cached_section("mrope_scores", lambda: scores(queried, key), key, row, col)
+    blocks.downloads("the scores", lambda: mrope.scores_table(queried, positions(key, queried)),
+                     key="mrope_scores")
+    snippet.update(query_row=row, query_col=col)
+
+
+def scores(view: MropeView, key: str) -> None:
+    ids = positions(key, view)
+    blocks.chart(mrope.score_figure(view, ids, title="q·k of all-ones q and k: the ✕ against every image token"),
+                 key="mrope_scores")
+    st.caption(
+        "Each cell: the score between the query (✕) and that token. It depends on (δh, δw) alone: the same pattern "
+        "moves with the ✕. Press Play: the query moves along the middle row, then down the middle column, drawn by "
+        "your browser (no server run per frame). " + animation.KEYBOARD_NOTE
+    )
+    right, wrong = mrope.image_scores(view, ids), mrope.image_scores(view, ids, misread=True)
+    st.header("Reading the sections the wrong way")
+    blocks.chart(mrope.wrong_reading_figure(view, ids, title="The same scores with the sections misread"),
+                 key="mrope_misread")
+    cols = st.columns(2)
+    cols[0].metric("largest |score − misread| on the image", f"{float(np.abs(right - wrong).max()):.4g}")
+    cols[1].metric("text tokens' |score − misread|", f"{mrope.text_misread(view, ids):.4g}")
+    st.caption(
+        f"Read in the {mrope.layout_name(not view.interleaved)} layout, the pairs take other axes. Text tokens, whose "
+        "three positions are equal, score exactly as before, so a model whose sections are misread still writes "
+        "good text; its images break (alibaba/MNN #4133: Qwen3-VL's interleaved sections read as Qwen2.5-VL's "
+        "blocks). "
+        + ("Read as blocks, the height and width take only the slowest pairs, which hardly turn over a few rows: the "
+           "image's tokens look alike." if view.interleaved else
+           "Read interleaved, the height and width take every third pair, fast ones included: near tokens look "
+           "far apart.")
+    )
+
+
+def page() -> None:
+    key = repr(sequence)
+    blocks.cached_section("mrope_grid", lambda: grid_section(sequence, key), key)
+    blocks.first_chart_sent()
+    blocks.downloads("every token's positions", lambda: mrope.positions_table(sequence, positions(key, sequence)),
+                     key="mrope_rows")
+    blocks.cached_section("mrope_axes", lambda: axes_section(sequence), repr(preset))
+    blocks.downloads("each pair's axis", lambda: mrope.axes_table(sequence), key="mrope_axes")
+    blocks.fragment(score_section, sequence, key)
+    blocks.reproduce(lambda: snippets(repr(mrope.with_query(sequence, **snippet)),
+                                      mrope.with_query(sequence, **snippet))[0],
+                     lambda: snippets(repr(mrope.with_query(sequence, **snippet)),
+                                      mrope.with_query(sequence, **snippet))[1])
+
+
+#: The reproduce-this code's query, set by the score section's sliders.
+snippet: dict[str, int] = {}
+page()
