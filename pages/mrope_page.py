@@ -4,13 +4,17 @@ a video, as Qwen's vision-language models compute them, and what their sections 
 import numpy as np
 import streamlit as st
 
-from explorer import animation
+from explorer import animation, config_json
 from explorer.model_configs import model_config
+from explorer.settings import parse_choice
 from explorer.topics import mrope
 from explorer.topics.mrope import MropeView
-from explorer.ui import blocks, cached, controls, navigation
+from explorer.ui import blocks, cached, config_inputs, controls, navigation
 
-WHY_SECTIONS = "the pairs' axes depend on the sections"
+#: Session-only state: a pasted config's text and an uploaded file (never in the URL), the view read from the
+#: visitor's config, and what reading it said.
+CONFIG_TEXT, CONFIG_FILE = "mrope_config_text", "mrope_config_file"
+VISITOR_VIEW, CONFIG_MESSAGE = "_mrope_view", "_mrope_config_message"
 
 
 @cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
@@ -29,6 +33,33 @@ def preset_view(key: str) -> MropeView:
 def snippets(key: str, _view: MropeView) -> tuple[str, str]:
     """The reproduce-this code, NumPy and PyTorch."""
     return mrope.mrope_code(_view), mrope.mrope_code(_view, "torch")
+
+
+def apply_config(data: str | bytes, source: str) -> None:
+    try:
+        view = mrope.view_from_config(config_json.read_config(data))
+    except ValueError as error:
+        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"))
+        return
+    st.session_state[VISITOR_VIEW] = view
+    controls.queue_values({"vl_model": mrope.CUSTOM_MODEL})
+    st.session_state[CONFIG_MESSAGE] = ("success", config_json.one_line(
+        f"Read {source}: d = {view.d}, base {view.base:g}, sections {list(view.sections)} "
+        f"{mrope.layout_name(view.interleaved)}."))
+
+
+def apply_pasted() -> None:
+    text = st.session_state.get(CONFIG_TEXT) or ""
+    if text.strip():
+        apply_config(text, "your config")
+    if config_json.config_size(text) > config_json.CONFIG_MAX_BYTES:
+        st.session_state[CONFIG_TEXT] = ""  # refused: not sent back with every rerun
+
+
+def apply_uploaded() -> None:
+    upload = st.session_state.get(CONFIG_FILE)
+    if upload is not None:
+        apply_config(upload.getvalue(), upload.name)
 
 
 st.title("Images and video (M-RoPE)")
@@ -50,14 +81,31 @@ navigation.run_settings_part(lambda: st.caption(
     "The sidebar's d, n, L, layout and frequencies do not change this page: "
     "every number here comes from the model's config and the sequence below."))
 st.header("The model and the sequence")
-model = controls.select_control("vl_model", "Model preset (its public config.json)", mrope.MODEL_KEYS,
-                                default=mrope.DEFAULT_MODEL, format_func=lambda key: model_config(key).name)
-preset = preset_view(model)
-source = model_config(model)
-st.markdown(f"**{source.name}**: d = {preset.d} per head, base {preset.base:g}, sections {list(preset.sections)} "
-            f"{mrope.layout_name(preset.interleaved)}, spatial merge {preset.merge}"
+model = controls.seed_value(
+    "vl_model", mrope.DEFAULT_MODEL,
+    lambda raws: parse_choice("vl_model", raws, default=mrope.DEFAULT_MODEL, options=mrope.MODEL_KEYS))
+if model == mrope.CUSTOM_MODEL and VISITOR_VIEW not in st.session_state:
+    # A link or a Back to "custom" in a session that has no config of its own: the default model, said so.
+    st.session_state["vl_model"] = model = mrope.DEFAULT_MODEL
+    st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
+st.selectbox("Model preset (its public config.json)", mrope.MODEL_KEYS, key="vl_model", format_func=mrope.model_name)
+config_inputs.draw(
+    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
+    placeholder='{"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, ...}',
+    reads="model_type, rope_theta, head_dim (or hidden_size / num_attention_heads), rope_scaling or rope_parameters "
+    "with mrope_section, and vision_config's spatial_merge_size and tokens_per_second",
+)
+message = st.session_state.get(CONFIG_MESSAGE)
+if message:
+    (st.error if message[0] == "error" else st.success)(message[1],
+                                                         icon=":material/block:" if message[0] == "error" else None)
+preset = st.session_state[VISITOR_VIEW] if model == mrope.CUSTOM_MODEL else preset_view(model)
+source_line = "" if model == mrope.CUSTOM_MODEL else (
+    f" {model_config(model).note} [Source]({model_config(model).url}).")
+st.markdown(f"**{mrope.model_name(model)}**: d = {preset.d} per head, base {preset.base:g}, sections "
+            f"{list(preset.sections)} {mrope.layout_name(preset.interleaved)}, spatial merge {preset.merge}"
             + (f", tokens_per_second {preset.tokens_per_second:g}" if preset.tokens_per_second else "")
-            + f". {source.note} [Source]({source.url}).")
+            + f".{source_line}")
 text_row = blocks.row()
 text_before = controls.int_control("text_before", "Text before the image (tokens)", default=6, low=0,
                                    high=mrope.TEXT_MAX, container=text_row)
@@ -175,6 +223,10 @@ def page() -> None:
     blocks.first_chart_sent()
     blocks.downloads("every token's positions", lambda: mrope.positions_table(sequence, positions(key, sequence)),
                      key="mrope_rows")
+    shown = min(sequence.length, mrope.CACHE_TOKENS)
+    tokens = "every token" if shown == sequence.length else f"the first {shown:,} tokens"
+    blocks.downloads(f"the cos and sin of {tokens}", lambda: mrope.cache_table(sequence, positions(key, sequence)),
+                     key="mrope_cache")
     blocks.cached_section("mrope_axes", lambda: axes_section(sequence), repr(preset))
     blocks.downloads("each pair's axis", lambda: mrope.axes_table(sequence), key="mrope_axes")
     blocks.fragment(score_section, sequence, key)

@@ -4,6 +4,8 @@ and test_pages.py hold it to what every page does.)"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_page
 from test_pages import assert_prints_what_the_page_shows
@@ -66,3 +68,40 @@ def test_moving_the_query_reruns_its_section_and_changes_the_code() -> None:
     at.slider(key="query_row").set_value(0).run()
     assert not at.exception
     assert "query = (0, " in at.get("code")[0].value
+
+
+CUSTOM = {"model_type": "qwen2_5_vl", "hidden_size": 1024, "num_attention_heads": 16, "rope_theta": 10000.0,
+          "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]},
+          "vision_config": {"spatial_merge_size": 2, "tokens_per_second": 4}}
+
+
+def test_a_pasted_config_of_ones_own_is_read_and_its_code_prints_its_numbers() -> None:
+    at = open_page(MROPE, {"code": "true"})
+    at.text_area(key="mrope_config_text").input(json.dumps(CUSTOM)).run()
+    assert not at.exception and not at.error
+    assert "sections [8, 12, 12] blocked" in at.success[0].value.replace("\\", "")
+    assert at.session_state["vl_model"] == mrope.CUSTOM_MODEL
+    assert "tokens_per_second 4" in " ".join(text.value for text in at.markdown)
+    assert "d, base = 64, 10000.0" in at.get("code")[0].value
+    assert_prints_what_the_page_shows(at)
+
+
+@pytest.mark.parametrize("config, says", [
+    ({"rope_theta": 1e6, "head_dim": 128}, "no mrope_section"),
+    ({**CUSTOM, "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 13]}}, "mrope_section"),
+    ({**CUSTOM, "vision_config": {"spatial_merge_size": "two"}}, "spatial_merge_size"),
+    ({**CUSTOM, "vision_config": {"tokens_per_second": -1}}, "tokens_per_second"),
+])
+def test_a_config_without_usable_sections_gets_one_line_and_the_page_goes_on(config: dict, says: str) -> None:
+    at = open_page(MROPE)
+    at.text_area(key="mrope_config_text").input(json.dumps(config)).run()
+    assert not at.exception
+    (error,) = at.error
+    assert says in error.value.replace("\\", "") and "\n" not in error.value
+    assert at.session_state["vl_model"] == mrope.DEFAULT_MODEL
+
+
+def test_custom_in_a_link_without_a_config_shows_the_default_and_says_so() -> None:
+    at = open_page(MROPE, {"vl_model": "custom"})
+    assert at.session_state["vl_model"] == mrope.DEFAULT_MODEL
+    assert any("No config of yours" in caption.value for caption in at.caption)

@@ -132,6 +132,8 @@ def test_the_snippet_computes_every_download(key: str, library: str, sequence: d
     np.testing.assert_array_equal(result["mrope_axes"], mrope.axes_table(view).to_numpy())
     np.testing.assert_allclose(result["mrope_scores"], mrope.scores_table(view, ids).to_numpy(), rtol=1e-12,
                                atol=1e-9)
+    # the snippet's cos and sin (written out there) are pe_core's mrope_cache, as the download holds them
+    np.testing.assert_allclose(result["mrope_cache"], mrope.cache_table(view, ids).to_numpy(), rtol=0, atol=1e-12)
 
 
 def test_play_moves_the_query_within_the_image_and_keeps_to_its_budget() -> None:

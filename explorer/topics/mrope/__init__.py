@@ -10,6 +10,7 @@ Analysis, figures and reproduce-this code, without Streamlit (pages/mrope_page.p
 
 from explorer.topics.mrope.analysis import (
     AXES,
+    CUSTOM_MODEL,
     DEFAULT_MODEL,
     FRAMES_MAX,
     MODEL_KEYS,
@@ -21,6 +22,7 @@ from explorer.topics.mrope.analysis import (
     image_scores,
     layout_name,
     misread_axes,
+    model_name,
     pair_axes,
     play_path,
     positions,
@@ -29,13 +31,16 @@ from explorer.topics.mrope.analysis import (
     sliced_axes,
     text_misread,
     text_resumes,
+    view_from_config,
     with_query,
     with_sequence,
 )
 from explorer.topics.mrope.charts import (
+    CACHE_TOKENS,
     axes_figure,
     axes_table,
     axis_counts,
+    cache_table,
     image_axes_figure,
     positions_table,
     rows_figure,
@@ -47,6 +52,8 @@ from explorer.topics.mrope.reproduce_code import mrope_code
 
 __all__ = [
     "AXES",
+    "CACHE_TOKENS",
+    "CUSTOM_MODEL",
     "DEFAULT_MODEL",
     "FRAMES_MAX",
     "MODEL_KEYS",
@@ -57,11 +64,13 @@ __all__ = [
     "axes_figure",
     "axes_table",
     "axis_counts",
+    "cache_table",
     "image_axes_figure",
     "image_grid",
     "image_scores",
     "layout_name",
     "misread_axes",
+    "model_name",
     "mrope_code",
     "pair_axes",
     "play_path",
@@ -75,6 +84,7 @@ __all__ = [
     "sliced_axes",
     "text_misread",
     "text_resumes",
+    "view_from_config",
     "with_query",
     "with_sequence",
     "wrong_reading_figure",

@@ -18,12 +18,13 @@ does not notice; an image token does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 import pe_core
-from explorer.model_configs import MROPE_PRESETS, load_config
+from explorer.model_configs import MROPE_PRESETS, load_config, model_config
 
 #: The three axes, in the position ids' order.
 AXES = ("temporal", "height", "width")
@@ -172,17 +173,45 @@ def play_path(view: MropeView, frames: int) -> list[tuple[int, int]]:
 #: Seconds between a video's frames (after the temporal patch): Qwen2.5-VL's processor gives 2 / fps.
 SECONDS_STOPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEFAULT_MODEL = "qwen2.5-vl-7b-instruct"
-MODEL_KEYS: tuple[str, ...] = MROPE_PRESETS
+#: URL value of the model key when the config is the visitor's (pasted or uploaded, kept in the session).
+CUSTOM_MODEL = "custom"
+MODEL_KEYS: tuple[str, ...] = (CUSTOM_MODEL, *MROPE_PRESETS)
+
+
+def view_from_config(config: Mapping, key: str = CUSTOM_MODEL) -> MropeView:
+    """A vision-language model's M-RoPE from its config.json (``pe_core.rope_from_config`` for the head size, base,
+    sections and layout; its vision_config's spatial_merge_size, and tokens_per_second where the model's
+    get_rope_index reads it: Qwen2.5-VL's), at this page's default sequence. ValueError for a config without
+    M-RoPE sections, or with values pe_core refuses."""
+    rope = pe_core.rope_from_config(config)
+    if rope.mrope_section is None:
+        raise ValueError("This config has no mrope_section: it is not a vision-language model's M-RoPE (Qwen2-VL's "
+                         'config has "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}).')
+    vision = config.get("vision_config") if isinstance(config.get("vision_config"), Mapping) else {}
+    merge = _vision_number("spatial_merge_size", vision.get("spatial_merge_size", 2), 16, whole=True)
+    per_second = vision.get("tokens_per_second") if config.get("model_type") == "qwen2_5_vl" else None
+    return MropeView(model=key, d=rope.d, base=rope.base, sections=tuple(rope.mrope_section),
+                     interleaved=rope.mrope_interleaved, merge=int(merge),
+                     tokens_per_second=None if per_second is None else _vision_number("tokens_per_second", per_second,
+                                                                                       1000, whole=False))
+
+
+def _vision_number(name: str, value: object, high: float, *, whole: bool) -> float:
+    """A vision_config number: a (whole) number above 0 and at most ``high``; ValueError naming it otherwise."""
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value <= high:
+        kind = "a whole number" if whole else "a number"
+        raise ValueError(f"vision_config.{name} must be {kind} above 0 and at most {high:g}, got {value!r:.40}.")
+    return float(value)
+
+
+def model_name(key: str) -> str:
+    return "Your config (pasted or uploaded)" if key == CUSTOM_MODEL else model_config(key).name
 
 
 def preset_view(key: str) -> MropeView:
     """A preset's M-RoPE from its config.json (explorer.model_configs), at this page's default sequence."""
-    config = load_config(key)
-    rope = pe_core.rope_from_config(config)
-    vision = config.get("vision_config", {})
-    return MropeView(model=key, d=rope.d, base=rope.base, sections=tuple(rope.mrope_section),
-                     interleaved=rope.mrope_interleaved, merge=int(vision.get("spatial_merge_size", 2)),
-                     tokens_per_second=vision.get("tokens_per_second"))
+    return view_from_config(load_config(key), key)
 
 
 def with_sequence(view: MropeView, **sequence: int | float) -> MropeView:

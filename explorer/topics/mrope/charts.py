@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+import pe_core
 from explorer import animation
 from explorer.figures import FONT_PX, MARGIN, chart_title, figure, line_xy, named_colorscale
 from explorer.topics.mrope.analysis import (
@@ -171,3 +172,18 @@ def scores_table(view: MropeView, ids: np.ndarray) -> pd.DataFrame:
     rows, cols = np.indices(right.shape)
     return pd.DataFrame({"row": rows.ravel(), "column": cols.ravel(), "score": right.ravel(),
                          "score misread": wrong.ravel()})
+
+
+#: The cos and sin download holds at most this many tokens (d columns each: about 1M values at d = 128); the
+#: reproduce-this code computes them for any length.
+CACHE_TOKENS = 4096
+
+
+def cache_table(view: MropeView, ids: np.ndarray) -> pd.DataFrame:
+    """cos and sin (half layout) of the first CACHE_TOKENS tokens, as the model's rotary embedding returns them
+    (``pe_core.mrope_cache``): one row per token."""
+    shown = ids[:, :CACHE_TOKENS]
+    cos, sin = pe_core.mrope_cache(shown, view.d, view.base, sections=view.sections, interleaved=view.interleaved)
+    columns = [f"cos {j}" for j in range(view.d)] + [f"sin {j}" for j in range(view.d)]
+    return pd.DataFrame(np.concatenate([cos, sin], axis=1), columns=columns,
+                        index=pd.RangeIndex(shown.shape[1], name="token"))

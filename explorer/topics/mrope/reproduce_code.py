@@ -5,8 +5,8 @@ numbers. Written once for both libraries: ``{xp}`` is ``np`` or ``torch`` (every
 from __future__ import annotations
 
 from explorer import reproduce, rope_methods
-from explorer.model_configs import model_config
-from explorer.topics.mrope.analysis import MropeView
+from explorer.topics.mrope.analysis import MropeView, model_name
+from explorer.topics.mrope.charts import CACHE_TOKENS
 
 BODY = '''
 
@@ -76,6 +76,7 @@ text_change = 0.0 if text is None else abs(
 resumes = [int(ids[0, start]) for (kind, start, _), (before, _, _) in zip(spans[1:], spans) if kind == "text"
            and before != "text"]
 grid_rows, grid_cols = {xp}.meshgrid({xp}.arange(rows), {xp}.arange(cols), indexing="ij")
+cos, sin = cache(ids[:, :shown], interleaved)  # what the model's rotary embedding returns, first `shown` tokens
 '''
 
 
@@ -84,7 +85,7 @@ def mrope_code(view: MropeView, library: str = "numpy") -> str:
     tps = "None" if view.tokens_per_second is None else reproduce.literal(view.tokens_per_second)
     segments = [tuple(float(v) if isinstance(v, float) else v for v in part) for part in view.segments()]
     head = (
-        f"# Images and video (M-RoPE): {model_config(view.model).name}\n" + reproduce.imports(library)
+        f"# Images and video (M-RoPE): {model_name(view.model)}\n" + reproduce.imports(library)
         + "import math\n\n"
         f"d, base = {view.d}, {reproduce.literal(view.base)}  # head size, rope_theta\n"
         f"sections, interleaved = {list(view.sections)}, {view.interleaved}  # mrope_section, mrope_interleaved\n"
@@ -93,6 +94,7 @@ def mrope_code(view: MropeView, library: str = "numpy") -> str:
         "# video: the grids before the spatial merge (image_grid_thw, video_grid_thw)\n"
         f"segments = {segments!r}\n"
         f"query = ({view.query_row}, {view.query_col})  # the query token: row and column of the image\n"
+        f"shown = {CACHE_TOKENS}  # the cos and sin below: of the first tokens (any number works)\n"
     )
     body = rope_methods.in_library(BODY, library)
     as_float = ".to(torch.float64)" if library == "torch" else ".astype(np.float64)"
@@ -102,6 +104,7 @@ def mrope_code(view: MropeView, library: str = "numpy") -> str:
                                      "ids[1], ids[2]]"),
         "mrope_axes": columns.format(f"[{'torch' if library == 'torch' else 'np'}.arange(d // 2), pair_axes(False), "
                                      "pair_axes(True)]"),
+        "mrope_cache": "torch.cat([cos, sin], 1)" if library == "torch" else "np.concatenate([cos, sin], 1)",
         "mrope_scores": columns.format(f"[grid_rows.reshape(-1){as_float}, grid_cols.reshape(-1){as_float}, right, "
                                        "wrong]"),
     }) + reproduce.numbers_code({
