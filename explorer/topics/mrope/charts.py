@@ -59,7 +59,8 @@ def rows_figure(view: MropeView, ids: np.ndarray, *, title: str) -> go.Figure:
     shapes = [{"type": "rect", "x0": start - 0.5, "x1": stop - 0.5, "yref": "y domain", "y0": 0, "y1": 1,
                "fillcolor": SEGMENT_COLOURS[kind], "opacity": 0.1, "line": {"width": 0}, "layer": "below"}
               for kind, start, stop in view.spans() if kind != "text"]
-    notes = [{"text": kind, "x": (start + stop - 1) / 2, "yref": "y domain", "y": 1.0, "yanchor": "bottom",
+    # Inside the plot's top edge: above it they ran into the title on a projector.
+    notes = [{"text": kind, "x": (start + stop - 1) / 2, "yref": "y domain", "y": 0.99, "yanchor": "top",
               "showarrow": False, "font": {"size": FONT_PX, "color": SEGMENT_COLOURS[kind]}}
              for kind, start, stop in view.spans() if kind != "text"]
     notes += [{"text": f"text resumes at {position}", "x": index, "y": position, "ax": 30, "ay": -30,
