@@ -75,20 +75,6 @@ def apply_config(data: str | bytes, source: str) -> None:
     st.session_state[PASTED_LAYERS] = (layer_types.layer_types_note(config), config)
 
 
-def apply_pasted() -> None:
-    text = st.session_state.get(CONFIG_TEXT) or ""
-    if text.strip():
-        apply_config(text, "your config")
-    if config_json.config_size(text) > config_json.CONFIG_MAX_BYTES:
-        # Refused (the message says why): not kept in the box, whose text the browser sends with every rerun.
-        st.session_state[CONFIG_TEXT] = ""
-
-
-def apply_uploaded() -> None:
-    upload = st.session_state.get(CONFIG_FILE)
-    if upload is not None:
-        apply_config(upload.getvalue(), upload.name)
-
 
 def parse_model(raws: list[str]) -> tuple[str, list[str]]:
     """The model key from the URL; a preset sets what the URL does not say itself (as the
@@ -141,7 +127,7 @@ st.selectbox(
     format_func=lambda key: "Custom: the settings below" if key == contexts.CUSTOM_MODEL else model_config(key).name,
 )
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
+    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
     placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
     reads="rope_theta, head_dim (or hidden_size / num_attention_heads), partial_rotary_factor, "
     "max_position_embeddings, rope_scaling or rope_parameters",

@@ -57,19 +57,6 @@ def use_config(config: dict, source: str) -> None:
     )
 
 
-def apply_pasted() -> None:
-    text = st.session_state.get(CONFIG_TEXT) or ""
-    if text.strip():
-        apply_config(text, "your config")
-    if config_json.config_size(text) > config_json.CONFIG_MAX_BYTES:
-        st.session_state[CONFIG_TEXT] = ""  # refused: not sent back with every rerun
-
-
-def apply_uploaded() -> None:
-    upload = st.session_state.get(CONFIG_FILE)
-    if upload is not None:
-        apply_config(upload.getvalue(), upload.name)
-
 
 def parse_model(raws: list[str]) -> tuple[str, list[str]]:
     return parse_choice("layer_model", raws, default=DEFAULT_MODEL, options=MODEL_KEYS)
@@ -103,7 +90,7 @@ if model == layers.CUSTOM_MODEL and VISITOR_STACK not in st.session_state:
     st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
 st.selectbox("Model preset (its public config.json)", MODEL_KEYS, key="layer_model", format_func=model_name)
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
+    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
     placeholder='{"model_type": "gemma3_text", "num_hidden_layers": 34, ...}',
     reads="model_type, num_hidden_layers, layer_types, sliding_window, head_dim, rope_parameters (flat or per "
     "layer type) or rope_theta and rope_scaling, and each family's own keys",

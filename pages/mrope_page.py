@@ -48,19 +48,6 @@ def apply_config(data: str | bytes, source: str) -> None:
         f"{mrope.layout_name(view.interleaved)}."))
 
 
-def apply_pasted() -> None:
-    text = st.session_state.get(CONFIG_TEXT) or ""
-    if text.strip():
-        apply_config(text, "your config")
-    if config_json.config_size(text) > config_json.CONFIG_MAX_BYTES:
-        st.session_state[CONFIG_TEXT] = ""  # refused: not sent back with every rerun
-
-
-def apply_uploaded() -> None:
-    upload = st.session_state.get(CONFIG_FILE)
-    if upload is not None:
-        apply_config(upload.getvalue(), upload.name)
-
 
 st.title("Images and video (M-RoPE)")
 st.markdown(
@@ -90,7 +77,7 @@ if model == mrope.CUSTOM_MODEL and VISITOR_VIEW not in st.session_state:
     st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
 st.selectbox("Model preset (its public config.json)", mrope.MODEL_KEYS, key="vl_model", format_func=mrope.model_name)
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, on_paste=apply_pasted, on_upload=apply_uploaded,
+    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
     placeholder='{"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, ...}',
     reads="model_type, rope_theta, head_dim (or hidden_size / num_attention_heads), rope_scaling or rope_parameters "
     "with mrope_section, and vision_config's spatial_merge_size and tokens_per_second",
