@@ -83,10 +83,6 @@ class MropeView:
     def image_span(self) -> tuple[int, int]:
         return next((start, stop) for kind, start, stop in self.spans() if kind == "image")
 
-    def query_index(self) -> int:
-        """The query token's index in the sequence: row query_row, column query_col of the image."""
-        return self.image_span()[0] + self.query_row * self.image_cols + self.query_col
-
 
 def layout_name(interleaved: bool) -> str:
     return "interleaved" if interleaved else "blocked"
