@@ -122,12 +122,12 @@ sequence = mrope.with_sequence(preset, text_before=text_before, image_rows=image
 def grid_section(view: MropeView, key: str) -> None:
     ids = positions(key, view)
     resumes = mrope.text_resumes(view, ids)
+    st.header("Where an image's tokens sit")
     cols = st.columns(4)
     cols[0].metric("tokens", f"{view.length:,}")
     cols[1].metric("image tokens", f"{view.image_rows * view.image_cols:,}")
     cols[2].metric("text after the image resumes at", f"{resumes[0][1]:,}" if resumes else "n/a")
     cols[3].metric("largest position", f"{int(ids.max()):,}")
-    st.header("Where an image's tokens sit")
     blocks.chart(mrope.image_axes_figure(view, ids, title="The image's tokens, coloured by each of their positions"),
                  key="mrope_image")
     st.caption(

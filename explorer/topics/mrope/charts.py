@@ -46,7 +46,9 @@ def image_axes_figure(view: MropeView, ids: np.ndarray, *, title: str) -> go.Fig
         values = grid[axis]
         span = f"{values.min()}" if values.min() == values.max() else f"{values.min()} to {values.max()}"
         layout[f"xaxis{suffix}"] = {"domain": [low, high], "title": {"text": f"{name}: {span}"}}
-        layout[f"yaxis{suffix}"] = {"range": [view.image_rows - 0.5, -0.5], "anchor": f"x{suffix}"}
+        # One row axis for the three: the others' labels sat inside the panel before them on a phone.
+        layout[f"yaxis{suffix}"] = {"range": [view.image_rows - 0.5, -0.5], "anchor": f"x{suffix}",
+                                    "showticklabels": axis == 0, "title": {"text": "row" if axis == 0 else ""}}
     return figure(traces, layout)
 
 
