@@ -147,9 +147,10 @@ class HAProxy:
         path = self.folder / LOG_FILE
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def logged(self, pattern: str, count: int, timeout_s: float = 5.0) -> list[str]:
+    def logged(self, pattern: str, count: int, timeout_s: float = 15.0) -> list[str]:
         """The log's matches of ``pattern`` once there are ``count`` of them (or ``timeout_s`` has passed):
-        HAProxy writes a request's line a moment after it has answered it."""
+        HAProxy writes a request's line a moment after it has answered it (a full suite's load once left one of
+        three lines unwritten after 5 s)."""
         deadline = time.monotonic() + timeout_s
         while len(found := re.findall(pattern, self.log())) < count and time.monotonic() < deadline:
             time.sleep(0.05)
