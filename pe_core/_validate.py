@@ -172,6 +172,17 @@ def check_finite_values(name: str, array: np.ndarray) -> None:
         raise ValueError(f"{name} contains {bad:,} NaN or infinite value(s); every value must be finite.")
 
 
+def check_whole_positions(name: str, array: np.ndarray) -> np.ndarray:
+    """``array`` (numeric, any shape) as float64 positions: finite whole numbers within +-MAX_POSITION."""
+    values = array.astype(np.float64)
+    check_finite_values(name, values)
+    if np.any(values != np.round(values)):
+        raise ValueError(f"{name} must be whole numbers, got {values[values != np.round(values)][0]!r}.")
+    if values.size and np.max(np.abs(values)) > MAX_POSITION:
+        raise ValueError(f"{name} must lie within +-{MAX_POSITION:,}, got {np.max(np.abs(values)):,.0f}.")
+    return values
+
+
 def check_real(name: str, value: object) -> float:
     """Return ``value`` as a finite float, or raise for text, None, arrays, NaN or inf."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

@@ -33,7 +33,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pe_core._validate import MAX_LENGTH, MAX_POSITION, check_cells, check_finite_values, check_int, check_real
+from pe_core._validate import (
+    MAX_LENGTH,
+    MAX_POSITION,
+    check_cells,
+    check_int,
+    check_real,
+    check_whole_positions,
+)
 from pe_core.encoding import sin_cos_of_products
 from pe_core.rope.scaling import check_rope_base, check_rope_d, rope_frequencies
 
@@ -343,13 +350,7 @@ def _check_position_ids(position_ids: object) -> np.ndarray:
         )
     if array.shape[1] > MAX_LENGTH:
         raise ValueError(f"position_ids holds {array.shape[1]:,} tokens; at most {MAX_LENGTH:,} are computed at once.")
-    values = array.astype(np.float64)
-    check_finite_values("position_ids", values)
-    if np.any(values != np.round(values)):
-        raise ValueError(f"position_ids must be whole numbers, got {values[values != np.round(values)][0]!r}.")
-    if values.size and np.max(np.abs(values)) > MAX_POSITION:
-        raise ValueError(f"position_ids must lie within +-{MAX_POSITION:,}, got {np.max(np.abs(values)):,.0f}.")
-    return values
+    return check_whole_positions("position_ids", array)
 
 
 def mrope_cache(

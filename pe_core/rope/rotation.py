@@ -32,9 +32,9 @@ from pe_core._validate import (
     MAX_POSITION,
     check_cells,
     check_choice,
-    check_finite_values,
     check_int,
     check_matrix,
+    check_whole_positions,
 )
 from pe_core.encoding import positions as position_range
 from pe_core.encoding import sin_cos_outer
@@ -128,13 +128,7 @@ def _check_positions(positions: object, count: int) -> np.ndarray:
         )
     if array.size != count:
         raise ValueError(f"positions has {array.size:,} values but x has {count:,} rows (its second-last axis).")
-    values = array.astype(np.float64)
-    check_finite_values("positions", values)
-    if np.any(values != np.round(values)):
-        raise ValueError(f"positions must be whole numbers, got {values[values != np.round(values)][0]!r}.")
-    if values.size and np.max(np.abs(values)) > MAX_POSITION:
-        raise ValueError(f"positions must lie within +-{MAX_POSITION:,}, got {np.max(np.abs(values)):,.0f}.")
-    return values
+    return check_whole_positions("positions", array)
 
 
 def rotate(
