@@ -132,15 +132,9 @@ config_inputs.draw(
     reads="rope_theta, head_dim (or hidden_size / num_attention_heads), partial_rotary_factor, "
     "max_position_embeddings, rope_scaling or rope_parameters",
 )
-message = st.session_state.get(CONFIG_MESSAGE)
-if message:
-    kind, text, notices = message
-    (st.error if kind == "error" else st.success)(text, icon=":material/block:" if kind == "error" else None)
-    for notice in notices:
-        st.caption(notice)
-    if kind == "success" and model == contexts.CUSTOM_MODEL:
-        note, config = st.session_state.get(PASTED_LAYERS, (None, None))
-        layer_link.show(note, config=config)
+if config_inputs.show_message(CONFIG_MESSAGE) == "success" and model == contexts.CUSTOM_MODEL:
+    note, config = st.session_state.get(PASTED_LAYERS, (None, None))
+    layer_link.show(note, config=config)
 
 st.header("Lengths and method")
 length_cols = st.columns(3)

@@ -8,7 +8,6 @@ import streamlit as st
 
 from explorer import animation, config_json, figures, layer_types
 from explorer.model_configs import LAYER_PRESETS, model_config
-from explorer.settings import parse_choice
 from explorer.topics import layers
 from explorer.topics.layers import ModelStack
 from explorer.ui import blocks, cached, config_inputs, controls, navigation
@@ -37,7 +36,7 @@ def apply_config(data: str | bytes, source: str) -> None:
     try:
         use_config(config_json.read_config(data), source)
     except ValueError as error:
-        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"))
+        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"), [])
 
 
 def use_config(config: dict, source: str) -> None:
@@ -45,7 +44,7 @@ def use_config(config: dict, source: str) -> None:
     try:
         stack = layers.read_stack(config, source)
     except ValueError as error:
-        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"))
+        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"), [])
         return
     # The cached sections are every session's: keyed by the config's content, not by this session.
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
@@ -53,13 +52,10 @@ def use_config(config: dict, source: str) -> None:
     controls.queue_values({"layer_model": layers.CUSTOM_MODEL})
     kinds = ", ".join(f"{len(kind.layers)} {kind.name}" for kind in stack.kinds)
     st.session_state[CONFIG_MESSAGE] = (
-        "success", config_json.one_line(f"Read {source}: {len(stack.layers)} layers ({kinds}).")
+        "success", config_json.one_line(f"Read {source}: {len(stack.layers)} layers ({kinds})."), []
     )
 
 
-
-def parse_model(raws: list[str]) -> tuple[str, list[str]]:
-    return parse_choice("layer_model", raws, default=DEFAULT_MODEL, options=MODEL_KEYS)
 
 
 def model_name(key: str) -> str:
@@ -80,25 +76,24 @@ navigation.run_settings_part(lambda: st.caption(
     "The sidebar's d, n, L, layout and frequencies do not change this page: "
     "every number here comes from the model's config, its head sizes, bases and lengths."))
 st.header("The model")
-model = controls.seed_value("layer_model", DEFAULT_MODEL, parse_model)
-carried = st.session_state.pop(layer_types.CARRIED_CONFIG, None)
-if carried is not None and model == layers.CUSTOM_MODEL:
-    use_config(carried, "the config of the page before")  # Rotary's or Longer contexts' link
-if model == layers.CUSTOM_MODEL and VISITOR_STACK not in st.session_state:
-    # A link or a Back to "custom" in a session that has no config of its own: the default model, said so.
-    st.session_state["layer_model"] = model = DEFAULT_MODEL
-    st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
-st.selectbox("Model preset (its public config.json)", MODEL_KEYS, key="layer_model", format_func=model_name)
+
+
+def carried_here() -> None:
+    """A config Rotary's or Longer contexts' link carried here."""
+    carried = st.session_state.pop(layer_types.CARRIED_CONFIG, None)
+    if carried is not None:
+        use_config(carried, "the config of the page before")
+
+
+model = config_inputs.choose_model("layer_model", MODEL_KEYS, default=DEFAULT_MODEL, custom=layers.CUSTOM_MODEL,
+                                   own_config=VISITOR_STACK, format_func=model_name, arriving=carried_here)
 config_inputs.draw(
     CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
     placeholder='{"model_type": "gemma3_text", "num_hidden_layers": 34, ...}',
     reads="model_type, num_hidden_layers, layer_types, sliding_window, head_dim, rope_parameters (flat or per "
     "layer type) or rope_theta and rope_scaling, and each family's own keys",
 )
-message = st.session_state.get(CONFIG_MESSAGE)
-if message:
-    kind, text = message
-    (st.error if kind == "error" else st.success)(text, icon=":material/block:" if kind == "error" else None)
+config_inputs.show_message(CONFIG_MESSAGE)
 stack, key = st.session_state[VISITOR_STACK] if model == layers.CUSTOM_MODEL else (preset_stack(model), model)
 target = int(controls.number_control(
     "layer_target", "Target length L (tokens)", default=layers.DEFAULT_TARGET, low=1, high=layers.TARGET_MAX,

@@ -6,7 +6,6 @@ import streamlit as st
 
 from explorer import animation, config_json
 from explorer.model_configs import model_config
-from explorer.settings import parse_choice
 from explorer.topics import mrope
 from explorer.topics.mrope import MropeView
 from explorer.ui import blocks, cached, config_inputs, controls, navigation
@@ -39,13 +38,13 @@ def apply_config(data: str | bytes, source: str) -> None:
     try:
         view = mrope.view_from_config(config_json.read_config(data))
     except ValueError as error:
-        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"))
+        st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"), [])
         return
     st.session_state[VISITOR_VIEW] = view
     controls.queue_values({"vl_model": mrope.CUSTOM_MODEL})
     st.session_state[CONFIG_MESSAGE] = ("success", config_json.one_line(
         f"Read {source}: d = {view.d}, base {view.base:g}, sections {list(view.sections)} "
-        f"{mrope.layout_name(view.interleaved)}."))
+        f"{mrope.layout_name(view.interleaved)}."), [])
 
 
 
@@ -68,24 +67,15 @@ navigation.run_settings_part(lambda: st.caption(
     "The sidebar's d, n, L, layout and frequencies do not change this page: "
     "every number here comes from the model's config and the sequence below."))
 st.header("The model and the sequence")
-model = controls.seed_value(
-    "vl_model", mrope.DEFAULT_MODEL,
-    lambda raws: parse_choice("vl_model", raws, default=mrope.DEFAULT_MODEL, options=mrope.MODEL_KEYS))
-if model == mrope.CUSTOM_MODEL and VISITOR_VIEW not in st.session_state:
-    # A link or a Back to "custom" in a session that has no config of its own: the default model, said so.
-    st.session_state["vl_model"] = model = mrope.DEFAULT_MODEL
-    st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
-st.selectbox("Model preset (its public config.json)", mrope.MODEL_KEYS, key="vl_model", format_func=mrope.model_name)
+model = config_inputs.choose_model("vl_model", mrope.MODEL_KEYS, default=mrope.DEFAULT_MODEL,
+                                   custom=mrope.CUSTOM_MODEL, own_config=VISITOR_VIEW, format_func=mrope.model_name)
 config_inputs.draw(
     CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
     placeholder='{"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, ...}',
     reads="model_type, rope_theta, head_dim (or hidden_size / num_attention_heads), rope_scaling or rope_parameters "
     "with mrope_section, and vision_config's spatial_merge_size and tokens_per_second",
 )
-message = st.session_state.get(CONFIG_MESSAGE)
-if message:
-    (st.error if message[0] == "error" else st.success)(message[1],
-                                                         icon=":material/block:" if message[0] == "error" else None)
+config_inputs.show_message(CONFIG_MESSAGE)
 preset = st.session_state[VISITOR_VIEW] if model == mrope.CUSTOM_MODEL else preset_view(model)
 source_line = "" if model == mrope.CUSTOM_MODEL else (
     f" {model_config(model).note} [Source]({model_config(model).url}).")

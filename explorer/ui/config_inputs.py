@@ -1,6 +1,7 @@
-"""The pair of inputs through which a page takes a visitor's config.json (Longer contexts, Your model, layer by
-layer, M-RoPE): a box to paste it into and a file uploader, side by side, each handing what it holds to the
-page's reading of a config."""
+"""How a page takes a visitor's config.json (Longer contexts, Your model, layer by layer, M-RoPE): a box to paste
+it into and a file uploader, side by side, each handing what it holds to the page's reading of a config; the line
+that says what the reading made of it; and, for the pages whose model select offers the visitor's own config
+beside the presets, that select."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer import config_json
+from explorer.settings import parse_choice
+from explorer.ui import controls
 
 
 def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str], None], placeholder: str,
@@ -39,3 +42,33 @@ def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str],
         max_upload_size=config_json.CONFIG_MAX_MB,
         help=f"A JSON file of at most {config_json.CONFIG_MAX_MB} MB. Nothing is stored.",
     )
+
+
+def show_message(message_key: str) -> str | None:
+    """What the page said of the last config it read, held in session state under ``message_key`` as (kind
+    "error" or "success", one line, notices): the line, and each notice beneath it. Returns the kind (None: no
+    config read yet)."""
+    message = st.session_state.get(message_key)
+    if not message:
+        return None
+    kind, text, notices = message
+    (st.error if kind == "error" else st.success)(text, icon=":material/block:" if kind == "error" else None)
+    for notice in notices:
+        st.caption(notice)
+    return kind
+
+
+def choose_model(key: str, options: tuple[str, ...], *, default: str, custom: str, own_config: str,
+                 format_func: Callable[[str], str], arriving: Callable[[], None] | None = None) -> str:
+    """The model select, kept in the URL under ``key``: the presets and ``custom``, the visitor's own config (kept
+    in session state under ``own_config``). ``arriving`` runs first when the URL asks for ``custom`` (a config
+    another page carried here); a link or a Back to ``custom`` in a session with no config of its own shows
+    ``default``, and says so."""
+    model = controls.seed_value(key, default, lambda raws: parse_choice(key, raws, default=default, options=options))
+    if model == custom and arriving is not None:
+        arriving()
+    if model == custom and own_config not in st.session_state:
+        st.session_state[key] = model = default
+        st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
+    st.selectbox("Model preset (its public config.json)", options, key=key, format_func=format_func)
+    return model
