@@ -16,6 +16,7 @@ import pe_core
 from explorer import rope_methods
 from explorer.model_configs import LAYER_PRESETS, load_config
 from explorer.settings import format_number
+from pe_core.rope.config import language_model_config
 from pe_core.rope.layers import layer_rope_config
 
 #: Session key of a pasted config a page hands to Your model, layer by layer.
@@ -68,7 +69,7 @@ def layer_types_note(config: Mapping) -> str | None:
 def _per_type_without_layers(config: Mapping) -> str | None:
     """For a config that gives no layer count but one RoPE per layer type (transformers 5's rope_parameters, or
     Gemma 3's rope_local_base_freq): the types, and which one the page shows."""
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    text = language_model_config(config)
     parameters = text.get("rope_parameters")
     if isinstance(parameters, Mapping) and parameters and all(isinstance(v, Mapping) for v in parameters.values()):
         kinds = list(parameters)

@@ -104,8 +104,9 @@ def _dict_or_none(name: str, value: object) -> Mapping | None:
     raise ValueError(f"{name} must be an object ({{...}}) or null, got {type(value).__name__} {value!r}.")
 
 
-def _text_config(config: Mapping) -> Mapping:
-    """The language model's own config of a multimodal one (Gemma 3, Llama 4: "text_config")."""
+def language_model_config(config: Mapping) -> Mapping:
+    """The language model's own config of a multimodal one (Gemma 3, Llama 4: "text_config"), else the config: the
+    keys the config reader and model_layers read."""
     text = config.get("text_config")
     if isinstance(text, Mapping) and not any(key in config for key in ("head_dim", "hidden_size", "n_embd")):
         return text
@@ -379,7 +380,7 @@ def rope_from_config(config: Mapping, *, layer_type: str | None = None) -> RopeC
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a JSON object (a dict), got {type(config).__name__}.")
-    outer, config = config, _text_config(config)
+    outer, config = config, language_model_config(config)
     if not any(key in config for key in ROTARY_KEYS):
         raise ValueError(
             "This config has no RoPE settings: none of " + ", ".join(ROTARY_KEYS) + " is present (a model "

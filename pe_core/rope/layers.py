@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._validate import MAX_POSITION, check_int
-from pe_core.rope.config import RopeConfig, _global_head_dim, _text_config, rope_from_config
+from pe_core.rope.config import RopeConfig, _global_head_dim, language_model_config, rope_from_config
 from pe_core.rope.config import _head_dim as _config_head_dim
 from pe_core.rope.config import _model_family as _family
 from pe_core.rope.scaling import rope_attention_factor, rope_frequencies
@@ -76,7 +76,7 @@ def layer_types(config: Mapping) -> tuple[str, ...]:
     Raises:
         ValueError: no num_hidden_layers, layer_types of another length, a type transformers does not name.
     """
-    text = _text_config(config)
+    text = language_model_config(config)
     family = _family(config, text)
     count = check_int("num_hidden_layers", text.get("num_hidden_layers"), low=1, high=MAX_LAYERS) \
         if text.get("num_hidden_layers") is not None else None
@@ -227,7 +227,7 @@ def rope_init(config: Mapping, *, layer_type: str | None = None, length: int | N
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a JSON object (a dict), got {type(config).__name__}.")
-    text = _text_config(config)
+    text = language_model_config(config)
     family = _family(config, text)
     kinds = layer_types(config) if (text.get("num_hidden_layers") is not None or text.get("layer_types")) else (
         "full_attention",)
@@ -277,7 +277,7 @@ def model_layers(config: Mapping) -> tuple[LayerPositions, ...]:
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a JSON object (a dict), got {type(config).__name__}.")
-    text = _text_config(config)
+    text = language_model_config(config)
     family = _family(config, text)
     kinds = layer_types(config)
     window = _int(text, "sliding_window", None)
@@ -309,7 +309,7 @@ def layer_rope_config(config: Mapping, layer_type: str) -> RopeConfig:
     Raises:
         ValueError: as ``rope_init``.
     """
-    text = _text_config(config)
+    text = language_model_config(config)
     kinds = layer_types(config)
     if layer_type not in kinds:
         raise ValueError(f"layer_type {layer_type!r} is not one of this model's: {', '.join(sorted(set(kinds)))}.")
@@ -319,5 +319,5 @@ def layer_rope_config(config: Mapping, layer_type: str) -> RopeConfig:
 def layer_head_dim(config: Mapping, layer_type: str) -> int:
     """The head size of a layer type's queries and keys on which its RoPE runs (Gemma 4's global layers:
     ``global_head_dim``; DeepSeek's MLA: ``qk_rope_head_dim``, the part of its head that rotates)."""
-    text = _text_config(config)
+    text = language_model_config(config)
     return _head_dim(text, _family(config, text), layer_type)

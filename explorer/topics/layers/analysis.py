@@ -29,6 +29,7 @@ import numpy as np
 import pe_core
 from explorer import rope_methods
 from explorer.model_configs import load_config, model_config
+from pe_core.rope.config import language_model_config
 from pe_core.rope.context import COVERAGE_RTOL
 from pe_core.rope.layers import layer_head_dim, layer_rope_config
 
@@ -141,11 +142,6 @@ class ModelStack:
         return next(kind for kind in self.kinds if index in kind.layers)
 
 
-def _text(config: Mapping) -> Mapping:
-    inner = config.get("text_config")
-    return inner if isinstance(inner, Mapping) else config
-
-
 def read_stack(config: Mapping, name: str = "your config") -> ModelStack:
     """The stack of ``config`` (a config.json dict); ValueError (what to fix) for anything pe_core refuses."""
     layers = pe_core.model_layers(config)
@@ -166,7 +162,7 @@ def read_stack(config: Mapping, name: str = "your config") -> ModelStack:
     if widest > HEAD_DIM_MAX:
         raise ValueError(f"A head of {widest:,} coordinates: this page draws heads of at most {HEAD_DIM_MAX:,} (the "
                          "widest shipped, Gemma 4's global heads, have 512); check head_dim.")
-    text = _text(config)
+    text = language_model_config(config)
     given = text.get("max_position_embeddings")
     trained = int(given) if isinstance(given, int | float) and not isinstance(given, bool) and given >= 1 else None
     scaled = any(layer.query_scale for layer in layers)
