@@ -42,7 +42,7 @@ def apply_config(data: str | bytes, source: str) -> None:
 def use_config(config: dict, source: str) -> None:
     """Show ``config``'s stack, or say in one line what to fix in it."""
     try:
-        stack = layers.read_stack(config, source)
+        stack = layers.read_stack(config)  # named "your config": a file name is text a visitor chose, not for a chart
     except ValueError as error:
         st.session_state[CONFIG_MESSAGE] = ("error", config_json.one_line(f"{source}: {error}"), [])
         return

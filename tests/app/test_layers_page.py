@@ -139,3 +139,14 @@ def test_the_rotary_pages_name_the_layer_type_of_a_preset_with_several(url_path:
     assert "29 sliding_attention (base 10000, no scaling)" in note and "the RoPE of its full_attention layers" in note
     at = open_page(PAGE_BY_KEY[url_path], {"model": "llama-3.1-8b"})
     assert not [info for info in at.info if "layer types" in info.value]
+
+
+def test_an_uploaded_files_name_reaches_no_chart() -> None:
+    """Plotly renders a subset of HTML in its titles: a file name, text a visitor chose, stays in the escaped
+    message line alone."""
+    at = open_page(LAYERS)
+    name = '<a href="javascript:alert(1)">x</a>.json'
+    at.file_uploader(key=UPLOAD).upload(name, json.dumps(GEMMA3_V5).encode()).run()
+    assert_page_ran(at, LAYERS)
+    assert "javascript" not in "".join(chart.proto.spec for chart in at.get("plotly_chart"))
+    assert metric(at, "decoder layers") == "12"
