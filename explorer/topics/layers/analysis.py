@@ -61,16 +61,15 @@ class LayerKind:
     """The layers of one type that do the same with positions: their indices, and what their RoPE is.
 
     ``head_dim``: the head coordinates a query meets a key on (the part that rotates and the rest);
-    ``rotary_dim``: those of them RoPE turns (a proportional head counts its zero-frequency pairs: they
-    are rotated by 0); ``inv_freq``: :math:`\\theta'_i` (None: no position); ``rope``: its base and
-    scaling as the config reader reads them (None: no position)."""
+    ``inv_freq``: :math:`\\theta'_i` as model_layers holds it, as the model's rotary embedding starts (None: no
+    position; a proportional head's unrotated pairs are 0); ``rope``: its d, base and scaling as the config
+    reader reads them, from which ``frequencies`` and ``attention`` give them at any length (None: no position)."""
 
     layer_type: str
     rotary: bool
     layers: tuple[int, ...]
     head_dim: int
     inv_freq: np.ndarray | None
-    attention_factor: float
     rope: pe_core.RopeConfig | None
     window: int | None
     chunk: int | None
@@ -154,7 +153,7 @@ def read_stack(config: Mapping, name: str = "your config") -> ModelStack:
         kinds.append(LayerKind(
             layer_type=layer_type, rotary=rotary, layers=tuple(indices),
             head_dim=layer_head_dim(config, layer_type),
-            inv_freq=first.inv_freq, attention_factor=first.attention_factor,
+            inv_freq=first.inv_freq,
             rope=layer_rope_config(config, layer_type) if rotary else None,
             window=first.window, chunk=first.chunk, query_scale=first.query_scale,
         ))
