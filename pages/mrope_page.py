@@ -207,10 +207,13 @@ def page() -> None:
     blocks.cached_section("mrope_axes", lambda: axes_section(sequence), repr(preset))
     blocks.downloads("each pair's axis", lambda: mrope.axes_table(sequence), key="mrope_axes")
     blocks.fragment(score_section, sequence, key)
-    blocks.reproduce(lambda: snippets(repr(mrope.with_query(sequence, **snippet)),
-                                      mrope.with_query(sequence, **snippet))[0],
-                     lambda: snippets(repr(mrope.with_query(sequence, **snippet)),
-                                      mrope.with_query(sequence, **snippet))[1])
+    blocks.reproduce(lambda: code()[0], lambda: code()[1])
+
+
+def code() -> tuple[str, str]:
+    """The snippets for the sequence and the query the score section's sliders chose (read once they ran)."""
+    queried = mrope.with_query(sequence, **snippet)
+    return snippets(repr(queried), queried)
 
 
 #: The reproduce-this code's query, set by the score section's sliders.
