@@ -3,21 +3,28 @@
 The manifests are validated against the Kubernetes schemas that kubernetes-validate ships
 (strict: an unknown or misspelt field fails), for every Kubernetes release it knows, with
 the network cut off during validation. Then both are checked for what README "Deployment"
-promises: health on /_stcore/health, resources, cookie stickiness, one shared cookieSecret.
+promises: health on /_stcore/health, resources, cookie stickiness, one shared cookieSecret, and
+one Redis that every replica reaches at the same PE_REDIS_URL (the lesson store).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import socket
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import kubernetes_validate
 import pytest
+import redis
 import yaml
 from kubernetes_validate.utils import all_versions
 from support.proxy_harness import HAPROXY_CFG, sticky_cookie_name
+from support.redis_harness import RedisServer, require_redis_server
+
+from explorer.follow_store import REDIS_URL_VARIABLE, RedisStore, store_from_environment
 
 pytestmark = pytest.mark.deploy
 
@@ -27,19 +34,22 @@ KUBERNETES = ROOT / "deploy" / "kubernetes"
 README = ROOT / "README.md"
 HEALTH_PATH = "/_stcore/health"
 SECRET_VARIABLE = "STREAMLIT_SERVER_COOKIE_SECRET"
+#: metadata.name of the app's Deployment and Service, and of Redis's.
+APP = "pe-explorer"
+REDIS = "redis"
 
 
 def manifests() -> list[dict[str, Any]]:
     return [doc for path in sorted(KUBERNETES.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text()) if doc]
 
 
-def of_kind(kind: str) -> dict[str, Any]:
-    (found,) = [doc for doc in manifests() if doc["kind"] == kind]
+def of_kind(kind: str, name: str = APP) -> dict[str, Any]:
+    (found,) = [doc for doc in manifests() if doc["kind"] == kind and doc["metadata"]["name"] == name]
     return found
 
 
-def the_container() -> dict[str, Any]:
-    (container,) = of_kind("Deployment")["spec"]["template"]["spec"]["containers"]
+def the_container(name: str = APP) -> dict[str, Any]:
+    (container,) = of_kind("Deployment", name)["spec"]["template"]["spec"]["containers"]
     return container
 
 
@@ -64,7 +74,10 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_manifests_validate_against_every_kubernetes_release_the_schemas_cover(no_network) -> None:
     docs = manifests()
-    assert sorted(doc["kind"] for doc in docs) == ["Deployment", "HorizontalPodAutoscaler", "Ingress", "Service"]
+    assert sorted((doc["kind"], doc["metadata"]["name"]) for doc in docs) == [
+        ("Deployment", APP), ("Deployment", REDIS), ("HorizontalPodAutoscaler", APP), ("Ingress", APP),
+        ("NetworkPolicy", REDIS), ("Service", APP), ("Service", REDIS),
+    ]
     versions = all_versions()
     assert len(versions) >= 3, versions
     for doc in docs:
@@ -147,7 +160,7 @@ def compose() -> dict[str, Any]:
 
 def test_compose_runs_the_replicas_behind_the_proxy_with_deploy_haproxy_cfg() -> None:
     services = compose()["services"]
-    assert set(services) == {"app", "proxy"}, set(services)
+    assert set(services) == {"app", "proxy", REDIS}, set(services)
     app, proxy = services["app"], services["proxy"]
 
     assert app["build"] == "." and (ROOT / "Dockerfile").is_file()
@@ -179,3 +192,105 @@ def test_compose_gives_every_replica_the_same_cookie_secret_and_never_a_default_
     for ignore_file in (".gitignore", ".dockerignore"):
         ignored = (ROOT / ignore_file).read_text().split()
         assert ".env" in ignored, f"{ignore_file}: the secret's .env must stay out of git and out of the image"
+
+
+# --- the lesson store (Redis) ---------------------------------------------------------------
+
+
+def redis_command(service_or_container: dict[str, Any]) -> list[str]:
+    """redis-server's command line in compose (a string, split as compose splits it) or Kubernetes (args)."""
+    command = service_or_container.get("command", service_or_container.get("args"))
+    return shlex.split(command) if isinstance(command, str) else list(command)
+
+
+def redis_options(command: list[str]) -> dict[str, str]:
+    assert command[0] == "redis-server" and len(command) % 2 == 1, command
+    return dict(zip(command[1::2], command[2::2], strict=True))
+
+
+def mebibytes(quantity: str) -> float:
+    """A Kubernetes memory quantity (128Mi, 1Gi) or a Redis one (64mb; Redis's mb is 1024 * 1024 bytes) in MiB."""
+    number, unit = re.fullmatch(r"(\d+)([A-Za-z]*)", quantity).groups()
+    return int(number) * {"Mi": 1, "Gi": 1024, "mb": 1, "gb": 1024}[unit]
+
+
+def test_kubernetes_runs_one_redis_without_persistence_that_only_the_app_reaches() -> None:
+    deployment, service, policy = of_kind("Deployment", REDIS), of_kind("Service", REDIS), of_kind("NetworkPolicy",
+                                                                                                 REDIS)
+    container = the_container(REDIS)
+    assert deployment["spec"]["replicas"] == 1  # one store: two would each hold half of the steps
+    redis_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    app_labels = of_kind("Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= redis_labels.items()
+
+    options = redis_options(redis_command(container))
+    assert (options["--save"], options["--appendonly"]) == ("", "no"), options
+    assert re.fullmatch(r"redis:\d+\.\d+[\w.-]*", container["image"]), container["image"]  # a pinned release
+    (port,) = container["ports"]
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["exec"]["command"] == ["redis-cli", "ping"], container[probe]
+    resources = container["resources"]
+    assert set(resources["requests"]) == set(resources["limits"]) == {"cpu", "memory"}, resources
+    # Redis's own bound on its data, with room for Redis itself under the container's limit.
+    assert mebibytes(options["--maxmemory"]) * 1.5 <= mebibytes(resources["limits"]["memory"]), resources
+    assert options["--maxmemory-policy"].startswith("volatile-"), "every step has a TTL: evict among them"
+    assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+
+    # A ClusterIP Service named redis selects Redis's pods, and not the app's.
+    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
+    assert service["spec"]["selector"].items() <= redis_labels.items()
+    assert not service["spec"]["selector"].items() <= app_labels.items()
+    (service_port,) = service["spec"]["ports"]
+    assert service_port["targetPort"] == port["name"] and port["containerPort"] == 6379, (service_port, port)
+
+    # Only the app's pods may open a connection to it.
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = policy["spec"]["ingress"]
+    (source,) = rule["from"]
+    assert source["podSelector"]["matchLabels"].items() <= app_labels.items()
+    assert not source["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    assert [allowed["port"] for allowed in rule["ports"]] == [port["name"]], rule
+
+
+def test_compose_runs_one_redis_without_persistence_never_published_and_healthy_before_the_app() -> None:
+    services = compose()["services"]
+    app, redis = services["app"], services[REDIS]
+    options = redis_options(redis_command(redis))
+    assert (options["--save"], options["--appendonly"]) == ("", "no"), options
+    assert "ports" not in redis, "the replicas reach Redis on compose's network; the host never does"
+    assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"], redis["healthcheck"]
+    assert app["depends_on"][REDIS]["condition"] == "service_healthy", app["depends_on"]
+    assert "replicas" not in redis.get("deploy", {}), "one store: two would each hold half of the steps"
+    # The same Redis as in Kubernetes, with the same options.
+    assert redis["image"] == the_container(REDIS)["image"]
+    assert redis_command(redis) == redis_command(the_container(REDIS))
+
+
+def test_compose_and_kubernetes_give_the_app_the_same_redis_url_naming_the_redis_service() -> None:
+    in_compose = compose()["services"]["app"]["environment"][REDIS_URL_VARIABLE]
+    (variable,) = [env for env in the_container()["env"] if env["name"] == REDIS_URL_VARIABLE]
+    assert variable["value"] == in_compose, (variable, in_compose)
+
+    parts = urlsplit(in_compose)
+    assert parts.scheme == "redis" and parts.hostname == REDIS, in_compose
+    assert parts.hostname in compose()["services"] and of_kind("Service", REDIS)["metadata"]["name"] == parts.hostname
+    (service_port,) = of_kind("Service", REDIS)["spec"]["ports"]
+    assert parts.port == service_port["port"], (in_compose, service_port)
+    assert "--port" not in redis_options(redis_command(compose()["services"][REDIS]))  # Redis's 6379, then
+    assert parts.port == 6379
+    # The app reads it as a Redis store at that address (without connecting to anything).
+    store = store_from_environment({REDIS_URL_VARIABLE: in_compose})
+    assert isinstance(store, RedisStore) and store.where == f"{REDIS}:6379"
+
+
+def test_the_redis_options_start_a_real_redis_server() -> None:
+    """Debian's redis-server (7.0 here) takes the options compose and Kubernetes give the image."""
+    require_redis_server()
+    options = redis_options(redis_command(compose()["services"][REDIS]))
+    with RedisServer(*[word for pair in options.items() for word in pair]) as server:
+        client = redis.Redis.from_url(server.url, decode_responses=True)
+        settings = {key: client.config_get(key)[key] for key in ("save", "appendonly", "maxmemory-policy")}
+        assert settings == {"save": "", "appendonly": "no", "maxmemory-policy": options["--maxmemory-policy"]}
+        assert int(client.config_get("maxmemory")["maxmemory"]) == mebibytes(options["--maxmemory"]) * 1024**2
