@@ -41,16 +41,32 @@ _NOTICES_SHOWN = "_notices_shown"  # the page shows notices of the URL's values 
 _SHOWN = "_sidebar_shown"  # what the sidebar's controls show in the browser
 _NOTICES = "_notices"
 _SWITCH_TO = "_switch_to"
+_REOPEN = "_reopen"  # the next run opens the URL's view afresh (a lesson's step: ``open_view``)
+_WRITE_ADDRESS = "_write_address"  # the next whole run sends the URL even when the session's query is unchanged
+_READ_ALL = "_read_all"  # this run reads every control from the URL: one it leaves out is at its default
 
 
 def begin_run() -> None:
     """Forget which controls the previous run drew. After the browser's Back or Forward, read every
     control from the URL again (and forget what a preset queued): the address the browser went back
     to is the view, and the session still holds the values of the view it left."""
-    st.session_state[_DEFAULTS] = {}
-    if _history_navigation():
-        st.session_state[_SEEDED] = set()
-        st.session_state.pop(_PENDING, None)
+    state = st.session_state
+    state[_DEFAULTS] = {}
+    state[_READ_ALL] = _history_navigation() or bool(state.pop(_REOPEN, False))
+    if state[_READ_ALL]:
+        state[_SEEDED] = set()
+        state.pop(_PENDING, None)
+
+
+def open_view() -> None:
+    """Before st.switch_page to an address that is a whole view (a lesson's step): the next run reads
+    every control from that address, as after the browser's Back, and one it leaves out is at its
+    default, not at the value this session last held."""
+    st.session_state[_REOPEN] = True
+    # st.switch_page's query_params become the session's query, but the browser's address bar shows
+    # them only when the run sends a query of its own (Streamlit 1.67): without it, the address
+    # lagged one step behind the view.
+    st.session_state[_WRITE_ADDRESS] = True
 
 
 def _history_navigation() -> bool:
@@ -122,7 +138,7 @@ def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, 
         if raws:
             state[key], notices = parse(raws)
             state.setdefault(_NOTICES, []).extend(notices)
-        elif _history_navigation():
+        elif state.get(_READ_ALL):
             state[key] = default  # the address left it out: its default is what it shows
     state.setdefault(key, default)
 
@@ -477,5 +493,5 @@ def write_url() -> None:
         if key in state and state[key] != default
     }
     current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
-    if query != current:
+    if query != current or state.pop(_WRITE_ADDRESS, False):
         st.query_params.from_dict(query)
