@@ -34,7 +34,7 @@ _HOST = re.compile(
 )
 #: A URL path as Streamlit serves pages: slash-separated segments of safe characters.
 _PATH = re.compile(r"(?:/[A-Za-z0-9._~%-]+)*/?")
-_MAX_URL_LENGTH = 2000
+MAX_URL_LENGTH = 2000
 
 
 def _clean_origin(scheme: str, host: str) -> str | None:
@@ -49,7 +49,7 @@ def _clean_origin(scheme: str, host: str) -> str | None:
 
 def _clean_url(url: str | None) -> tuple[str, str] | None:
     """(origin, path) of an absolute http(s) URL, its query and fragment dropped; None if unusable."""
-    if not url or len(url) > _MAX_URL_LENGTH:
+    if not url or len(url) > MAX_URL_LENGTH:
         return None
     try:
         parts = urlsplit(url.strip())
