@@ -24,7 +24,7 @@ if __name__ != "__main__":
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
     from explorer.page_list import APP_ICON_SVG
-    from explorer.ui import browser_navigation, classroom, controls, navigation, style
+    from explorer.ui import browser_navigation, classroom, controls, lesson_follow, lesson_present, navigation, style
 
     controls.begin_run()
     presenting = classroom.page_config(
@@ -35,19 +35,36 @@ else:
     PAGES = navigation.pages()
     # Expanded: with more than twelve pages Streamlit hides the last ones behind "View more".
     page = st.navigation(navigation.routes(PAGES), expanded=True)
+    st.session_state[lesson_present.CURRENT_PAGE] = page.url_path
     st.session_state["settings"] = controls.shared_settings()
+    # A lesson's step, presented or followed, is an address: its view is opened as a link opens it.
+    follow = lesson_follow.following()
+    lesson = None if follow else lesson_present.begin()
+    view = lesson_follow.wanted_view(follow) if follow else lesson_present.wanted_view(lesson, page.url_path)
+    if view is not None:
+        controls.open_view()
+        st.switch_page(PAGES[view[0]], query_params=view[1])
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])
-    # Above the page: presentation mode's style and the Share bar (the notices of the URL's values are the page's).
+    # Above the page: presentation mode's style and the Share bar (the notices of the URL's values are the page's),
+    # then the lesson's step and its narration.
     bar = st.container()
     if presenting:
         style.present(bar)
+    if follow:
+        lesson_follow.draw_bar(follow)
+    elif lesson is not None:
+        lesson_present.draw_bar(lesson)
     with classroom.page_block():
         navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
-    share_pressed = classroom.classroom_bar(bar)
+    share_pressed = classroom.classroom_bar(bar, building=lesson is None and not follow)
     browser_navigation.mount()
     controls.sidebar_ui()
     controls.write_url()
-    classroom.share_panel(share_pressed, page)
+    if follow:
+        lesson_follow.after_url_written()
+    classroom.share_panel(share_pressed, page, lesson)
+    if lesson is not None:
+        lesson_present.publish(lesson)

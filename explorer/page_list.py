@@ -23,6 +23,7 @@ APP_ICON_SVG = (Path(__file__).parent / "data" / "app_icon.svg").read_text(encod
 SINUSOID = "The sinusoid"
 HEIRS = "The sinusoid's heirs"
 MODELS_AS_THEY_RUN = "Models as they run"
+FOR_A_CLASS = "For a class"
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,13 @@ def address_path(info: PageInfo) -> str:
     """The page's path in the app's address: its url_path, and "" for Home, the default page,
     served at "/" (explorer/ui/navigation.py)."""
     return "" if info is HOME else info.url_path
+
+#: Not a topic of positional encoding but the app's lessons (explorer/lessons.py): a teacher's
+#: sequence of views. It has no chart, no "reproduce this" and no downloads of arrays, so the
+#: topic pages' contract (tests/app/test_pages.py) does not hold it; tests/app/test_lessons_page.py does.
+LESSONS = PageInfo("lessons", "Lessons", ":material/school:",
+                   "A teacher's sequence of views: present one with a clicker, build your own, let a class follow.",
+                   "explorer.lessons", FOR_A_CLASS)
+
+#: Every page of the navigation, in its order.
+ALL_PAGES: tuple[PageInfo, ...] = (*PAGES, LESSONS)

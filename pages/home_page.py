@@ -106,7 +106,7 @@ for index, (key, preset) in enumerate(PRESETS.items()):
 def page_map() -> None:
     st.header("Map of the pages")
     section = None
-    for info in page_list.PAGES:
+    for info in page_list.ALL_PAGES:
         if info is page_list.HOME:
             continue
         if info.section != section:

@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from explorer import presentation, share
-from explorer.ui import controls, keyboard, screen_size
+from explorer.ui import controls, keyboard, lesson_present, screen_size
 
 #: Presentation mode closes the sidebar, which the pages' text names ("the sidebar's d"): where it is.
 SIDEBAR_CLOSED = "The sidebar's d, n, L and presets: open it with » at the top left."
@@ -50,10 +50,11 @@ def page_block() -> AbstractContextManager:
     return st.container(key=f"present_{screen.width}x{screen.height}")
 
 
-def classroom_bar(bar: DeltaGenerator) -> bool:
+def classroom_bar(bar: DeltaGenerator, *, building: bool = True) -> bool:
     """In ``bar`` above the page, drawn after it (on a step the page's first chart goes out
-    first): the Share button and presentation mode's toggle, reachable with the sidebar
-    closed. Returns whether Share was pressed: ``share_panel`` then opens the panel, after
+    first): the Share button, "Add this view to the lesson" (``building``: neither presenting nor
+    following a lesson) and presentation mode's toggle, reachable with the sidebar closed.
+    Returns whether Share was pressed: ``share_panel`` then opens the panel, after
     controls.write_url, when every control's value, also one a fragment moved since the
     last full run, is in the URL.
     """
@@ -61,6 +62,8 @@ def classroom_bar(bar: DeltaGenerator) -> bool:
         if presenting():
             st.caption(SIDEBAR_CLOSED)
             screen_size.mount()
+        if building:
+            lesson_present.add_view_button()
         # A button, not a popover: pressing it reruns the whole app (not a fragment), so the
         # address is the current one, and a modal dialog cannot go stale behind a moved control.
         pressed = st.button(
@@ -92,7 +95,18 @@ def _address(url: str) -> None:
 
 
 @st.dialog("Share this view", width="large")
-def _share_dialog(url: str | None) -> None:
+def _share_dialog(url: str | None, follow_url: str | None = None, following: bool = False) -> None:
+    if following:
+        follow_tab, view_tab = st.tabs(["Follow this lesson", "This view only"])
+        with follow_tab:
+            lesson_present.follow_panel(follow_url, _qr_png)
+        with view_tab:
+            _view_panel(url)
+        return
+    _view_panel(url)
+
+
+def _view_panel(url: str | None) -> None:
     if url is None:
         st.warning("This view's address is unknown here: copy it from the address bar.", icon=":material/link_off:")
         return
@@ -111,8 +125,15 @@ def _share_dialog(url: str | None) -> None:
         st.image(png, width="stretch", alt="QR code of this view's address, shown beside it.")
 
 
-def share_panel(pressed: bool, page: StreamlitPage) -> None:
+def share_panel(pressed: bool, page: StreamlitPage, lesson: lesson_present.Presented | None = None) -> None:
     """When Share was pressed, open the Share panel: the address of this view, with
-    st.code's copy button, and its QR code. Call after controls.write_url."""
-    if pressed:
-        _share_dialog(share.share_url(st.context.url, st.context.headers, page.url_path, st.query_params.to_dict()))
+    st.code's copy button, and its QR code; while a lesson is presented, first the class's
+    follow link and its code (the step is published from then on: lesson_present.publish). Call after
+    controls.write_url."""
+    if not pressed:
+        return
+    url = share.share_url(st.context.url, st.context.headers, page.url_path, st.query_params.to_dict())
+    if lesson is None:
+        _share_dialog(url)
+        return
+    _share_dialog(url, lesson_present.follow_url(page.url_path), following=True)

@@ -50,7 +50,7 @@ def pages() -> dict[str, StreamlitPage]:
                 info.path, title=info.title, icon=info.icon, default=info is page_list.HOME,
                 url_path=page_list.address_path(info),
             )
-            for info in page_list.PAGES
+            for info in page_list.ALL_PAGES
         })
         _ALIAS_PAGES.extend(
             st.Page(_switch_to(_BUILT[target]), title=_BUILT[target].title, url_path=alias, visibility="hidden")

@@ -36,7 +36,7 @@ from support.app_runs import (
 from support.engineer_files import npy
 from support.independent import encoding
 
-from explorer import criteria
+from explorer import criteria, page_list
 from explorer import settings as s
 from explorer.page_list import PageInfo
 from explorer.presets import CUSTOM, PRESETS
@@ -74,7 +74,7 @@ def warnings_naming(at: AppTest, key: str) -> list[str]:
 
 def test_every_page_file_is_in_the_navigation() -> None:
     files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if p.name != "__init__.py"}
-    assert files == {page.path for page in PAGES}
+    assert files == {page.path for page in page_list.ALL_PAGES}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -154,7 +154,7 @@ def test_the_page_list_is_built_once_per_process(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(navigation, "_BUILT", {})
     monkeypatch.setattr(navigation, "_ALIAS_PAGES", [])
     first = open_page(MATRIX)
-    assert sorted(path for path in built if isinstance(path, str)) == sorted(page.path for page in PAGES)
+    assert sorted(path for path in built if isinstance(path, str)) == sorted(page.path for page in page_list.ALL_PAGES)
     second = open_page(PAGE_BY_KEY["waves"])
     first.sidebar.slider(key="L").set_value(50).run()
     assert_page_ran(first, MATRIX)

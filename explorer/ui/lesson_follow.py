@@ -1,0 +1,150 @@
+"""Following a teacher's lesson: ``?follow=<id>`` opens the step the teacher presents, and each of
+the teacher's Next or Previous within ``POLL_S`` plus a run.
+
+A follower's session reads the step from the shared store (explorer/follow_store.py: this process's
+memory, or Redis across replicas) in a fragment that reruns every ``POLL_S``; it can read that step
+and nothing else, and it writes nothing. While the follower's view is the step's, a new step opens
+at once. Once the follower moves a control or opens another page, the view is theirs: the teacher's
+steps no longer move it, and one click returns to the teacher's step. When the store cannot be
+reached, the follower keeps the view and is told that following paused; it resumes by itself.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from explorer import follow_store, lessons
+from explorer.lessons import FOLLOW_KEY
+from explorer.ui import controls
+from explorer.ui.lesson_present import CURRENT_PAGE
+
+#: How often a follower's page asks for the teacher's step. A Next reaches the class within this
+#: and one run of the new step's page (the issue's budget: two seconds).
+POLL_S = 1.0
+#: Session keys: the version of the teacher's step this view opened, the view it opened (page and
+#: query, as written after its first run), a click on "Back to the teacher's step", and the last
+#: step read from the store.
+APPLIED, BASELINE, RETURN, LAST = "_follow_applied", "_follow_baseline", "_follow_return", "_follow_last"
+RETURN_KEY = "follow_return"
+PAUSED = ("Following paused: the teacher's steps cannot be read now (the shared store is unreachable). "
+          "Your view stays; following resumes by itself.")
+
+
+def _parse_follow(raws: list[str]) -> tuple[str, list[str]]:
+    raw = raws[-1]
+    if follow_store.is_follow_id(raw):
+        return raw, []
+    return "", ["URL: this follow link is damaged (its follow= value is not a lesson's); ask for it again."]
+
+
+def following() -> str:
+    """In a whole run, before the page: the follow id this session follows ("" when it does not)."""
+    return str(controls.seed_value(FOLLOW_KEY, "", _parse_follow))
+
+
+def _read(follow: str) -> dict | None:
+    """The teacher's step (a dict with "version"), None when there is none yet; StoreUnavailable."""
+    payload = follow_store.shared_store().read(follow)
+    if payload is None:
+        return None
+    try:
+        step = json.loads(payload)
+    except ValueError:
+        return None
+    return step if isinstance(step, dict) and "version" in step else None
+
+
+def _current_view() -> tuple[str, dict[str, str]]:
+    query = {key: value for key, value in st.query_params.to_dict().items() if key != FOLLOW_KEY}
+    return st.session_state.get(CURRENT_PAGE, ""), query
+
+
+def exploring() -> bool:
+    """True once the follower's view is no longer the step's view it opened."""
+    baseline = st.session_state.get(BASELINE)
+    return baseline is not None and _current_view() != baseline
+
+
+def wanted_view(follow: str) -> tuple[str, dict[str, str]] | None:
+    """The teacher's step's address when the follower must open it now (first visit, the teacher's
+    next step while following, or "Back to the teacher's step"), else None."""
+    state = st.session_state
+    try:
+        step = _read(follow)
+    except follow_store.StoreUnavailable:
+        return None
+    state[LAST] = step
+    if step is None or step.get("ended") or not _valid(step):
+        return None
+    asked = state.pop(RETURN, False)
+    if state.get(APPLIED) == step["version"] and not asked:
+        return None
+    if state.get(APPLIED) is not None and exploring() and not asked:
+        return None
+    state[APPLIED], state[BASELINE] = step["version"], None
+    return step["page"], {**step["query"], FOLLOW_KEY: follow}
+
+
+def _valid(step: dict) -> bool:
+    """A step as lesson_present.snapshot writes it, for a page of this app."""
+    try:
+        lessons.parse_view(f"/{'' if step['page'] == 'home' else step['page']}")
+        return isinstance(step["query"], dict) and all(isinstance(v, str) for v in step["query"].values())
+    except (KeyError, TypeError, lessons.LessonError):
+        return False
+
+
+def after_url_written() -> None:
+    """After controls.write_url in a whole run: the first run of the teacher's step notes its view."""
+    if st.session_state.get(BASELINE) is None:
+        st.session_state[BASELINE] = _current_view()
+
+
+def _return() -> None:
+    st.session_state[RETURN] = True
+
+
+def draw_bar(follow: str) -> None:
+    """Above the page: the teacher's step, its narration, and the follower's state, read again every
+    ``POLL_S``: a new step reruns the app, which opens it (``wanted_view``)."""
+    state = st.session_state
+    shown = state.get(LAST)
+
+    @st.fragment(run_every=POLL_S)
+    def poll() -> None:
+        if state.get(RETURN):  # "Back to the teacher's step", pressed in this fragment: the app opens it
+            st.rerun(scope="app")
+        try:
+            step = _read(follow)
+        except follow_store.StoreUnavailable:
+            st.warning(PAUSED, icon=":material/sync_problem:")
+            return
+        # A step the follower's view has not opened, while the view is still the teacher's: open it.
+        if step is not None and not step.get("ended") and step.get("version") != state.get(APPLIED) and not exploring():
+            st.rerun(scope="app")
+        state[LAST] = step
+        if step is None:
+            st.info("Waiting for the teacher's lesson: this page opens its step when the teacher presents one.",
+                    icon=":material/hourglass_top:")
+        elif step.get("ended"):
+            st.info("The teacher's lesson has ended; this view is yours.", icon=":material/flag:")
+        elif exploring() or step.get("version") != state.get(APPLIED):
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.markdown(f"You are exploring on your own. The teacher is at step {step['index'] + 1} of "
+                            f"{step['count']}.", width="stretch")
+                st.button("Back to the teacher's step", icon=":material/group:", key=RETURN_KEY,
+                          on_click=_return, type="primary")
+        else:
+            st.caption(f":material/group: Following the teacher: step {step['index'] + 1} of {step['count']}.")
+
+    with st.container(key="follow_bar"):
+        if isinstance(shown, dict) and not shown.get("ended") and shown.get("version") == state.get(APPLIED):
+            st.markdown(f"**{lessons.markdown_text(str(shown.get('title', '')))}** · "
+                        f"**{lessons.markdown_text(str(shown.get('heading', '')))}**")
+            narration = str(shown.get("narration", ""))
+            if narration:
+                st.markdown(narration)
+        poll()
+
