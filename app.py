@@ -23,7 +23,7 @@ if __name__ != "__main__":
 
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
-    from explorer.page_list import APP_ICON_SVG
+    from explorer.page_list import APP_ICON_SVG, LESSONS
     from explorer.ui import browser_navigation, classroom, controls, lesson_follow, lesson_present, navigation, style
 
     controls.begin_run()
@@ -59,7 +59,9 @@ else:
     with classroom.page_block():
         navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
-    share_pressed = classroom.classroom_bar(bar, building=lesson is None and not follow)
+    share_pressed = classroom.classroom_bar(
+        bar, building=lesson is None and not follow and page.url_path != LESSONS.url_path
+    )
     browser_navigation.mount()
     controls.sidebar_ui()
     controls.write_url()

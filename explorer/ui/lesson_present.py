@@ -30,8 +30,8 @@ SECRET = "_lesson_secret"
 PUBLISHED = "_lesson_published"
 #: The page of this run (its address path), for the callbacks that add a view.
 CURRENT_PAGE = "_current_page"
-#: The lesson being built on the Lessons page.
-DRAFT = "_lesson_draft"
+#: The lesson being built on the Lessons page, and what the last "Add this view" did to it.
+DRAFT, ADDED = "_lesson_draft", "_lesson_added"
 #: Widget keys of the bar; the keyboard's JavaScript clicks the first two.
 NEXT_KEY, PREVIOUS_KEY, LEAVE_KEY, ADD_KEY = "lesson_next", "lesson_previous", "lesson_leave", "lesson_add"
 #: The teacher's session sends its step again this often: a shared store that was restarted
@@ -261,21 +261,24 @@ def _add_view() -> None:
     )
     lesson = draft()
     if len(lesson.steps) >= lessons.MAX_STEPS:
-        st.toast(f"The lesson has {lessons.MAX_STEPS} steps, as many as a lesson holds.", icon=":material/block:")
+        st.session_state[ADDED] = f"Your lesson has {lessons.MAX_STEPS} steps, as many as a lesson holds."
         return
     try:
         page, parsed = lessons.parse_view(f"/{page_address}?{query}")
     except LessonError as error:
-        st.toast(str(error), icon=":material/block:")
+        st.session_state[ADDED] = str(error)
         return
     heading = lessons.page_title(page)
     set_draft(dataclasses.replace(lesson, steps=(*lesson.steps, Step(heading, page, parsed))))
-    st.toast(f"Added as step {len(lesson.steps) + 1} of your lesson: narrate it on the Lessons page.",
-             icon=":material/playlist_add_check:")
+    st.session_state[ADDED] = f"Added as step {len(lesson.steps) + 1} of your lesson: narrate it on the Lessons page."
 
 
 def add_view_button() -> None:
-    """Beside Share: add this view to the lesson being built."""
+    """Beside Share: add this view to the lesson being built, and say once what became of it (a line,
+    not st.toast: Streamlit's toast is an unnamed dialog to a screen reader)."""
+    added = st.session_state.pop(ADDED, None)
+    if added:
+        st.caption(added)
     st.button("Add this view to the lesson", icon=":material/playlist_add:", key=ADD_KEY, on_click=_add_view,
               help="Adds this view, with its settings, as the next step of the lesson on the Lessons page.")
 

@@ -49,6 +49,7 @@ PAGES = {
     "contexts": ("Longer contexts", "Longer contexts", True),
     "layers": ("Your model, layer by layer", "Your model, layer by layer", True),
     "mrope": ("Images and video (M-RoPE)", "Images and video (M-RoPE)", True),
+    "lessons": ("Lessons", "Lessons", False),
 }
 PLOT = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 EVERY_CHART_DRAWN_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]

@@ -9,7 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from support.browser_harness import VIEWPORT
-from test_browser import FIRST_LOAD_MS, save_screenshot, wait_for_url, wait_until_drawn
+from test_accessibility import PHONE, describe_violations, open_page, run_axe, serious_axe_violations
+from test_browser import FIRST_LOAD_MS, SCREENSHOTS, save_screenshot, wait_for_url, wait_until_drawn
+from test_phone import PHONE_LAYOUT_JS
 
 from explorer import lessons
 from explorer.lessons import FOLLOW_KEY
@@ -133,3 +135,42 @@ def test_a_student_follows_three_nexts_explores_and_returns(app_server: str, bro
         print(f"follower waits after each Next: {[round(w, 2) for w in waits]} s")
     finally:
         context.close()
+
+
+def test_the_lessons_page_with_a_built_lesson_fits_a_phone_and_axe_finds_no_serious_violation(
+    app_server: str, browser
+) -> None:
+    """Built on a phone: a view added from beside Share, then the Lessons page with its step's boxes."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    try:
+        phone = context.new_page()
+        open_page(phone, app_server, "relative", "?delta=10")
+        phone.get_by_role("button", name="Add this view to the lesson").click()
+        expect(phone.get_by_text("Added as step 1 of your lesson")).to_be_visible()
+        phone.evaluate("""() => [...document.querySelectorAll('[data-testid="stSidebarNav"] a')]
+            .find((link) => new URL(link.href).pathname === '/lessons').click()""")
+        wait_for_url(phone, "lessons")
+        wait_until_drawn(phone, "lessons")
+        expect(phone.get_by_label("Step 1")).to_have_value("Relative positions")
+        layout = phone.evaluate(PHONE_LAYOUT_JS)
+        assert layout["documentWidth"] <= PHONE["width"] and not layout["overflowing"], layout
+        assert not layout["controlsOff"], "\n".join(layout["controlsOff"])
+        failing = serious_axe_violations(run_axe(phone, "lessons"))
+        assert not failing, f"axe on /lessons at 390 px:\n{describe_violations(failing)}"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        phone.screenshot(path=str(SCREENSHOTS / "phone-lessons.png"), full_page=True, scale="css")
+    finally:
+        context.close()
+
+
+def test_a_presented_step_and_a_follower_s_bar_pass_axe(app_server: str, page) -> None:
+    page.goto(f"{app_server}/?lesson={NAME}", timeout=FIRST_LOAD_MS)
+    expect_step(page, 0)
+    failing = serious_axe_violations(run_axe(page, LESSON.steps[0].page))
+    assert not failing, f"axe on a presented step:\n{describe_violations(failing)}"
+    link = follow_link(page)
+    page.goto(link, timeout=FIRST_LOAD_MS)
+    expect_following(page, 0, timeout=FIRST_LOAD_MS)
+    wait_until_drawn(page, LESSON.steps[0].page)
+    failing = serious_axe_violations(run_axe(page, LESSON.steps[0].page))
+    assert not failing, f"axe on a follower's step:\n{describe_violations(failing)}"
