@@ -159,7 +159,7 @@ def test_the_page_list_is_built_once_per_process(monkeypatch: pytest.MonkeyPatch
     first.sidebar.slider(key="L").set_value(50).run()
     assert_page_ran(first, MATRIX)
     assert_page_ran(second, PAGE_BY_KEY["waves"])
-    assert len(built) == len(PAGES) + len(navigation.ALIASES), "a later run built the pages again"
+    assert len(built) == len(page_list.ALL_PAGES) + len(navigation.ALIASES), "a later run built the pages again"
     # Each run gets pages of its own: st.navigation marks the one it returns as runnable.
     copies, again = navigation.pages(), navigation.pages()
     assert all(copies[key] is not again[key] and copies[key].url_path == again[key].url_path for key in copies)
