@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    python -m benchmarks.rerun_cost                  # every page, at the defaults and the largest settings
+    python -m benchmarks.rerun_cost                  # every page (and a lesson's step), defaults and largest
     python -m benchmarks.rerun_cost --reruns 16      # more reruns per row
     python -m benchmarks.rerun_cost --rounds 3 --pages rotary contexts   # three passes, medians
     python -m benchmarks.rerun_cost --extra-arg --runner.postScriptGC=true   # another server option
@@ -74,6 +74,9 @@ PAGE_LARGEST = {
     "mrope": "&text_before=512&text_between=512&text_after=512&image_rows=64&image_cols=64&video_frames=32"
              "&video_rows=64&video_cols=64",
 }
+#: Rows of a lesson being presented (explorer/ui/lesson_present.py): the step's bar and narration above its
+#: page, by row name -> (URL path, query). A d step reruns the page's fragment as on the page alone.
+LESSON_ROWS = {"relative, lesson step": ("relative", "lesson=sinusoid-to-rope&step=2&delta=10")}
 #: The "page" of --floor's rows, and what its copy of the app draws in place of Encoding matrix.
 FLOOR = "chrome only"
 FLOOR_PAGE = f'import streamlit as st\n\nst.title("{page_list.PAGES[1].title}")\n'
@@ -117,13 +120,16 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true", help='also the rows of "chrome only" (see above)')
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    pages = [p for p in page_list.PAGES if not args.pages or p.url_path in args.pages]
+    pages = [p for p in page_list.ALL_PAGES if not args.pages or p.url_path in args.pages]
     # (row's page, URL path, settings' name, query, d values): the floor's rows first, on their own server.
     floor_path = page_list.address_path(page_list.PAGES[1])
     plan = [(FLOOR, floor_path, name, query, values) for name, query, values in SETTINGS if args.floor]
     plan += [(info.url_path, page_list.address_path(info), name,
               query + (PAGE_LARGEST.get(info.url_path, "") if name == "largest" else ""), values)
              for info in pages for name, query, values in SETTINGS]
+    plan += [(row, path, name, lesson_query + (f"&{query}" if query else ""), values)
+             for row, (path, lesson_query) in LESSON_ROWS.items() if not args.pages or path in args.pages
+             for name, query, values in SETTINGS]
 
     load_before = os.getloadavg()[0]
     measured: dict[tuple[str, str], list[tuple[float, float]]] = {}  # row -> [(page ms, trivial ms)]

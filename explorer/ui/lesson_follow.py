@@ -12,10 +12,11 @@ reached, the follower keeps the view and is told that following paused; it resum
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import streamlit as st
 
-from explorer import follow_store, lessons
+from explorer import follow_store, lessons, page_list
 from explorer.lessons import FOLLOW_KEY
 from explorer.ui import controls
 from explorer.ui.lesson_present import CURRENT_PAGE
@@ -53,7 +54,9 @@ def _read(follow: str) -> dict | None:
         step = json.loads(payload)
     except ValueError:
         return None
-    return step if isinstance(step, dict) and "version" in step else None
+    if not isinstance(step, dict) or not (step.get("ended") is True or _valid(step)):
+        return None  # not a step: as if the teacher had sent none yet
+    return step
 
 
 def _current_view() -> tuple[str, dict[str, str]]:
@@ -76,7 +79,7 @@ def wanted_view(follow: str) -> tuple[str, dict[str, str]] | None:
     except follow_store.StoreUnavailable:
         return None
     state[LAST] = step
-    if step is None or step.get("ended") or not _valid(step):
+    if step is None or step.get("ended"):
         return None
     asked = state.pop(RETURN, False)
     if state.get(APPLIED) == step["version"] and not asked:
@@ -88,11 +91,15 @@ def wanted_view(follow: str) -> tuple[str, dict[str, str]] | None:
 
 
 def _valid(step: dict) -> bool:
-    """A step as lesson_present.snapshot writes it, for a page of this app."""
+    """A step as lesson_present.snapshot writes it: a view of this app with its keys (the store may be a
+    Redis others reach too), and where it stands in its lesson."""
     try:
-        lessons.parse_view(f"/{'' if step['page'] == 'home' else step['page']}")
-        return isinstance(step["query"], dict) and all(isinstance(v, str) for v in step["query"].values())
-    except (KeyError, TypeError, lessons.LessonError):
+        page = "" if step["page"] == page_list.HOME.url_path else step["page"]
+        if not all(isinstance(value, str) for value in step["query"].values()):
+            return False
+        lessons.parse_view(f"/{page}?{urlencode(step['query'])}")
+        return all(isinstance(step[key], int) for key in ("index", "count", "version"))
+    except (KeyError, TypeError, AttributeError, ValueError):
         return False
 
 

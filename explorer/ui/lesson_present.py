@@ -28,6 +28,8 @@ HELD = "_lesson_held"
 GOTO = "_lesson_goto"
 SECRET = "_lesson_secret"
 PUBLISHED = "_lesson_published"
+#: Whether the last send reached the store.
+DELIVERED = "_lesson_delivered"
 #: The page of this run (its address path), for the callbacks that add a view.
 CURRENT_PAGE = "_current_page"
 #: The lesson being built on the Lessons page, and what the last "Add this view" did to it.
@@ -194,14 +196,14 @@ def _publish(step: dict[str, object], *, again: bool = False) -> bool:
     if step != last:
         version += 1
     elif not again:
-        return state.get("_lesson_store_ok", True)
+        return state.get(DELIVERED, True)
     state[PUBLISHED] = (version, step)
     try:
         follow_store.shared_store().publish(follow_id(), json.dumps({"version": version, **step}))
     except follow_store.StoreUnavailable:
-        state["_lesson_store_ok"] = False
+        state[DELIVERED] = False
         return False
-    state["_lesson_store_ok"] = True
+    state[DELIVERED] = True
     return True
 
 

@@ -288,3 +288,22 @@ def test_with_redis_stopped_the_class_keeps_its_view_and_the_lesson_goes_on(monk
         follower.run()
         assert follower_step(follower)[0] == lesson.steps[1].page_info.path
         assert not follower.warning
+
+
+@pytest.mark.parametrize("stored", [
+    {"page": "../../etc", "query": {}},
+    {"page": "matrix", "query": {"evil": "1"}},
+    {"page": "matrix", "query": {"d": ["4"]}},
+    {"page": "matrix", "query": "d=4"},
+    {"page": "lessons", "query": {}},
+], ids=["path", "key", "value", "query", "lessons"])
+def test_a_step_in_the_store_that_is_no_view_of_this_app_is_not_opened(
+    memory_store: follow_store.MemoryStore, stored: dict
+) -> None:
+    """The store may be a Redis that others reach: what a follower opens is checked as a lesson's view."""
+    follow = follow_store.follow_id(follow_store.new_teacher_secret())
+    memory_store.publish(follow, json.dumps({"version": 1, "title": "T", "index": 0, "count": 1, "heading": "H",
+                                             "narration": "", **stored}))
+    follower = open_url("", {FOLLOW_KEY: follow})
+    assert not follower.exception and not follower.error
+    assert ran_page_path(follower) == page_list.HOME.path
