@@ -171,12 +171,13 @@ class ReplicasBehindProxy:
     """``count`` replicas of the app, started together, behind HAProxy (use ``with``).
 
     ``replicas`` maps HAProxy's name of each replica (the value of the X-Replica header the
-    proxy adds) to its server; ``url`` is the proxy's address.
+    proxy adds) to its server; ``url`` is the proxy's address. ``env`` is added to every
+    replica's environment, as a deployment gives each the same (PE_REDIS_URL, say).
     """
 
-    def __init__(self, count: int, script: str = "app.py") -> None:
+    def __init__(self, count: int, script: str = "app.py", *, env: Mapping[str, str] | None = None) -> None:
         self.cookie_secret = secrets.token_hex(32)
-        shared = {"STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret}
+        shared = {**(env or {}), "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret}
         with ThreadPoolExecutor(count) as pool:
             futures = [pool.submit(StreamlitServer, script, env=shared) for _ in range(count)]
         started = [future.result() for future in futures if future.exception() is None]
