@@ -55,7 +55,7 @@ else:
     if follow:
         lesson_follow.draw_bar(follow)
     elif lesson is not None:
-        lesson_present.draw_bar(lesson)
+        delivery = lesson_present.draw_bar(lesson)
     with classroom.page_block():
         navigation.run_page(page)
     # The controls after the page: on a step, the page's first chart goes out before them.
@@ -69,4 +69,4 @@ else:
         lesson_follow.after_url_written()
     classroom.share_panel(share_pressed, page, lesson)
     if lesson is not None:
-        lesson_present.publish(lesson)
+        lesson_present.publish(lesson, delivery)

@@ -15,6 +15,7 @@ import functools
 import json
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from explorer import follow_store, lessons, share
 from explorer import settings as s
@@ -143,8 +144,9 @@ def wanted_view(presented: Presented | None, page_address: str) -> tuple[str, di
     return step_address(presented, goto)
 
 
-def draw_bar(presented: Presented) -> None:
-    """Above the page: the lesson, "step k of m", Previous, Next and Leave, then the step's narration."""
+def draw_bar(presented: Presented) -> DeltaGenerator:
+    """Above the page: the lesson, "step k of m", Previous, Next and Leave, then the step's narration.
+    Returns the place under the buttons where ``publish`` says whether the class receives the step."""
     count = len(presented.lesson.steps)
     with st.container(key="lesson_bar"):
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -159,9 +161,11 @@ def draw_bar(presented: Presented) -> None:
                       on_click=_go, args=(presented.index + 1,), type="primary",
                       help="The next step (Page Down, or →).")
             st.button("Leave the lesson", icon=":material/close:", key=LEAVE_KEY, on_click=_leave)
+        delivery = st.container()
         if presented.step.narration:
             st.markdown(presented.step.narration)
         _keys(key="lesson_keys")
+    return delivery
 
 
 
@@ -207,9 +211,11 @@ def _publish(step: dict[str, object], *, again: bool = False) -> bool:
     return True
 
 
-def publish(presented: Presented) -> None:
-    """In a whole run of a presenting session with a follow link: send the step if it changed, and
-    keep sending it (``HEARTBEAT_S``), saying when the class cannot receive it."""
+def publish(presented: Presented, delivery: DeltaGenerator) -> None:
+    """In a whole run of a presenting session with a follow link, after the page: send the step if it
+    changed, and keep sending it (``HEARTBEAT_S``), saying in ``delivery`` (``draw_bar``'s place under
+    Next, where the teacher looks; not below a page thousands of pixels long) when the class cannot
+    receive it."""
     if SECRET not in st.session_state:
         return
     _publish(snapshot(presented))
@@ -220,7 +226,8 @@ def publish(presented: Presented) -> None:
             st.caption(":material/sync_problem: The class's devices cannot receive this step now "
                        "(the shared store is unreachable); it is sent again every few seconds.")
 
-    heartbeat()
+    with delivery:
+        heartbeat()
 
 
 def follow_panel(url: str | None, qr_png) -> None:

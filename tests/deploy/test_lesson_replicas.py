@@ -275,7 +275,8 @@ def test_the_class_on_another_replica_follows_through_redis_pauses_without_it_an
         # ...and the teacher's lesson goes on: the next step, drawn, and a word that the class cannot receive it.
         page.keyboard.press("PageDown")
         expect_teacher_at(page, 4)
-        expect(page.get_by_text(CANNOT_RECEIVE)).to_be_visible()
+        # In the lesson's bar, under Next, where the teacher looks (not below the page, 6000 px down).
+        expect(page.locator(".st-key-lesson_bar").get_by_text(CANNOT_RECEIVE)).to_be_in_viewport()
         for follower in followers:
             expect(follower.page.get_by_text(PAUSED)).to_be_visible()
             expect_drawn(follower.page, 3)
