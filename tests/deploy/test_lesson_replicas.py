@@ -281,7 +281,9 @@ def test_the_class_on_another_replica_follows_through_redis_pauses_without_it_an
             expect(follower.page.get_by_text(PAUSED)).to_be_visible()
             expect_drawn(follower.page, 3)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        # For a person to look at: what a student and the teacher see while Redis is down (the top of the page).
         followers[0].page.screenshot(path=str(SCREENSHOTS / "lesson-replicas-follower-paused.png"))
+        page.screenshot(path=str(SCREENSHOTS / "lesson-replicas-teacher-store-down.png"))
         assert [follower.page.url for follower in followers] == kept
 
         # Redis back, empty: the teacher's heartbeat sends the step again, and the class opens it.
