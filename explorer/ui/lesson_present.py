@@ -321,6 +321,9 @@ export default function () {
         const button = document.querySelector(`.st-key-lesson_${which} button`);
         if (!button) return;
         event.preventDefault();
+        // A button left focused (Share, after its panel closed) keeps its tooltip on the projected
+        // screen through every step: a clicker's step takes the focus off it.
+        if (focused && focused !== document.body && !ownButton(focused)) focused.blur();
         if (!button.disabled) button.click();
     }, true);
 }
