@@ -42,8 +42,7 @@ else:
     lesson = None if follow else lesson_present.begin()
     view = lesson_follow.wanted_view(follow) if follow else lesson_present.wanted_view(lesson, page.url_path)
     if view is not None:
-        controls.open_view()
-        st.switch_page(PAGES[view[0]], query_params=view[1])
+        navigation.open_view(view)
     target = controls.pending_page_switch()
     if target is not None and PAGES[target] is not page:
         st.switch_page(PAGES[target])

@@ -59,6 +59,13 @@ def pages() -> dict[str, StreamlitPage]:
     return {url_path: copy.copy(page) for url_path, page in _BUILT.items()}
 
 
+def open_view(view: tuple[str, dict[str, str]]) -> None:
+    """Switch to ``view`` (a page's URL path and its whole query: a lesson's step), read as a link
+    is read: every control from the query, one it leaves out at its default."""
+    controls.open_view()
+    st.switch_page(pages()[view[0]], query_params=view[1])
+
+
 def page(url_path: str) -> StreamlitPage:
     """The app's page at ``url_path`` (page_list's), for st.page_link: a link to the page itself is
     checked against the navigation by its hash, where a link to its file resolves the file on the disk

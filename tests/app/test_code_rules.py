@@ -147,3 +147,12 @@ def test_the_page_cache_rule_sees_a_run_value() -> None:
         "@cached.page_cache(st.cache_data())\ndef fine(settings):\n    return settings.L + LIMIT\n"
     )
     assert _run_values_read_by_page_caches(page) == ["curves reads settings"]
+
+
+def test_test_files_have_names_of_their_own() -> None:
+    # The test folders are not packages (pytest's rootdir import mode): two test files of one name
+    # in two folders stop the whole suite at collection ("import file mismatch"), as CI once did.
+    names: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert not {name: paths for name, paths in names.items() if len(paths) > 1}

@@ -1,7 +1,7 @@
 """Lessons through streamlit.testing: every shipped lesson's steps open their pages with their keys and
 no notice; a lesson built in the app, downloaded and uploaded back; hostile files; presenting by
 Next and Previous; and a class following the teacher's step from the shared store (this process's
-memory, and a real Redis stopped and started again). In a browser: tests/browser/test_lessons.py."""
+memory, and a real Redis stopped and started again). In a browser: tests/browser/test_lesson_browser.py."""
 
 from __future__ import annotations
 
