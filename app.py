@@ -52,7 +52,7 @@ else:
     if presenting:
         style.present(bar)
     if follow:
-        lesson_follow.draw_bar(follow)
+        follow_bar = lesson_follow.draw_bar()
     elif lesson is not None:
         delivery = lesson_present.draw_bar(lesson)
     with classroom.page_block():
@@ -65,7 +65,7 @@ else:
     controls.sidebar_ui()
     controls.write_url()
     if follow:
-        lesson_follow.after_url_written()
+        lesson_follow.after_url_written(follow, follow_bar)
     classroom.share_panel(share_pressed, page, lesson)
     if lesson is not None:
         lesson_present.publish(lesson, delivery)

@@ -146,6 +146,8 @@ def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, 
 def _moved(key: str) -> None:
     """A shared control the visitor moved: no preset any more, and only the page reruns (the
     browser already shows the move; ``needs_whole_run`` asks for a whole run if more changed)."""
+    if _sent_by_a_fragment():
+        return
     state = st.session_state
     state["preset"] = CUSTOM
     state.setdefault(_SHOWN, {})[key] = state[key]
@@ -155,7 +157,18 @@ def _moved(key: str) -> None:
 
 def _apply_preset() -> None:
     """Sidebar callback: apply the preset the selectbox now shows."""
-    apply_preset(st.session_state["preset"])
+    if not _sent_by_a_fragment():
+        apply_preset(st.session_state["preset"])
+
+
+def _sent_by_a_fragment() -> bool:
+    """True when a sidebar control's change came with a fragment's rerun: not the visitor's move (a
+    sidebar control is in no fragment, so moving it reruns the app) but the browser's copy of the
+    control sent along with a timer's run (a follower's poll), still holding the view it left while
+    the new one is being drawn. Taken as a move, it put the old step's value back into the new step.
+    The browser sends its drawn value with the next run, which restores it."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def apply_preset(key: str) -> None:

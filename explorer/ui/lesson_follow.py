@@ -15,6 +15,7 @@ import json
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from explorer import follow_store, lessons, page_list
 from explorer.lessons import FOLLOW_KEY
@@ -109,65 +110,77 @@ def _valid(step: dict) -> bool:
         return False
 
 
-def after_url_written() -> None:
+def after_url_written(follow: str, bar: DeltaGenerator) -> None:
     """After controls.write_url in a whole run: a step's page that ran to its end shows the step, and
-    its view (as written) is the one the follower's own moves are measured from.
+    its view (as written) is the one the follower's own moves are measured from. Then the poll starts
+    in ``bar`` (``draw_bar``'s place), after every control of the view was drawn.
 
-    Not before: a run can be cut short (the poll's next run, a click), and a step marked shown by a
-    run that never finished was never opened again: a follower missed a Next."""
+    The step is marked shown here, not when it was opened: a run can be cut short (the poll's next
+    run, a click), and a step marked shown by a run that never finished was never opened again (a
+    follower missed a Next). The poll starts last because its timer's requests carry the values the
+    browser's controls hold: started before the page's and the sidebar's controls reached the
+    browser, its first requests sent the old step's values back as moves."""
     state = st.session_state
     if state.get(OPENING) is not None:
         state[APPLIED] = state.pop(OPENING)
         state[BASELINE] = None
     if state.get(BASELINE) is None:
         state[BASELINE] = _current_view()
+    with bar:
+        _poll(follow)
+
+
+def _opened(step: dict) -> bool:
+    """True when the follower's view is ``step``'s, shown or being opened by this run."""
+    return step.get("version") in (st.session_state.get(APPLIED), st.session_state.get(OPENING))
 
 
 def _return() -> None:
     st.session_state[RETURN] = True
 
 
-def draw_bar(follow: str) -> None:
-    """Above the page: the teacher's step, its narration, and the follower's state, read again every
-    ``POLL_S``: a new step's page is opened from there."""
-    state = st.session_state
-    shown = state.get(LAST)
-
-    @st.fragment(run_every=POLL_S)
-    def poll() -> None:
-        try:
-            step = _read(follow)
-        except follow_store.StoreUnavailable:
-            st.warning(PAUSED, icon=":material/sync_problem:")
-            return
-        # A step the follower's view has not opened, while the view is still the teacher's: open it now,
-        # from here (one whole run of its page, not a run of this page that then switches).
-        view = _step_to_open(step, follow)
-        if view is not None:
-            navigation.open_view(view)
-        if state.get(OPENING) is not None and navigation.in_fragment_rerun():
-            st.rerun(scope="app")  # the step's page was cut short before its end: run it whole
-        state[LAST] = step
-        if step is None:
-            st.info("Waiting for the teacher's lesson: this page opens its step when the teacher presents one.",
-                    icon=":material/hourglass_top:")
-        elif step.get("ended"):
-            st.info("The teacher's lesson has ended; this view is yours.", icon=":material/flag:")
-        elif exploring() or step.get("version") != state.get(APPLIED):
-            with st.container(horizontal=True, vertical_alignment="center"):
-                st.markdown(f"You are exploring on your own. The teacher is at step {step['index'] + 1} of "
-                            f"{step['count']}.", width="stretch")
-                st.button("Back to the teacher's step", icon=":material/group:", key=RETURN_KEY,
-                          on_click=_return, type="primary")
-        else:
-            st.caption(f":material/group: Following the teacher: step {step['index'] + 1} of {step['count']}.")
-
+def draw_bar() -> DeltaGenerator:
+    """Above the page: the teacher's step and its narration. Returns the place under them where
+    ``after_url_written`` starts the poll."""
+    shown = st.session_state.get(LAST)
     with st.container(key="follow_bar"):
-        if isinstance(shown, dict) and not shown.get("ended") and shown.get("version") == state.get(APPLIED):
-            st.markdown(f"**{lessons.markdown_text(str(shown.get('title', '')))}** · "
-                        f"**{lessons.markdown_text(str(shown.get('heading', '')))}**")
+        if isinstance(shown, dict) and not shown.get("ended") and _opened(shown):
+            # Which step this view is, first in the run: the page's charts take the browser a while.
+            st.markdown(f"**{lessons.markdown_text(str(shown.get('title', '')))}** · step {shown['index'] + 1} of "
+                        f"{shown['count']}: **{lessons.markdown_text(str(shown.get('heading', '')))}**")
             narration = str(shown.get("narration", ""))
             if narration:
                 st.markdown(narration)
-        poll()
+        return st.container()
 
+
+@st.fragment(run_every=POLL_S)
+def _poll(follow: str) -> None:
+    """The follower's state, read again every ``POLL_S``; a new step's page is opened from here."""
+    state = st.session_state
+    try:
+        step = _read(follow)
+    except follow_store.StoreUnavailable:
+        st.warning(PAUSED, icon=":material/sync_problem:")
+        return
+    # A step the follower's view has not opened, while the view is still the teacher's: open it now,
+    # from here (one whole run of its page, not a run of this page that then switches).
+    view = _step_to_open(step, follow)
+    if view is not None:
+        navigation.open_view(view)
+    if state.get(OPENING) is not None and navigation.in_fragment_rerun():
+        st.rerun(scope="app")  # the step's page was cut short before its end: run it whole
+    state[LAST] = step
+    if step is None:
+        st.info("Waiting for the teacher's lesson: this page opens its step when the teacher presents one.",
+                icon=":material/hourglass_top:")
+    elif step.get("ended"):
+        st.info("The teacher's lesson has ended; this view is yours.", icon=":material/flag:")
+    elif exploring() or not _opened(step):
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown(f"You are exploring on your own. The teacher is at step {step['index'] + 1} of "
+                        f"{step['count']}.", width="stretch")
+            st.button("Back to the teacher's step", icon=":material/group:", key=RETURN_KEY,
+                      on_click=_return, type="primary")
+    else:
+        st.caption(":material/group: Following the teacher: each step opens here as it is presented.")

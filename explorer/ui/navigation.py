@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer import page_list
@@ -63,7 +64,27 @@ def open_view(view: tuple[str, dict[str, str]]) -> None:
     """Switch to ``view`` (a page's URL path and its whole query: a lesson's step), read as a link
     is read: every control from the query, one it leaves out at its default."""
     controls.open_view()
+    _stop_timed_reruns()
     st.switch_page(pages()[view[0]], query_params=view[1])
+
+
+def _stop_timed_reruns() -> None:
+    """Tell the browser to stop the timers of this session's ``run_every`` fragments (a follower's
+    poll, a presenter's heartbeat) until the new view's run registers them again, at its end.
+
+    A timer's request carries every value the browser's controls hold, and until the new view's run
+    has drawn its controls those are the old view's: Streamlit took them as the visitor's moves (a
+    follower's step opened with the old step's L, its reference position clamped to it). Streamlit
+    cancels a timer only for a nested fragment that is gone, so the message is sent here: the one
+    that it sends then (1.67), put before ``st.switch_page``, which waits for the browser to get it."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    fragment_ids = ctx.fragment_storage.ids_registered_after(0)
+    if fragment_ids:
+        message = ForwardMsg()
+        message.stop_auto_rerun.fragment_ids.extend(sorted(fragment_ids))
+        ctx.enqueue(message)
 
 
 def page(url_path: str) -> StreamlitPage:
