@@ -43,6 +43,7 @@ _NOTICES = "_notices"
 _SWITCH_TO = "_switch_to"
 _REOPEN = "_reopen"  # the next run opens the URL's view afresh (a lesson's step: ``open_view``)
 _WRITE_ADDRESS = "_write_address"  # the next whole run sends the URL even when the session's query is unchanged
+_WRITTEN = "_url_written"  # the query the last run wrote into the URL: the view the browser shows
 _READ_ALL = "_read_all"  # this run reads every control from the URL: one it leaves out is at its default
 
 
@@ -508,3 +509,9 @@ def write_url() -> None:
     current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
     if query != current or state.pop(_WRITE_ADDRESS, False):
         st.query_params.from_dict(query)
+    state[_WRITTEN] = query
+
+
+def written_query() -> dict[str, str]:
+    """The query the last run wrote into the URL (``write_url``): the view the browser shows."""
+    return dict(st.session_state.get(_WRITTEN, {}))

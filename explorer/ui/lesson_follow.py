@@ -158,6 +158,7 @@ def draw_bar() -> DeltaGenerator:
 def _poll(follow: str) -> None:
     """The follower's state, read again every ``POLL_S``; a new step's page is opened from here."""
     state = st.session_state
+    navigation.reopen_after_a_late_timer(state.get(CURRENT_PAGE, ""))
     try:
         step = _read(follow)
     except follow_store.StoreUnavailable:

@@ -20,7 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer import follow_store, lessons, share
 from explorer import settings as s
 from explorer.lessons import FOLLOW_KEY, LESSON_KEY, STEP_KEY, Lesson, LessonError, Step
-from explorer.ui import controls
+from explorer.ui import controls, navigation
 
 #: Session keys: the lesson held when no link carries it, the step to open next, the teacher's
 #: secret (which publishes the step; the class's follow link is derived from it one way), and the
@@ -222,6 +222,7 @@ def publish(presented: Presented, delivery: DeltaGenerator) -> None:
 
     @st.fragment(run_every=HEARTBEAT_S)
     def heartbeat() -> None:
+        navigation.reopen_after_a_late_timer(st.session_state.get(CURRENT_PAGE, ""))
         if not _publish(snapshot(presented), again=True):
             st.caption(":material/sync_problem: The class's devices cannot receive this step now "
                        "(the shared store is unreachable); it is sent again every few seconds.")

@@ -68,6 +68,25 @@ def open_view(view: tuple[str, dict[str, str]]) -> None:
     st.switch_page(pages()[view[0]], query_params=view[1])
 
 
+def reopen_after_a_late_timer(current_page: str) -> None:
+    """First in a ``run_every`` fragment (a follower's poll, a presenter's heartbeat): when this run's
+    request left the browser before the browser learned that the page changed, draw the session's
+    view (``current_page``, the URL path of its last whole run, and the query last written) again,
+    whole.
+
+    ``_stop_timed_reruns`` cannot stop a timer's request already on its way, and such a request names
+    the page the browser showed before. Streamlit 1.67 runs the fragment anyway, as a run of that
+    page: the server takes that page's query and drops the new page's controls, and the browser, told
+    of a run of another page, removes the page's own fragment. A follower under load was left with
+    the step's narration over an empty page, until the teacher's next step."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not ctx.fragment_ids_this_run:
+        return
+    url_path = current_page or page_list.HOME.url_path
+    if url_path in _BUILT and ctx.page_script_hash != _BUILT[url_path]._script_hash:
+        open_view((url_path, controls.written_query()))
+
+
 def _stop_timed_reruns() -> None:
     """Tell the browser to stop the timers of this session's ``run_every`` fragments (a follower's
     poll, a presenter's heartbeat) until the new view's run registers them again, at its end.

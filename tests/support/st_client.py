@@ -79,6 +79,8 @@ class RunResult:
     #: whether the server answered "page not found" (the browser's dialog).
     page_url_path: str = ""
     page_not_found: bool = False
+    #: The st.fragment ids whose ``run_every`` timer the run started in the browser (auto_rerun).
+    timers: list[str] = field(default_factory=list)
     #: Every ForwardMsg payload, only when the session was asked to keep them.
     payloads: list[bytes] = field(default_factory=list)
 
@@ -226,6 +228,18 @@ class StreamlitSession:
         set_value(state)
         return await self._run(back)
 
+    async def fire_timer(self, fragment_id: str, shown: RunResult | None = None) -> RunResult:
+        """The ``run_every`` timer of fragment ``fragment_id`` (in ``RunResult.timers``) fires: its rerun,
+        as the browser sends it, naming the page and the query the tab shows, or those of run ``shown``
+        (a request that left the tab before it learned of the runs after that one)."""
+        back = BackMsg()
+        back.rerun_script.query_string = self._query_string if shown is None else shown.query_string
+        back.rerun_script.page_script_hash = self._page_script_hash if shown is None else shown.page_script_hash
+        back.rerun_script.fragment_id = fragment_id
+        back.rerun_script.is_auto_rerun = True
+        back.rerun_script.cached_message_hashes.extend(self._message_cache)
+        return await self._run(back)
+
     async def wait_closed(self, timeout_s: float) -> bool:
         """True if the server closes the WebSocket within ``timeout_s`` (reading what still comes)."""
         assert self._ws is not None, "not connected"
@@ -261,6 +275,8 @@ class StreamlitSession:
                 result.page_url_path = next(
                     ("" if page.is_default else page.url_pathname for page in message.navigation.app_pages
                      if page.page_script_hash == self._page_script_hash), "")
+            elif kind == "auto_rerun":
+                result.timers.append(message.auto_rerun.fragment_id)
             elif kind == "page_not_found":
                 result.page_not_found = True
             elif kind == "page_info_changed":
