@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    python -m benchmarks.load_test                    # the four scenarios below, 100 sessions each
+    python -m benchmarks.load_test                    # the five scenarios below, 100 sessions each
     python -m benchmarks.load_test --scenarios own    # a class exploring, every session its own settings
     python -m benchmarks.load_test --scenarios own --sessions 50   # half a class: p95 5 s, +100 MB
     python -m benchmarks.load_test --scenarios varied --sessions 20   # one scenario, a smaller class
@@ -11,7 +11,7 @@ Run from the repository root:
     python -m benchmarks.load_test --scenarios same varied --replicas 2   # each also through HAProxy to 2 replicas
 
 Each session is one browser tab, speaking Streamlit's own WebSocket protocol
-(tests/st_client.py). Four scenarios, each on a fresh server, in the same run:
+(tests/st_client.py). Five scenarios, each on a fresh server, in the same run:
 
     trivial   the trivial one-slider app (benchmarks/baseline_app.py, the project's config):
               each session opens it and moves its slider: the yardstick;
@@ -23,7 +23,10 @@ Each session is one browser tab, speaking Streamlit's own WebSocket protocol
     own       every session settings nobody else asked for (session i at d = 256 + 2 (i mod 50),
               L = 2048 + i, the rest at their defaults; pages in turn), moving L to new values
               of its own twice, each as soon as the run before it is done (no pause): a class
-              exploring freely, where every run is a cold one.
+              exploring freely, where every run is a cold one;
+    follow    a teacher presents a lesson and the sessions follow it (benchmarks/follow_class.py):
+              each opens the follow link and polls as its browser's timer does, and the
+              teacher's four Nexts must each reach every follower within two seconds.
 
 A move is a rerun carrying the slider's new value, as a drag sends it. All sessions connect
 together (or spread over --ramp seconds), stay open until every session is done (or, with
@@ -58,16 +61,15 @@ import json
 import os
 import platform
 import random
-import resource
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
-import numpy as np
-
+from benchmarks import follow_class
 from benchmarks.baseline_app import trivial_server
+from benchmarks.server_process import cpu_seconds, percentiles, rss_bytes
 from explorer import settings as s
 from explorer.page_list import PAGES, address_path
 from explorer.ui.navigation import PAGE_FAILED
@@ -86,7 +88,7 @@ TARGET_AFTER_CLOSE_MB = 150.0
 HALF_CLASS = 50
 TARGET_HALF_CLASS_P95_S = 5.0
 TARGET_HALF_CLASS_PEAK_GROWTH_MB = 100.0
-SCENARIOS = ("trivial", "same", "varied", "own")
+SCENARIOS = ("trivial", "same", "varied", "own", "follow")
 #: Scenarios whose memory is held to the budgets (a class exploring).
 MEMORY_SCENARIOS = ("varied", "own")
 #: PRODUCT.md, Budgets: the same class behind the proxy with one replica per core.
@@ -110,23 +112,6 @@ class SessionOutcome:
     sticky_cookie: str | None = None
     cookie_set_by: str | None = None
     replica: str | None = None
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident memory of a process, from /proc (no psutil here)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
-
-
-def cpu_seconds(pid: int | None = None) -> float:
-    """CPU time (user + system) of a process so far, from /proc; this process if pid is None."""
-    if pid is None:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 #: The own scenario's settings: d = OWN_D_FIRST + 2 (i mod OWN_D_COUNT), L = OWN_L_FIRST + i,
@@ -279,16 +264,6 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
     }
 
 
-def percentiles(values: list[float]) -> dict[str, float | None]:
-    if not values:
-        return {"n": 0, "p50": None, "p95": None, "max": None}
-    array = np.asarray(values)
-    return {
-        "n": len(values), "p50": round(float(np.percentile(array, 50)), 3),
-        "p95": round(float(np.percentile(array, 95)), 3), "max": round(float(array.max()), 3),
-    }
-
-
 def summarise(
     args: argparse.Namespace, outcomes: list[SessionOutcome], wall_s: float, start_rss: int | None,
     samples: list[tuple[float, int]], all_open_rss: list[int], after: dict[str, float],
@@ -429,7 +404,7 @@ def cpu_ms_per_run(result: dict) -> float | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenarios", nargs="*", choices=SCENARIOS,
-                        help="which classes to run, each on a fresh server (default: all four; with --url, varied)")
+                        help="which classes to run, each on a fresh server (default: all five; with --url, varied)")
     parser.add_argument("--sessions", type=int, default=100, help="simultaneous sessions (default 100)")
     parser.add_argument("--moves", type=int, default=2, help="slider moves per session (default 2)")
     parser.add_argument("--ramp", type=float, default=0.0, help="spread the connections over this many seconds")
@@ -450,13 +425,14 @@ def main() -> int:
         args.scenarios = ["varied"] if args.url else list(SCENARIOS)
     for scenario in [x for x in args.scenarios if x != "trivial"] if args.url else args.scenarios:
         args.scenario = scenario
+        run_class, report_class = (follow_class.load, follow_class.report) if scenario == "follow" else (load, report)
         if args.url:
-            results[scenario] = asyncio.run(load(args, args.url, args.pid))
+            results[scenario] = asyncio.run(run_class(args, args.url, args.pid))
         else:
             with trivial_server() if scenario == "trivial" else StreamlitServer("app.py") as server:
-                results[scenario] = asyncio.run(load(args, server.url, server.pid))
-        print(f"--- {scenario}\n{report(results[scenario])}", flush=True)
-        if args.replicas and scenario != "trivial" and not args.url:
+                results[scenario] = asyncio.run(run_class(args, server.url, server.pid))
+        print(f"--- {scenario}\n{report_class(results[scenario])}", flush=True)
+        if args.replicas and scenario not in ("trivial", "follow") and not args.url:
             name = f"{scenario}, {args.replicas} replicas behind HAProxy"
             results[name] = behind_proxy(args)
             print(f"--- {name}\n{report(results[name])}", flush=True)
@@ -467,7 +443,7 @@ def main() -> int:
     if base:
         print("--- against the trivial app (same run): " + ", ".join(
             f"{name} p95 first run {r['first_run_s']['p95']} s, CPU {cpu_ms_per_run(r) / base:.1f}x"
-            for name, r in results.items() if name != "trivial" and cpu_ms_per_run(r) is not None
+            for name, r in results.items() if name != "trivial" and "rerun_s" in r and cpu_ms_per_run(r) is not None
         ))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")

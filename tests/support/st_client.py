@@ -79,6 +79,8 @@ class RunResult:
     #: whether the server answered "page not found" (the browser's dialog).
     page_url_path: str = ""
     page_not_found: bool = False
+    #: The text of every st.code element drawn (a Share panel's link).
+    code_texts: list[str] = field(default_factory=list)
     #: The st.fragment ids whose ``run_every`` timer the run started in the browser (auto_rerun).
     timers: list[str] = field(default_factory=list)
     #: Every ForwardMsg payload, only when the session was asked to keep them.
@@ -324,6 +326,8 @@ def _record_element(element: Element, result: RunResult, fragment_id: str) -> No
     result.element_types.append(kind or "")
     if kind == "alert":
         result.alerts.append(element.alert.body)
+    elif kind == "code":
+        result.code_texts.append(element.code.code_text)
     elif kind == "exception":
         exception = ExceptionProto()
         exception.CopyFrom(element.exception)
