@@ -452,6 +452,11 @@ def bool_control(
     value = seed_bool(key, default)
     if not drawn:
         return value
+    # Sent with its value in every run, not only when it changed: a run whose toggle the browser had not
+    # yet mounted when the next run replaced it (a component's report at once, under load) left the
+    # browser showing the toggle's default, which its next request then sent back as a click. A
+    # teacher's presentation mode switched itself off that way between two steps.
+    st.session_state[key] = value
     return bool((container or st).toggle(label, key=key, persist_state="session" if persist else None))
 
 

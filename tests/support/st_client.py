@@ -68,6 +68,9 @@ class RunResult:
     element_types: list[str] = field(default_factory=list)
     #: The value of every keyed slider drawn, by its user key (as the browser shows it).
     slider_values: dict[str, list[float]] = field(default_factory=dict)
+    #: The value of every keyed toggle drawn, by its user key, when the run sends it (the browser then shows
+    #: it), or None when the run leaves the toggle as the browser shows it.
+    toggle_values: dict[str, bool | None] = field(default_factory=dict)
     #: Texts of st.error / st.warning / st.info / st.success elements.
     alerts: list[str] = field(default_factory=list)
     #: Exception elements: what Streamlit shows for an uncaught error.
@@ -230,6 +233,15 @@ class StreamlitSession:
         set_value(state)
         return await self._run(back)
 
+    async def rerun(self) -> RunResult:
+        """A whole run of the view the tab shows, with no widget's value (as a browser's request that
+        left before the tab had mounted the last run's widgets, or its Rerun)."""
+        back = BackMsg()
+        back.rerun_script.query_string = self._query_string
+        back.rerun_script.page_script_hash = self._page_script_hash
+        back.rerun_script.cached_message_hashes.extend(self._message_cache)
+        return await self._run(back)
+
     async def fire_timer(self, fragment_id: str, shown: RunResult | None = None) -> RunResult:
         """The ``run_every`` timer of fragment ``fragment_id`` (in ``RunResult.timers``) fires: its rerun,
         as the browser sends it, naming the page and the query the tab shows, or those of run ``shown``
@@ -339,6 +351,8 @@ def _record_element(element: Element, result: RunResult, fragment_id: str) -> No
             result.widget_ids[user_key] = widget_id
             if kind == "slider":
                 result.slider_values[user_key] = list(element.slider.value or element.slider.default)
+            elif kind == "checkbox":
+                result.toggle_values[user_key] = element.checkbox.value if element.checkbox.set_value else None
             if fragment_id:
                 result.fragment_ids[user_key] = fragment_id
 

@@ -1,11 +1,17 @@
-"""A timer's request that left the browser before the browser learned that the page changed.
+"""Requests and runs that overtake each other in the browser, as they do under a class's load.
 
-A follower's poll and a presenter's heartbeat are ``run_every`` fragments: the browser sends their
-reruns on its own clock, naming the page and the query it shows. When a step opens another page, a
+A timer's request that left the browser before the browser learned that the page changed: a
+follower's poll and a presenter's heartbeat are ``run_every`` fragments, whose reruns the browser
+sends on its own clock, naming the page and the query it shows. When a step opens another page, a
 request already on its way names the page before. Streamlit runs it as a run of that page, and the
 browser then removes the new page's own part: a follower in CI was left with the step's narration
 over an empty page. The app answers such a run with a whole run of the session's view
 (explorer/ui/navigation.py, ``reopen_after_a_late_timer``).
+
+A run whose toggles the browser had not mounted yet when the next run replaced them: a toggle sent
+without its value leaves the browser showing the toggle's default, which its next request sends back
+as a click; a teacher's presentation mode switched itself off between two steps that way. Every run
+sends a toggle's value (explorer/ui/controls.py, ``bool_control``).
 
 Against the real server (``streamlit run app.py``) over Streamlit's own protocol (tests/st_client.py),
 the lesson's steps in a real Redis that this test writes as the teacher's session would.
@@ -23,6 +29,7 @@ from support.st_client import RunResult, StreamlitServer, StreamlitSession
 
 from explorer import follow_store, lessons
 from explorer.lessons import FOLLOW_KEY, LESSON_KEY
+from explorer.share import PRESENT_KEY
 from explorer.ui.classroom import SHARE_BUTTON_KEY
 from explorer.ui.lesson_present import NEXT_KEY, Presented, snapshot
 
@@ -102,3 +109,18 @@ def test_a_presenter_s_late_heartbeat_draws_the_step_s_view_again_whole(redis_an
             assert_whole_run_of(late, opened)
 
     asyncio.run(teach())
+
+
+def test_every_run_sends_presentation_mode_s_value_to_the_browser(redis_and_app) -> None:
+    _, app = redis_and_app
+
+    async def present() -> None:
+        async with StreamlitSession(app.url) as teacher:
+            first = await teacher.open_page("waves", f"{PRESENT_KEY}=true")
+            assert first.toggle_values[PRESENT_KEY] is True
+            # The next run, asked before the browser had mounted the toggle: its request carries no value of it.
+            overtaking = await teacher.rerun()
+            assert overtaking.status == WHOLE_RUN
+            assert overtaking.toggle_values[PRESENT_KEY] is True, "the browser would show presentation mode off"
+
+    asyncio.run(present())
