@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from support.browser_harness import VIEWPORT
+from support.share_panel import follow_link
 from test_accessibility import PHONE, describe_violations, open_page, run_axe, serious_axe_violations
 from test_browser import FIRST_LOAD_MS, SCREENSHOTS, save_screenshot, wait_for_url, wait_until_drawn
 from test_phone import PHONE_LAYOUT_JS
@@ -76,17 +77,6 @@ def test_the_arrows_leave_a_focused_slider_alone(app_server: str, page) -> None:
     wait_for_url(page, "relative", step="2", delta="11")
     expect(page.locator(".st-key-lesson_bar")).to_contain_text("step 2 of")
 
-
-def follow_link(page) -> str:
-    """The teacher's Share panel: the class's follow link, from its "Follow this lesson" tab."""
-    page.get_by_role("button", name="Share this view").click()
-    dialog = page.get_by_role("dialog")
-    expect(dialog.get_by_role("tab", name="Follow this lesson")).to_be_visible()
-    expect(dialog.get_by_role("img", name="QR code of the class's follow link, shown above it.")).to_be_visible()
-    url = dialog.locator('[data-testid="stCode"] code').first.inner_text().strip()
-    page.keyboard.press("Escape")
-    expect(page.get_by_role("dialog")).to_have_count(0)
-    return url
 
 
 def expect_following(student, index: int, timeout: float) -> None:

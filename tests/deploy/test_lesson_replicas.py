@@ -28,6 +28,7 @@ import redis
 from support.browser_harness import APP_IDLE_JS, CHROMIUM, REPO_ROOT, VIEWPORT, launch_chromium
 from support.proxy_harness import ReplicasBehindProxy, replica_names, sticky_cookie_name
 from support.redis_harness import RedisServer, require_redis_server
+from support.share_panel import follow_link
 from support.st_client import fetch_page
 from test_deploy import require_haproxy
 
@@ -197,17 +198,6 @@ def expect_follower_bar(follower: Tab, index: int) -> None:
     expect(follower.page.locator(".st-key-follow_bar")).to_contain_text(
         f"step {index + 1} of {len(LESSON.steps)}: {LESSON.steps[index].heading}")
 
-
-def follow_link(page) -> str:
-    """The teacher's Share panel: the class's follow link, from its "Follow this lesson" tab; then Escape."""
-    page.get_by_role("button", name="Share this view").click()
-    dialog = page.get_by_role("dialog")
-    expect(dialog.get_by_role("tab", name="Follow this lesson")).to_be_visible()
-    expect(dialog.get_by_role("img", name="QR code of the class's follow link, shown above it.")).to_be_visible()
-    url = dialog.locator('[data-testid="stCode"] code').first.inner_text().strip()
-    page.keyboard.press("Escape")
-    expect(page.get_by_role("dialog")).to_have_count(0)
-    return url
 
 
 def wait_for_followers(followers: list[Tab], condition: str, arg: object, since: float, within_s: float,
