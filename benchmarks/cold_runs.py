@@ -37,8 +37,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from benchmarks.baseline_app import trivial_server
-from benchmarks.load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST, run_failure
-from benchmarks.server_process import cpu_seconds
+from benchmarks.load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST
+from benchmarks.server_process import cpu_seconds, run_failure
 from explorer import page_list
 from tests.support.st_client import StreamlitServer, StreamlitSession
 

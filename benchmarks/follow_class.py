@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
-from benchmarks.server_process import cpu_seconds, percentiles, rss_bytes
+from benchmarks.server_process import MB, cpu_seconds, percentiles, rss_bytes, run_failure
 from explorer import lessons, page_list
 from explorer.lessons import FOLLOW_KEY, LESSON_KEY
 from explorer.ui.classroom import SHARE_BUTTON_KEY
@@ -52,16 +52,20 @@ LAST_WAIT_S = 15.0
 CLASS_P95_S = 3.0
 PROMISE_S = 2.0
 WHOLE_RUN, FRAGMENT_RUN = "FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
-MB = 1024 * 1024
 
 
 @dataclass
 class Class:
-    """What the teacher did, as the followers read it: each Next's step and the time of its click."""
+    """The lesson as the followers and the teacher share it: each Next's step and the time of its
+    click, how many followers opened the link, and what the teacher's side measured."""
 
     steps: tuple[lessons.Step, ...]
     nexts: list[tuple[int, float]] = field(default_factory=list)
     over: asyncio.Event = field(default_factory=asyncio.Event)
+    opened: int = 0
+    #: Seconds of the teacher's run of each Next, and the server's CPU (cores) while the class only polls.
+    teacher_runs_s: list[float] = field(default_factory=list)
+    polling_cores: float | None = None
 
 
 @dataclass
@@ -84,32 +88,24 @@ def shows(run: RunResult, step: lessons.Step) -> bool:
     return FOLLOW_KEY in query and all(query.get(key, [value])[-1] == value for key, value in step.query)
 
 
-def failure_of(run: RunResult) -> str | None:
-    if run.status not in (WHOLE_RUN, FRAGMENT_RUN):
-        return f"run ended with {run.status}"
-    if run.exceptions:
-        return f"exception element: {run.exceptions[0].message[:80]!r}"
-    return None
-
-
-async def follow(base_url: str, follow_query: str, lesson: Class, outcome: Follower, opened: list[int]) -> None:
+async def follow(base_url: str, follow_query: str, lesson: Class, outcome: Follower) -> None:
     """One follower's tab: open the link, then poll as the browser's timer does until the lesson is over."""
     session = StreamlitSession(base_url, fetch_cookies=True)
     try:
         await session.connect()
         outcome.first = await session.open_page("", follow_query)
         if not shows(outcome.first, lesson.steps[0]):
-            outcome.failures.append(f"first run: not the first step's view ({failure_of(outcome.first)})")
+            outcome.failures.append(f"first run: not the first step's view ({run_failure(outcome.first)})")
             return
         timers = outcome.first.timers
-        opened.append(1)
+        lesson.opened += 1
         tick = time.monotonic()
         while not lesson.over.is_set():
             tick += POLL_S
             await asyncio.sleep(max(0.0, tick - time.monotonic()))
             tick = max(tick, time.monotonic())
             run = await session.fire_timer(timers[-1])
-            if (failure := failure_of(run)) is not None:
+            if (failure := run_failure(run)) is not None:
                 outcome.failures.append(f"poll: {failure}")
                 return
             if run.status == FRAGMENT_RUN:
@@ -129,8 +125,7 @@ async def follow(base_url: str, follow_query: str, lesson: Class, outcome: Follo
         await session.close()
 
 
-async def teach(base_url: str, lesson: Class, followers: list[Follower], opened: list[int], pid: int | None,
-                polling_cpu: dict[str, float], teacher_runs_s: list[float]) -> list[str]:
+async def teach(base_url: str, lesson: Class, followers: list[Follower], pid: int | None) -> list[str]:
     """The teacher's tab: the lesson, Share (the follow link), then the Nexts once the class follows."""
     failures: list[str] = []
     async with StreamlitSession(base_url, fetch_cookies=True) as teacher:
@@ -141,19 +136,19 @@ async def teach(base_url: str, lesson: Class, followers: list[Follower], opened:
             lesson.over.set()
             return ["the Share panel shows no follow link"]
         follow_query = urlsplit(links[0]).query
-        tasks = [asyncio.create_task(follow(base_url, follow_query, lesson, outcome, opened)) for outcome in followers]
-        while len(opened) + sum(bool(f.failures) for f in followers) < len(followers):
+        tasks = [asyncio.create_task(follow(base_url, follow_query, lesson, outcome)) for outcome in followers]
+        while lesson.opened + sum(bool(f.failures) for f in followers) < len(followers):
             await asyncio.sleep(0.1)
         begin = (time.monotonic(), cpu_seconds(pid) if pid else 0.0)
         await asyncio.sleep(SETTLE_S)
         if pid:
-            polling_cpu["cores"] = (cpu_seconds(pid) - begin[1]) / (time.monotonic() - begin[0])
+            lesson.polling_cores = (cpu_seconds(pid) - begin[1]) / (time.monotonic() - begin[0])
         known = shared
         for number in range(NEXTS):
             clicked = time.monotonic()
             lesson.nexts.append((number + 1, clicked))
             known = await teacher.click(NEXT_KEY, known)
-            teacher_runs_s.append(known.seconds)
+            lesson.teacher_runs_s.append(known.seconds)
             if not shows_step(known, lesson.steps[number + 1]):
                 failures.append(f"the teacher's Next {number + 1} did not open its step ({known.status})")
             await asyncio.sleep(max(0.0, clicked + NEXT_EVERY_S - time.monotonic()))
@@ -170,8 +165,6 @@ def shows_step(run: RunResult, step: lessons.Step) -> bool:
     return run.status == WHOLE_RUN and run.page_url_path == page_list.address_path(step.page_info)
 
 
-
-
 async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict:
     """The scenario against the server at ``base_url`` (its process ``pid``, for CPU and memory)."""
     lesson = Class(lessons.shipped_lessons()[LESSON].steps)
@@ -179,9 +172,7 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
     start_rss = rss_bytes(pid) if pid else None
     cpu_before = cpu_seconds(pid) if pid else None
     began = time.monotonic()
-    polling_cpu: dict[str, float] = {}
-    teacher_runs_s: list[float] = []
-    teacher_failures = await teach(base_url, lesson, followers, [], pid, polling_cpu, teacher_runs_s)
+    teacher_failures = await teach(base_url, lesson, followers, pid)
     wall_s = time.monotonic() - began
     peak_rss = rss_bytes(pid) if pid else None
     first = [f.first.seconds for f in followers if f.first is not None]
@@ -209,11 +200,11 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
         "next_s": wait_p,
         "next_s_by_next": per_next,
         "missed_nexts": missed,
-        "teacher_next_run_s": percentiles(teacher_runs_s),
+        "teacher_next_run_s": percentiles(lesson.teacher_runs_s),
         "follower_step_run_s": percentiles([s for f in followers for s in f.step_runs_s]),
         "poll_run_s": percentiles([s for f in followers for s in f.polls_s]),
         "cpu_s": {"server_s": round(cpu_seconds(pid) - cpu_before, 1) if pid else None},
-        "polling_server_cores": round(polling_cpu["cores"], 2) if "cores" in polling_cpu else None,
+        "polling_server_cores": None if lesson.polling_cores is None else round(lesson.polling_cores, 2),
         "memory": {"start_mb": round(start_rss / MB, 1), "end_mb": round(peak_rss / MB, 1)} if pid else {},
         "targets": targets,
         f"every_next_within_{PROMISE_S:g}s": promise_kept,

@@ -25,8 +25,9 @@ Each session is one browser tab, speaking Streamlit's own WebSocket protocol
               of its own twice, each as soon as the run before it is done (no pause): a class
               exploring freely, where every run is a cold one;
     follow    a teacher presents a lesson and the sessions follow it (benchmarks/follow_class.py):
-              each opens the follow link and polls as its browser's timer does, and the
-              teacher's four Nexts must each reach every follower within two seconds.
+              each opens the follow link and polls as its browser's timer does; every follower
+              must see each of the teacher's four Nexts, the class within the projected URL's
+              p95 (the two-second promise to every follower is printed, not judged).
 
 A move is a rerun carrying the slider's new value, as a drag sends it. All sessions connect
 together (or spread over --ramp seconds), stay open until every session is done (or, with
@@ -69,10 +70,9 @@ from urllib.parse import parse_qs, urlencode
 
 from benchmarks import follow_class
 from benchmarks.baseline_app import trivial_server
-from benchmarks.server_process import cpu_seconds, percentiles, rss_bytes
+from benchmarks.server_process import MB, cpu_seconds, percentiles, rss_bytes, run_failure
 from explorer import settings as s
 from explorer.page_list import PAGES, address_path
-from explorer.ui.navigation import PAGE_FAILED
 from tests.support.proxy_harness import ReplicasBehindProxy, sticky_cookie_name
 from tests.support.st_client import RunResult, StreamlitServer, StreamlitSession
 
@@ -93,7 +93,6 @@ SCENARIOS = ("trivial", "same", "varied", "own", "follow")
 MEMORY_SCENARIOS = ("varied", "own")
 #: PRODUCT.md, Budgets: the same class behind the proxy with one replica per core.
 TARGET_P95_FIRST_RUN_BEHIND_PROXY_S = 2.0
-MB = 1024 * 1024
 
 D_CHOICES = (32, 64, 96, 256, 512)  # never 128, the default: a move must change the URL
 L_CHOICES = (50, 100, 200, 500, 1000, 2000)
@@ -141,16 +140,6 @@ def session_plan(scenario: str, index: int, moves: int) -> tuple[str, str, str, 
     query = {"d": d, "L": L, "n": s.query_value("n", rng.choice(N_CHOICES))}
     others = rng.sample([x for x in D_CHOICES if x != d], len(D_CHOICES) - 1)  # each move changes d
     return path, urlencode(query), "d", [others[k % len(others)] for k in range(moves)]
-
-
-def run_failure(run: RunResult) -> str | None:
-    if not run.finished:
-        return f"run ended with {run.status}"
-    if run.exceptions:
-        return f"exception element: {run.exceptions[0].message[:80]!r}"
-    if PAGE_FAILED in run.alerts:
-        return "page failed (PAGE_FAILED)"
-    return None
 
 
 async def one_session(

@@ -57,8 +57,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from benchmarks.baseline_app import trivial_server
-from benchmarks.load_test import run_failure
-from benchmarks.server_process import cpu_seconds
+from benchmarks.server_process import cpu_seconds, run_failure
 from explorer import page_list
 from explorer import settings as s
 from tests.support.st_client import StreamlitServer, StreamlitSession

@@ -1,6 +1,6 @@
-"""What the load benchmarks read of a server process, and how they sum up times (shared by the
-classroom scenarios, benchmarks/load_test.py, the follow scenario, benchmarks/follow_class.py,
-and the per-run CPU benchmarks)."""
+"""What the load benchmarks read of a server process, whether a run it sent back succeeded, and how
+they sum up times (shared by the classroom scenarios, benchmarks/load_test.py, the follow scenario,
+benchmarks/follow_class.py, and the per-run CPU benchmarks)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ import resource
 from pathlib import Path
 
 import numpy as np
+
+from explorer.ui.navigation import PAGE_FAILED
+from tests.support.st_client import RunResult
+
+MB = 1024 * 1024
 
 
 def rss_bytes(pid: int) -> int:
@@ -36,3 +41,14 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
         "n": len(values), "p50": round(float(np.percentile(array, 50)), 3),
         "p95": round(float(np.percentile(array, 95)), 3), "max": round(float(array.max()), 3),
     }
+
+
+def run_failure(run: RunResult) -> str | None:
+    """Why ``run`` failed (it never finished, drew an exception, or its page could not be drawn), or None."""
+    if not run.finished:
+        return f"run ended with {run.status}"
+    if run.exceptions:
+        return f"exception element: {run.exceptions[0].message[:80]!r}"
+    if PAGE_FAILED in run.alerts:
+        return "page failed (PAGE_FAILED)"
+    return None

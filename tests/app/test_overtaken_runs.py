@@ -27,7 +27,7 @@ import pytest
 from support.redis_harness import RedisServer, require_redis_server
 from support.st_client import RunResult, StreamlitServer, StreamlitSession
 
-from explorer import follow_store, lessons
+from explorer import follow_store, lessons, page_list
 from explorer.lessons import FOLLOW_KEY, LESSON_KEY
 from explorer.share import PRESENT_KEY
 from explorer.ui.classroom import SHARE_BUTTON_KEY
@@ -54,9 +54,8 @@ def present(store: follow_store.RedisStore, follow_id: str, index: int, version:
 
 
 def page_of(index: int) -> str:
-    """The URL path a step's page is served at ("" for Home)."""
-    url_path = LESSON.steps[index].page_info.url_path
-    return "" if url_path == "home" else url_path
+    """The URL path step ``index``'s page is served at ("" for Home)."""
+    return page_list.address_path(LESSON.steps[index].page_info)
 
 
 def assert_whole_run_of(late: RunResult, opened: RunResult) -> None:
@@ -114,7 +113,7 @@ def test_a_presenter_s_late_heartbeat_draws_the_step_s_view_again_whole(redis_an
 def test_every_run_sends_presentation_mode_s_value_to_the_browser(redis_and_app) -> None:
     _, app = redis_and_app
 
-    async def present() -> None:
+    async def overtake() -> None:
         async with StreamlitSession(app.url) as teacher:
             first = await teacher.open_page("waves", f"{PRESENT_KEY}=true")
             assert first.toggle_values[PRESENT_KEY] is True
@@ -123,4 +122,4 @@ def test_every_run_sends_presentation_mode_s_value_to_the_browser(redis_and_app)
             assert overtaking.status == WHOLE_RUN
             assert overtaking.toggle_values[PRESENT_KEY] is True, "the browser would show presentation mode off"
 
-    asyncio.run(present())
+    asyncio.run(overtake())

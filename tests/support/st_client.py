@@ -222,12 +222,9 @@ class StreamlitSession:
 
     async def _move(self, key: str, known: RunResult, set_value: Callable[[WidgetState], None]) -> RunResult:
         drawn_earlier = key not in known.widget_ids  # not re-sent by a fragment's run, still shown by the tab
-        back = BackMsg()
-        back.rerun_script.query_string = self._query_string
-        back.rerun_script.page_script_hash = self._page_script_hash
+        back = self._rerun_request()
         fragment_ids = self._shown_fragment_ids if drawn_earlier else known.fragment_ids
         back.rerun_script.fragment_id = fragment_ids.get(key, "")
-        back.rerun_script.cached_message_hashes.extend(self._message_cache)
         state = back.rerun_script.widget_states.widgets.add()
         state.id = self._shown_widget_ids[key] if drawn_earlier else known.widget_ids[key]
         set_value(state)
@@ -236,23 +233,25 @@ class StreamlitSession:
     async def rerun(self) -> RunResult:
         """A whole run of the view the tab shows, with no widget's value (as a browser's request that
         left before the tab had mounted the last run's widgets, or its Rerun)."""
-        back = BackMsg()
-        back.rerun_script.query_string = self._query_string
-        back.rerun_script.page_script_hash = self._page_script_hash
-        back.rerun_script.cached_message_hashes.extend(self._message_cache)
-        return await self._run(back)
+        return await self._run(self._rerun_request())
 
     async def fire_timer(self, fragment_id: str, shown: RunResult | None = None) -> RunResult:
         """The ``run_every`` timer of fragment ``fragment_id`` (in ``RunResult.timers``) fires: its rerun,
         as the browser sends it, naming the page and the query the tab shows, or those of run ``shown``
         (a request that left the tab before it learned of the runs after that one)."""
+        back = self._rerun_request(shown)
+        back.rerun_script.fragment_id = fragment_id
+        back.rerun_script.is_auto_rerun = True
+        return await self._run(back)
+
+    def _rerun_request(self, shown: RunResult | None = None) -> BackMsg:
+        """A rerun request as the tab sends it: the page and query it shows (or those of run ``shown``)
+        and the hashes of the messages it keeps."""
         back = BackMsg()
         back.rerun_script.query_string = self._query_string if shown is None else shown.query_string
         back.rerun_script.page_script_hash = self._page_script_hash if shown is None else shown.page_script_hash
-        back.rerun_script.fragment_id = fragment_id
-        back.rerun_script.is_auto_rerun = True
         back.rerun_script.cached_message_hashes.extend(self._message_cache)
-        return await self._run(back)
+        return back
 
     async def wait_closed(self, timeout_s: float) -> bool:
         """True if the server closes the WebSocket within ``timeout_s`` (reading what still comes)."""
