@@ -2,8 +2,8 @@
 
 The manifests are validated against the Kubernetes schemas that kubernetes-validate ships
 (strict: an unknown or misspelt field fails), for every Kubernetes release it knows, with
-the network cut off during validation. Then both are checked for what README "Deployment"
-promises: health on /_stcore/health, resources, cookie stickiness, one shared cookieSecret, and
+the network cut off during validation. Then both are checked for what README "Deployment" and
+deploy/README.md promise: health on /_stcore/health, resources, cookie stickiness, one shared cookieSecret, and
 one Redis that every replica reaches at the same PE_REDIS_URL (the lesson store).
 """
 
