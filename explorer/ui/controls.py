@@ -229,15 +229,16 @@ def sidebar_ui() -> None:
     """Draw the shared controls in the sidebar (after ``shared_settings`` and the page)."""
     with st.sidebar:
         st.selectbox("Preset", (CUSTOM, *PRESETS), format_func=preset_label, key="preset", on_change=_apply_preset)
+        # Each slider's value is its minimum, as in int_control.
         st.slider(
-            "d: embedding size", s.D_MIN, s.D_MAX, step=2, key="d", on_change=_moved, args=("d",),
+            "d: embedding size", s.D_MIN, s.D_MAX, s.D_MIN, step=2, key="d", on_change=_moved, args=("d",),
             help="Number of dimensions; sine/cosine pairs, so even.",
         )
         st.select_slider(
             "n: base (log scale)", s.N_OPTIONS, format_func=s.format_number, key="n", on_change=_moved, args=("n",),
             help="The paper uses 10000; wavelengths grow from 2π to about 2π·n.",
         )
-        st.slider("L: positions", s.L_MIN, s.L_MAX, key="L", on_change=_moved, args=("L",))
+        st.slider("L: positions", s.L_MIN, s.L_MAX, s.L_MIN, key="L", on_change=_moved, args=("L",))
         st.radio(
             "Sinusoid's layout", ("interleaved", "concatenated"), key="layout", horizontal=True, on_change=_moved,
             args=("layout",),
@@ -270,7 +271,9 @@ def int_control(
     if low == high:
         (container or st).caption(f"{label}: {low}")
         return low
-    return int((container or st).slider(label, low, high, key=key, help=help))
+    # The value given is the one Streamlit takes for none (the minimum; session state holds the real one).
+    # Left out, Streamlit copies the whole session state in every run to see whether the key holds a range.
+    return int((container or st).slider(label, low, high, low, key=key, help=help))
 
 
 def option_control(
