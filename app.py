@@ -24,7 +24,7 @@ if __name__ != "__main__":
     app = st.App(__file__, lifespan=startup.lifespan)
 else:
     from explorer.page_list import APP_ICON_SVG, LESSONS
-    from explorer.ui import browser_navigation, classroom, controls, lesson_follow, lesson_present, navigation, style
+    from explorer.ui import classroom, controls, lesson_follow, lesson_present, navigation, style
 
     controls.begin_run()
     presenting = classroom.page_config(
@@ -61,7 +61,6 @@ else:
     share_pressed = classroom.classroom_bar(
         bar, building=lesson is None and not follow and page.url_path != LESSONS.url_path
     )
-    browser_navigation.mount()
     controls.sidebar_ui()
     controls.write_url()
     if follow:

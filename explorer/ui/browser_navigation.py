@@ -14,22 +14,16 @@ The phone's sidebar: where it is drawn over the page (a narrow screen), Streamli
 a page is chosen only for a browser that names itself a phone; it stayed open over the new page
 on others. Here it closes wherever it covers the page.
 
-A Streamlit component (``st.components.v2``, static JavaScript, no data, nothing drawn).
+A script (static JavaScript, sent with the app's style sheet: explorer/ui/style.py).
 """
 
 from __future__ import annotations
 
-import streamlit as st
-
-#: Element key of the component; style.py hides its (empty) element container.
-KEY = "browser_navigation"
-
-#: Runs in the app's page (components v2 are not sandboxed), once per page however often it is
-#: mounted. An action counts in the capture phase, before any handler of the page sees it. The
-#: sidebar is looked at a frame after the click, once Streamlit has handled it (it may have closed
-#: the sidebar itself).
-JS = r"""
-export default function () {
+#: Runs in the app's page, once per page however often Streamlit draws the element that carries it.
+#: An action counts in the capture phase, before any handler of the page sees it. The sidebar is
+#: looked at a frame after the click, once Streamlit has handled it (it may have closed it itself).
+SCRIPT = r"""<script>
+(() => {
     if (window.__peBrowserNavigation) return;
     window.__peBrowserNavigation = true;
 
@@ -57,13 +51,5 @@ export default function () {
     document.addEventListener('click', (event) => {
         if (event.target.closest?.('[data-testid="stSidebarNav"] a')) requestAnimationFrame(closeCoveringSidebar);
     });
-}
-"""
-
-_component = st.components.v2.component("explorer.browser_navigation", js=JS)
-
-
-def mount() -> None:
-    """Mount the component (every whole run, as keyboard.play_keys: mounted once it was sometimes
-    gone before the browser had started it)."""
-    _component(key=KEY)
+})();
+</script>"""

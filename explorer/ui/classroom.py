@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from explorer import presentation, share
-from explorer.ui import controls, keyboard, lesson_present, screen_size
+from explorer.ui import controls, lesson_present, screen_size
 
 #: Presentation mode closes the sidebar, which the pages' text names ("the sidebar's d"): where it is.
 SIDEBAR_CLOSED = "The sidebar's d, n, L and presets: open it with » at the top left."
@@ -71,7 +71,6 @@ def classroom_bar(bar: DeltaGenerator, *, building: bool = True) -> bool:
             help="This view's address with all its settings, to copy or to scan as a QR code.",
         )
         controls.bool_control(share.PRESENT_KEY, "Presentation mode")
-        keyboard.play_keys()
     return pressed
 
 

@@ -1,9 +1,9 @@
 """Keyboard access to Plotly's Play controls (explorer/animation.py) and legends.
 
 Plotly draws an animated chart's Play and Pause buttons and its frame slider in SVG, with
-mouse handlers only: out of the tab order, unnamed for a screen reader. This Streamlit
-component (``st.components.v2``, static JavaScript, no data, nothing drawn) gives every such
-control on the page, as Plotly draws it, what a native control has:
+mouse handlers only: out of the tab order, unnamed for a screen reader. This script (static
+JavaScript, sent with the app's style sheet: explorer/ui/style.py) gives every such control on
+the page, as Plotly draws it, what a native control has:
 
 - Play and Pause: ``role="button"``, a name ("Play (<chart title>)"), Tab focus, Enter and
   Space press it;
@@ -26,16 +26,11 @@ The focus ring is in explorer/ui/style.py.
 
 from __future__ import annotations
 
-import streamlit as st
-
-#: Element key of the component; style.py hides its (empty) element container.
-KEY = "play_keys"
-
-#: Runs in the app's page (components v2 are not sandboxed); one watcher per page, however
-#: often Streamlit mounts the component. Plotly redraws its controls on every new figure, so
-#: new ones are found by a MutationObserver, at most once an animation frame.
-JS = r"""
-export default function () {
+#: Runs in the app's page, once per page however often Streamlit draws the element that carries it:
+#: one watcher. Plotly redraws its controls on every new figure, so new ones are found by a
+#: MutationObserver, at most once an animation frame.
+SCRIPT = r"""<script>
+(() => {
     if (window.__pePlayKeys) return;
     window.__pePlayKeys = true;
 
@@ -157,17 +152,5 @@ export default function () {
         requestAnimationFrame(() => { pending = false; enhance(); });
     }).observe(document.body, {childList: true, subtree: true});
     enhance();
-}
-"""
-
-_component = st.components.v2.component("explorer.play_keys", js=JS)
-
-
-def play_keys() -> None:
-    """Mount the component, anywhere on the page: its watcher works on the whole page.
-
-    Every run mounts it, though the element carries the JavaScript (6 KB a rerun): mounted
-    in a session's first run only, it was sometimes gone again (a second run at once) before
-    the browser had started it, and the page had no keyboard access (seen in test_play).
-    """
-    _component(key=KEY)
+})();
+</script>"""

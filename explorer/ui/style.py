@@ -1,14 +1,22 @@
-"""The app's CSS: what Streamlit's own styles cannot be told by its options.
+"""The app's CSS, what Streamlit's own styles cannot be told by its options, and the page's scripts.
 
 Static text only, built from no input, so no user text can reach the raw HTML it is sent
 as (tests/app/test_code_rules.py allows ``st.html`` here alone, and only with these constants).
 Each rule says which check it answers (tests/browser/test_accessibility.py).
+
+The scripts (explorer/ui/keyboard.py's keys for Plotly's controls, explorer/ui/browser_navigation.py's
+history) go out in the style sheet's element: each was a Streamlit component of its own, mounted in
+every whole run (two widgets registered, and their state presented in each later widget's creation),
+which cost 12-17% of a whole run's server time on Encoding matrix and Rotary (benchmarks/JOURNAL.md,
+"2026-12-06, 20:00"). Streamlit runs an st.html's scripts once, when the element first appears.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+
+from explorer.ui import browser_navigation, keyboard
 
 CSS = """<style>
 /* axe color-contrast: Streamlit draws captions (st.caption) in the text colour at opacity
@@ -65,12 +73,13 @@ reads it from disk (a checkpoint's shard, a .gguf, a checkpoint's folder).";
    (axe scrollable-region-focusable); formulas that fit are unchanged. */
 .katex-display > .katex { white-space: normal; }
 /* Keyboard: explorer/ui/keyboard.py puts Plotly's Play and Pause buttons, frame slider and legend
-   entries (SVG) in the tab order; this shows which one has the focus. Its own element is empty. */
+   entries (SVG) in the tab order; this shows which one has the focus. */
 .js-plotly-plot .updatemenu-button:focus-visible, .js-plotly-plot .slider-container:focus-visible,
 .js-plotly-plot .legend .traces:focus-visible {
     outline: 3px solid light-dark(#1c5fb0, #8ab4f8); outline-offset: 2px;
 }
-.st-key-play_keys, .st-key-browser_navigation, .st-key-screen_size { display: none; }
+/* The element that carries the page's scripts (PAGE_CHROME) takes no room: Streamlit gave it a row's gap. */
+.st-key-screen_size, [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) { display: none; }
 /* Keyboard: Streamlit slides a collapsed sidebar out of view (presentation mode closes it)
    but leaves its controls in the tab order: Tab reached them and an arrow key changed d with
    nothing visible moving. Hidden once it has slid out (0.3 s, Streamlit's own transition), so
@@ -117,9 +126,13 @@ html { font-size: clamp(21px, min(1.640625vw, 2.916667vh), 42px); }
 </style>"""
 
 
+#: What every whole run sends first: the style sheet and the page's scripts.
+PAGE_CHROME = CSS + keyboard.SCRIPT + browser_navigation.SCRIPT
+
+
 def apply() -> None:
-    """Send the CSS with the page (an st.html of styles only takes no room on it)."""
-    st.html(CSS)
+    """Send the CSS and the page's scripts with the page."""
+    st.html(PAGE_CHROME, unsafe_allow_javascript=True)
 
 
 def present(container: DeltaGenerator) -> None:

@@ -31,8 +31,10 @@ def test_pe_core_imports_no_streamlit(path: Path) -> None:
     assert not imported & {"streamlit", "plotly", "pandas"}, f"{path.name} imports {imported}"
 
 
-#: The one module allowed to send raw HTML: its static CSS, a string constant of the module.
+#: The one module allowed to send raw HTML: its static CSS and the page's scripts, string constants.
 STYLE_MODULE = ROOT / "explorer" / "ui" / "style.py"
+#: The modules whose ``SCRIPT`` constant the style module sends with its CSS.
+SCRIPT_MODULES = ("keyboard", "browser_navigation")
 
 
 def _module_string_constants(tree: ast.Module) -> set[str]:
@@ -50,18 +52,39 @@ def _module_string_constants(tree: ast.Module) -> set[str]:
     return {name for name in literal if assigned.count(name) == 1}
 
 
+def _static_joins(tree: ast.Module, constants: set[str]) -> set[str]:
+    """Names assigned once at module level a sum of the module's ``constants`` and the script modules'
+    ``SCRIPT`` (``PAGE_CHROME = CSS + keyboard.SCRIPT + ...``): text no run can change."""
+
+    def static(node: ast.expr) -> bool:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return static(node.left) and static(node.right)
+        if isinstance(node, ast.Name):
+            return node.id in constants
+        return (isinstance(node, ast.Attribute) and node.attr == "SCRIPT"
+                and isinstance(node.value, ast.Name) and node.value.id in SCRIPT_MODULES)
+
+    return {
+        node.targets[0].id for node in tree.body
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.BinOp) and static(node.value)
+    }
+
+
 @pytest.mark.parametrize("path", APP_CODE, ids=lambda p: p.name)
 def test_no_raw_html_anywhere(path: Path) -> None:
     """No page renders raw HTML, so no user text (URL, upload, typed) can reach it; the
-    style module alone sends its static CSS, a literal string of its own."""
+    style module alone sends its static CSS and scripts, literal strings."""
     tree = ast.parse(path.read_text())
     constants = _module_string_constants(tree) if path == STYLE_MODULE else set()
+    constants |= _static_joins(tree, constants)
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "unsafe_allow_html":
             pytest.fail(f"{path.name}:{node.value.lineno} passes unsafe_allow_html")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "html":
             static = (
-                len(node.args) == 1 and not node.keywords
+                len(node.args) == 1
+                and all(keyword.arg == "unsafe_allow_javascript" for keyword in node.keywords)
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in constants
             )
             if not static:
@@ -70,16 +93,24 @@ def test_no_raw_html_anywhere(path: Path) -> None:
             pytest.fail(f"{path.name}:{node.lineno} refers to .html")
 
 
-def test_the_style_constants_are_only_styles() -> None:
-    """What st.html may send holds one <style> block each: no markup, script or URL."""
-    from explorer.ui import style
+def test_the_style_constants_are_only_styles_and_the_scripts_only_scripts() -> None:
+    """What st.html may send: style constants hold one <style> block each, no markup, script or URL;
+    the scripts one <script> block each, loading and sending nothing; the page's chrome is the two."""
+    from explorer.ui import browser_navigation, keyboard, style
 
     sent = _module_string_constants(ast.parse(STYLE_MODULE.read_text()))
     assert {"CSS", "PRESENT_STYLE"} <= sent
     for name in sent:
         value = getattr(style, name)
         assert value.startswith("<style>") and value.endswith("</style>") and value.count("<") == 2, name
-        assert not any(word in value.lower() for word in ("script", "url(", "@import", "javascript")), name
+        assert not any(word in value.lower() for word in ("<script", "url(", "@import", "javascript:")), name
+    scripts = {"keyboard": keyboard.SCRIPT, "browser_navigation": browser_navigation.SCRIPT}
+    assert set(scripts) == set(SCRIPT_MODULES)
+    for name, script in scripts.items():
+        assert script.startswith("<script>") and script.endswith("</script>") and script.count("<") == 2, name
+        assert not any(word in script for word in ("import", "fetch(", "XMLHttpRequest", "WebSocket", "eval(",
+                                                   "http", "innerHTML", "document.write")), name
+    assert style.PAGE_CHROME == style.CSS + keyboard.SCRIPT + browser_navigation.SCRIPT
 
 
 PAGE_FILES = sorted((ROOT / "pages").glob("*.py"))
