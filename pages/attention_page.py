@@ -89,15 +89,15 @@ schemes = controls.multi_control(
     "schemes", "Schemes", SCHEME_KEYS, default=SCHEME_KEYS, format_func=lambda key: SCHEMES[key].short,
     help="Which schemes to draw; each gets a panel.",
 )
-mask_col, scale_col = st.columns(2)
-causal = controls.bool_control("causal", "Causal (keys up to the query)", default=True, container=mask_col)
-scaled = controls.bool_control("scaled", "Scale dot products by 1/√d", default=True, container=scale_col)
-heads_col, head_col = st.columns(2)
+mask_row = blocks.row()
+causal = controls.bool_control("causal", "Causal (keys up to the query)", default=True, container=mask_row)
+scaled = controls.bool_control("scaled", "Scale dot products by 1/√d", default=True, container=mask_row)
+heads_row = blocks.row()
 heads = controls.int_control(
     "heads", "Heads (ALiBi's slopes, T5's biases)", default=attention.HEADS_DEFAULT, low=attention.HEADS_MIN,
-    high=attention.HEADS_MAX, container=heads_col,
+    high=attention.HEADS_MAX, container=heads_row,
 )
-head = controls.int_control("head", "Head shown", default=1, low=1, high=heads, container=head_col)
+head = controls.int_control("head", "Head shown", default=1, low=1, high=heads, container=heads_row)
 view = View(schemes=schemes, causal=causal, scaled=scaled, heads=heads, head=head)
 
 

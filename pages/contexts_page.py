@@ -137,19 +137,19 @@ if config_inputs.show_message(CONFIG_MESSAGE) == "success" and model == contexts
     layer_link.show(note, config=config)
 
 st.header("Lengths and method")
-length_cols = st.columns(3)
+lengths = blocks.row()
 trained = int(controls.number_control(
     "trained", "Trained length L0 (tokens)", default=DEFAULT_VIEW.trained, low=1, high=contexts.LENGTH_MAX,
-    step=1024, whole=True, container=length_cols[0],
+    step=1024, whole=True, container=lengths,
     help="original_max_position_embeddings: the length the model was trained on.",
 ))
 target = int(controls.number_control(
     "target", "Target length L (tokens)", default=DEFAULT_VIEW.target, low=1, high=contexts.LENGTH_MAX,
-    step=1024, whole=True, container=length_cols[1], help="The length to run the model at.",
+    step=1024, whole=True, container=lengths, help="The length to run the model at.",
 ))
 factor = controls.number_control(
     "factor", "Factor s", default=DEFAULT_VIEW.factor, low=1.0, high=contexts.FACTOR_MAX, step=1.0,
-    container=length_cols[2], help="The scaling factor (rope_scaling.factor); every method below uses it.",
+    container=lengths, help="The scaling factor (rope_scaling.factor); every method below uses it.",
 )
 method = controls.choice_control(
     "method", "Method", contexts.methods(), default=DEFAULT_VIEW.method, format_func=rope_methods.method_label,
@@ -237,12 +237,12 @@ def pair_sections(view: ContextView) -> None:
     st.header("Pair by pair")
     st.markdown(f"Pairs that meet angles unseen in training, at the target length L = {view.target:,} tokens set "
                 "above (Play's T below leaves these as they are):")
-    cols = st.columns(4)
-    cols[0].metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
+    metrics = blocks.row()
+    metrics.metric("plain RoPE", f"{int(plain.unseen.sum())} of {view.pairs}")
     chosen = label if view.method != rope_methods.NONE else "method: none"
-    cols[1].metric(chosen, f"{int(scaled.unseen.sum())} of {view.pairs}")
-    cols[2].metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
-    cols[3].metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
+    metrics.metric(chosen, f"{int(scaled.unseen.sum())} of {view.pairs}")
+    metrics.metric("attention factor a", f"{a:.6g}", help="transformers multiplies cos and sin by a.")
+    metrics.metric("scores × a²", f"{a * a:.6g}", help="The rotated q and k each carry a.")
     blocks.chart(contexts.coverage_figure(view, title="Turns per pair, in training and at T"),
                  key="contexts_coverage")
     still = contexts.unrotated(view).get(view.method, 0)
@@ -314,11 +314,11 @@ def ramp_section(view: ContextView) -> None:
     blocks.chart(contexts.ramp_figure(view, title="YaRN's share of interpolation, per pair"),
                  key="contexts_yarn_ramp")
     gap = np.abs(code - paper)
-    cols = st.columns(3)
-    cols[0].metric("bounds c(β_fast), c(β_slow)", f"{fast:.2f}, {slow:.2f}")
-    cols[1].metric("largest |w_code − w_paper|", f"{gap.max():.3g}",
+    metrics = blocks.row()
+    metrics.metric("bounds c(β_fast), c(β_slow)", f"{fast:.2f}, {slow:.2f}")
+    metrics.metric("largest |w_code − w_paper|", f"{gap.max():.3g}",
                    help=f"at pair {int(gap.argmax())}" if gap.max() > 0 else None)
-    cols[2].metric("pairs where they differ", f"{int(np.sum(gap > 1e-12))} of {view.pairs}")
+    metrics.metric("pairs where they differ", f"{int(np.sum(gap > 1e-12))} of {view.pairs}")
     st.caption(
         f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, s={view.factor:g}, β_fast={view.beta_fast:g}, "
         f"β_slow={view.beta_slow:g}, truncate={'on' if view.truncate else 'off'}. "

@@ -109,10 +109,10 @@ trained_note = (f"trained length {stack.trained:,} (max_position_embeddings)" if
 
 def stack_section() -> None:
     st.header("The stack at a glance")
-    cols = st.columns(3)
-    cols[0].metric("decoder layers", f"{len(stack.layers)}")
-    cols[1].metric("layers with RoPE", f"{sum(layer.rotary for layer in stack.layers)}")
-    cols[2].metric("layer types", f"{len(stack.kinds)}")
+    metrics = blocks.row()
+    metrics.metric("decoder layers", f"{len(stack.layers)}")
+    metrics.metric("layers with RoPE", f"{sum(layer.rotary for layer in stack.layers)}")
+    metrics.metric("layer types", f"{len(stack.kinds)}")
     blocks.chart(layers.stack_figure(stack, title=f"{stack.name}: one mark per layer"), key="layers_stack")
     st.caption("A filled mark rotates its queries and keys; a hollow one adds no position to them. Hover a mark "
                "for its layer's base, scaling, rotating pairs and window.")

@@ -113,11 +113,11 @@ def grid_section(view: MropeView, key: str) -> None:
     ids = positions(key, view)
     resumes = mrope.text_resumes(view, ids)
     st.header("Where an image's tokens sit")
-    cols = st.columns(4)
-    cols[0].metric("tokens", f"{view.length:,}")
-    cols[1].metric("image tokens", f"{view.image_rows * view.image_cols:,}")
-    cols[2].metric("text after the image resumes at", f"{resumes[0][1]:,}" if resumes else "n/a")
-    cols[3].metric("largest position", f"{int(ids.max()):,}")
+    metrics = blocks.row()
+    metrics.metric("tokens", f"{view.length:,}")
+    metrics.metric("image tokens", f"{view.image_rows * view.image_cols:,}")
+    metrics.metric("text after the image resumes at", f"{resumes[0][1]:,}" if resumes else "n/a")
+    metrics.metric("largest position", f"{int(ids.max()):,}")
     blocks.chart(mrope.image_axes_figure(view, ids, title="The image's tokens, coloured by each of their positions"),
                  key="mrope_image")
     st.caption(
@@ -179,9 +179,9 @@ def scores(view: MropeView, key: str) -> None:
     st.header("Reading the sections the wrong way")
     blocks.chart(mrope.wrong_reading_figure(view, ids, title="The same scores with the sections misread"),
                  key="mrope_misread")
-    cols = st.columns(2)
-    cols[0].metric("largest |score − misread| on the image", f"{float(np.abs(right - wrong).max()):.4g}")
-    cols[1].metric("text tokens' |score − misread|", f"{mrope.text_misread(view, ids):.4g}")
+    metrics = blocks.row()
+    metrics.metric("largest |score − misread| on the image", f"{float(np.abs(right - wrong).max()):.4g}")
+    metrics.metric("text tokens' |score − misread|", f"{mrope.text_misread(view, ids):.4g}")
     st.caption(
         f"Read in the {mrope.layout_name(not view.interleaved)} layout, the pairs take other axes. Text tokens, whose "
         "three positions are equal, score exactly as before, so a model whose sections are misread still writes "

@@ -51,20 +51,20 @@ st.markdown(
 )
 
 # --- the model, the query and the key, the scaling --------------------------------------------
-model_col, layout_col = st.columns(2)
+model_row = blocks.row()
 model = controls.preset_control(
     "model", "Model preset (sets d, n, the layout and the scaling)", rope_presets.PRESET_CHOICES, default=CUSTOM,
-    values=rope_presets.preset_values, format_func=rope_presets.preset_label, container=model_col,
+    values=rope_presets.preset_values, format_func=rope_presets.preset_label, container=model_row,
     help="Real models' RoPE, read from their config.json (explorer/data/model_configs).",
 )
 layout = controls.choice_control(
-    "rope_layout", "RoPE's layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=layout_col,
+    "rope_layout", "RoPE's layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=model_row,
     format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
 )
-qk_col, seed_col = st.columns(2)
-qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="random", container=qk_col,
+qk_row = blocks.row()
+qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="random", container=qk_row,
                              format_func=rotary.QK_LABELS.get)
-seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=seed_col) if qk == "random" else 0
+seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=qk_row) if qk == "random" else 0
 
 if model == CUSTOM:
     model_carry.forget("rotary")

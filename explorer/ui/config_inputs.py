@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer import config_json
 from explorer.settings import parse_choice
-from explorer.ui import controls
+from explorer.ui import blocks, controls
 
 
 def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str], None], placeholder: str,
@@ -31,13 +31,13 @@ def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str],
         if upload is not None:
             apply(upload.getvalue(), upload.name)
 
-    paste_col, upload_col = st.columns(2)
-    paste_col.text_area(
+    paste_and_upload = blocks.row()
+    paste_and_upload.text_area(
         # No max_chars: the browser would drop a longer paste without a word; the page refuses it in one line.
         "Or paste a config.json", key=paste_key, height=120, on_change=pasted, placeholder=placeholder,
         help=f"Read as transformers reads it: {reads}. Ctrl+Enter applies it.",
     )
-    upload_col.file_uploader(
+    paste_and_upload.file_uploader(
         "Or upload one", type=["json"], key=upload_key, on_change=uploaded,
         max_upload_size=config_json.CONFIG_MAX_MB,
         help=f"A JSON file of at most {config_json.CONFIG_MAX_MB} MB. Nothing is stored.",
