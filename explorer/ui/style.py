@@ -8,7 +8,7 @@ The scripts (explorer/ui/keyboard.py's keys for Plotly's controls, explorer/ui/b
 history) go out in the style sheet's element: each was a Streamlit component of its own, mounted in
 every whole run (two widgets registered, and their state presented in each later widget's creation),
 which cost 12-17% of a whole run's server time on Encoding matrix and Rotary (benchmarks/JOURNAL.md,
-"2026-12-06, 20:00"). Streamlit runs an st.html's scripts once, when the element first appears.
+"2026-12-06, 20:00-21:00"). Streamlit runs an st.html's scripts once, when the element first appears.
 """
 
 from __future__ import annotations
