@@ -9,17 +9,18 @@ Run from the repository root:
     python -m benchmarks.rerun_cost --extra-arg --runner.postScriptGC=true   # another server option
     python -m benchmarks.rerun_cost --floor --pages matrix   # and the app's chrome alone: every page's floor
 
-Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol, and keeps
-Streamlit's message cache as a browser tab does: a chart it already holds comes as a reference) on one
-page: it opens the page, moves the sidebar's d slider between two values twice (so both are
-in every cache: warm), then reruns ``--reruns`` times while this script reads the server process's
-CPU time (user + system, /proc) before and after. Two kinds of rerun, a row each: a "step" moves the
-slider between the two values (what one student's slider step costs the server when nothing new has
-to be computed), a "whole run" reruns the page as it stands, nothing changed (what a returning
-visitor, a page change or a lesson's step costs once its computations are cached: the whole
-script). The figure is that CPU time divided by the reruns. Wall time from request to
-script_finished is not the measure: on loopback it has a floor of its own (~44 ms even for the
-trivial app). The CPU clock ticks in 10 ms: many reruns a row, or it decides the figure.
+Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol, and keeps Streamlit's
+message cache as a browser tab does: a chart it already holds comes as a reference) on one page: it
+opens the page, moves the sidebar's d slider between two values twice (so both are in every cache:
+warm), then reruns ``--reruns`` times while this script reads the server process's CPU time before and
+after (server_process.cpu_clock: nanoseconds where this script may give the server a cpuacct cgroup of
+its own, as root on Linux, else /proc's user + system time in 10 ms ticks). Two kinds of rerun, a row
+each: a "step" moves the slider between the two values (what one student's slider step costs the server
+when nothing new has to be computed), a "whole run" reruns the page as it stands, nothing changed (what
+a returning visitor, a page change or a lesson's step costs once its computations are cached: the whole
+script). The figure is that CPU time divided by the reruns. Wall time from request to script_finished is
+not the measure: on loopback it has a floor of its own (~44 ms even for the trivial app). On /proc's
+clock, which ticks in 10 ms, many reruns a row, or the tick decides the figure.
 
 The trivial app (benchmarks/baseline_app.py, the project's config) is measured the same way, the
 same kind of rerun, just before each row, and the row is printed with its ratio to that
@@ -52,12 +53,12 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from benchmarks.baseline_app import trivial_server
-from benchmarks.server_process import cpu_seconds, run_failure
+from benchmarks.server_process import cpu_clock, run_failure
 from explorer import page_list
 from explorer import settings as s
 from tests.support.st_client import StreamlitServer, StreamlitSession
@@ -103,17 +104,19 @@ def chrome_only_app() -> Iterator[Path]:
 
 
 async def rerun_cpu_ms(
-    base_url: str, pid: int, page: str, query: str, key: str, values: tuple, reruns: int, kind: str = STEP,
+    base_url: str, clock: Callable[[], float], page: str, query: str, key: str, values: tuple, reruns: int,
+    kind: str = STEP,
 ) -> float:
     """Server CPU (ms) per rerun of one session: moving slider ``key`` between two values already seen
-    (``STEP``), or a whole run of the page as it stands (``WHOLE``: a returning visitor's, a page change's)."""
+    (``STEP``), or a whole run of the page as it stands (``WHOLE``: a returning visitor's, a page change's);
+    ``clock`` reads the server's CPU time in seconds (server_process.cpu_clock)."""
     async with StreamlitSession(base_url) as session:
         known = await session.open_page(page, query)
         if (failure := run_failure(known)) is not None:
             raise RuntimeError(f"{page or 'home'}?{query}: first run: {failure}")
         for value in (values[1], values[0]) * 2:  # warm: both values in every cache
             known = await session.set_slider(key, value, known)
-        before = cpu_seconds(pid)
+        before = clock()
         for step in range(reruns):
             if kind == WHOLE:
                 known = await session.rerun()
@@ -121,7 +124,7 @@ async def rerun_cpu_ms(
                 known = await session.set_slider(key, values[(step + 1) % 2], known)
             if (failure := run_failure(known)) is not None:
                 raise RuntimeError(f"{page or 'home'}?{query}: {kind}: {failure}")
-        return 1000 * (cpu_seconds(pid) - before) / reruns
+        return 1000 * (clock() - before) / reruns
 
 
 def main() -> int:
@@ -152,15 +155,18 @@ def main() -> int:
     with ExitStack() as servers:
         trivial = servers.enter_context(trivial_server(args.extra_arg))
         app = servers.enter_context(StreamlitServer("app.py", extra_args=args.extra_arg))
+        clocks = {server: servers.enter_context(cpu_clock(server.pid)) for server in (trivial, app)}
+        cpu_clock_used = clocks[app].__name__
         if args.floor:
             floor_copy = servers.enter_context(chrome_only_app())
             floor = servers.enter_context(StreamlitServer("app.py", cwd=floor_copy, extra_args=args.extra_arg))
+            clocks[floor] = servers.enter_context(cpu_clock(floor.pid))
         for round_number in range(1, args.rounds + 1):
             for row_page, path, name, query, values, kind in plan:
                 server = floor if row_page == FLOOR else app
                 trivial_ms = asyncio.run(
-                    rerun_cpu_ms(trivial.url, trivial.pid, "", "", "value", (50, 51), args.reruns, kind))
-                ms = asyncio.run(rerun_cpu_ms(server.url, server.pid, path, query, "d", values, args.reruns, kind))
+                    rerun_cpu_ms(trivial.url, clocks[trivial], "", "", "value", (50, 51), args.reruns, kind))
+                ms = asyncio.run(rerun_cpu_ms(server.url, clocks[server], path, query, "d", values, args.reruns, kind))
                 measured.setdefault((row_page, name, kind), []).append((ms, trivial_ms))
                 print(f"round {round_number}: {row_page} {name} {kind}: {ms:.1f} ms (trivial {trivial_ms:.1f})",
                       flush=True)
@@ -186,12 +192,13 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
         "reruns_per_row": args.reruns, "rounds": args.rounds, "server_args": args.extra_arg,
+        "cpu_clock": cpu_clock_used,
         "budget_ratio": BUDGET_RATIO, "rows": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     after = result["load_average_1min"]["after"]
-    print(f"load average {load_before:.2f} before, {after:.2f} after; written {args.out}")
+    print(f"load average {load_before:.2f} before, {after:.2f} after; CPU clock {cpu_clock_used}; written {args.out}")
     return 0 if all(row["within_budget"] for row in rows if row["page"] != FLOOR) else 1
 
 if __name__ == "__main__":
