@@ -12,6 +12,8 @@ import pytest
 
 from benchmarks import server_process
 
+#: How far /proc's CPU time (10 ms ticks, sampled) may stray from what the child measured itself.
+PROC_TICKS_SLACK_S = 0.05
 #: Waits for a line, burns CPU in a thread of its own that then ends, prints the CPU time it burned.
 CHILD = """
 import sys, threading, time
@@ -45,9 +47,10 @@ def burned_and_counted(clock_of) -> tuple[float, float, str]:
 
 def test_the_clock_counts_the_cpu_of_a_thread_that_ended() -> None:
     burned, counted, name = burned_and_counted(server_process.cpu_clock)
-    tick = 0.0 if name == "cgroup_nanoseconds" else 0.02
+    # /proc's ticks are sampled at the timer's interrupts: a few either way over the 30 of a 0.3 s burn.
+    ticks = 0.0 if name == "cgroup_nanoseconds" else PROC_TICKS_SLACK_S
     assert burned >= 0.3
-    assert burned - tick <= counted <= burned + 0.05 + tick, (name, burned, counted)
+    assert burned - ticks <= counted <= burned + 0.05 + ticks, (name, burned, counted)
     assert not list(server_process.CPUACCT.glob("pe-benchmark-*")), "a cgroup was left behind"
 
 
@@ -55,4 +58,4 @@ def test_without_a_cgroup_the_clock_reads_proc(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(server_process, "CPUACCT", tmp_path / "no-cpuacct-here")
     burned, counted, name = burned_and_counted(server_process.cpu_clock)
     assert name == "proc_ticks"
-    assert burned - 0.02 <= counted <= burned + 0.07, (burned, counted)
+    assert burned - PROC_TICKS_SLACK_S <= counted <= burned + 0.05 + PROC_TICKS_SLACK_S, (burned, counted)
