@@ -11,9 +11,9 @@ figures and messages built from nothing. This measures that cost one run at a ti
 each is attributed to its page: for each page, ``--settings`` sessions, each opening the page
 at a (d, L) used nowhere before in the run (d = 256 + 2 (i mod 50), L = 2048 + i, as the
 load test's own scenario), then moving L twice to new values (cold too), while this script
-reads the server process's CPU time (user + system, /proc) before and after each run (in 10 ms
-ticks, the kernel's count for a whole process, ended script threads included: a figure is a
-mean over many runs, not one run's cost). The
+reads the server process's CPU time before and after each run (server_process.cpu_clock: in
+nanoseconds where the server can have a cpuacct cgroup of its own, else /proc's 10 ms ticks; both
+count the script threads that ended; a figure is a mean over the runs). The
 trivial app (benchmarks/baseline_app.py, the project's config) is measured the same way in the
 same run: its first run and its slider move.
 
@@ -33,12 +33,13 @@ import os
 import platform
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
 from benchmarks.baseline_app import trivial_server
 from benchmarks.load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST
-from benchmarks.server_process import cpu_seconds, run_failure
+from benchmarks.server_process import cpu_clock, run_failure
 from explorer import page_list
 from tests.support.st_client import StreamlitServer, StreamlitSession
 
@@ -48,26 +49,28 @@ RESULTS = ROOT / "benchmarks" / "results" / "cold_runs.json"
 MOVES = 2
 
 
-async def cold_session_ms(base_url: str, pid: int, page: str, query: str, key: str, values: list[int]) -> list[float]:
+async def cold_session_ms(
+    base_url: str, clock: Callable[[], float], page: str, query: str, key: str, values: list[int],
+) -> list[float]:
     """Server CPU (ms) of one session's first run and of each move of slider ``key`` to ``values``."""
     costs: list[float] = []
     async with StreamlitSession(base_url) as session:
-        before = cpu_seconds(pid)
+        before = clock()
         known = await session.open_page(page, query)
-        costs.append(1000 * (cpu_seconds(pid) - before))
+        costs.append(1000 * (clock() - before))
         if (failure := run_failure(known)) is not None:
             raise RuntimeError(f"{page or 'home'}?{query}: first run: {failure}")
         for value in values:
-            before = cpu_seconds(pid)
+            before = clock()
             known = await session.set_slider(key, value, known)
-            costs.append(1000 * (cpu_seconds(pid) - before))
+            costs.append(1000 * (clock() - before))
             if (failure := run_failure(known)) is not None:
                 raise RuntimeError(f"{page or 'home'}?{query}: move to {key}={value}: {failure}")
     return costs
 
 
 def summary(costs: list[list[float]]) -> dict[str, float]:
-    """Means (a run's CPU is read in 10 ms ticks: a median would round to a tick)."""
+    """Means (on /proc's clock a run's CPU is read in 10 ms ticks: a median would round to a tick)."""
     firsts = [c[0] for c in costs]
     moves = [m for c in costs for m in c[1:]]
     return {
@@ -77,7 +80,9 @@ def summary(costs: list[list[float]]) -> dict[str, float]:
     }
 
 
-async def measure_app(base_url: str, pid: int, pages: list[page_list.PageInfo], settings: int) -> dict[str, dict]:
+async def measure_app(
+    base_url: str, clock: Callable[[], float], pages: list[page_list.PageInfo], settings: int,
+) -> dict[str, dict]:
     rows: dict[str, dict] = {}
     index = 0
     for page in pages:
@@ -85,7 +90,7 @@ async def measure_app(base_url: str, pid: int, pages: list[page_list.PageInfo], 
         for _ in range(settings):
             query = urlencode({"d": OWN_D_FIRST + 2 * (index % OWN_D_COUNT), "L": OWN_L_FIRST + index})
             moves = [OWN_MOVE_L_FIRST + MOVES * index + k for k in range(MOVES)]
-            costs.append(await cold_session_ms(base_url, pid, "" if page is page_list.HOME else page.url_path,
+            costs.append(await cold_session_ms(base_url, clock, "" if page is page_list.HOME else page.url_path,
                                                query, "L", moves))
             index += 1
         rows[page.url_path] = summary(costs)
@@ -95,8 +100,8 @@ async def measure_app(base_url: str, pid: int, pages: list[page_list.PageInfo], 
     return rows
 
 
-async def measure_trivial(base_url: str, pid: int, settings: int) -> dict[str, float]:
-    costs = [await cold_session_ms(base_url, pid, "", "", "value", [51 + k % 2 for k in range(MOVES)])
+async def measure_trivial(base_url: str, clock: Callable[[], float], settings: int) -> dict[str, float]:
+    costs = [await cold_session_ms(base_url, clock, "", "", "value", [51 + k % 2 for k in range(MOVES)])
              for _ in range(settings)]
     return summary(costs)
 
@@ -109,18 +114,20 @@ def main() -> int:
     args = parser.parse_args()
     pages = [p for p in page_list.PAGES if not args.pages or p.url_path in args.pages]
     load_before = os.getloadavg()[0]
-    with trivial_server() as server:
-        trivial = asyncio.run(measure_trivial(server.url, server.pid, args.settings))
+    with trivial_server() as server, cpu_clock(server.pid) as clock:
+        trivial = asyncio.run(measure_trivial(server.url, clock, args.settings))
     print(f"{'trivial app':12s} first {trivial['first_ms']:7.1f} ms   slider {trivial['move_ms']:7.1f} ms", flush=True)
-    with StreamlitServer("app.py") as server:
-        rows = asyncio.run(measure_app(server.url, server.pid, pages, args.settings))
+    with StreamlitServer("app.py") as server, cpu_clock(server.pid) as clock:
+        rows = asyncio.run(measure_app(server.url, clock, pages, args.settings))
+        clock_name = clock.__name__
     mean = statistics.fmean(row["mean_ms"] for row in rows.values())
     print(f"mean cold run over the pages: {mean:.1f} ms ({mean / trivial['mean_ms']:.1f}x the trivial app's run)")
     result = {
         "date": datetime.date.today().isoformat(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)},
-        "settings_per_page": args.settings, "trivial": trivial, "pages": rows, "mean_cold_run_ms": round(mean, 1),
+        "settings_per_page": args.settings, "cpu_clock": clock_name,
+        "trivial": trivial, "pages": rows, "mean_cold_run_ms": round(mean, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
