@@ -26,8 +26,9 @@ The trivial app (benchmarks/baseline_app.py, the project's config) is measured t
 same kind of rerun, just before each row, and the row is printed with its ratio to that
 measurement: on these shared machines the same rerun costs tens of percent more or less from one
 minute to the next, and a yardstick read minutes apart moved the ratios as much. With ``--rounds N``
-every row is measured N times (the pages in turn, N passes) and printed as the median of its N
-figures, its range, and the median of its N ratios. The budgets (PRODUCT.md), on every page, at the
+every row is measured N times (the pages in turn, N passes, each pass on freshly started servers: two
+processes of the same code differ by up to 9 % for as long as they run) and printed as the median of
+its N figures, its range, and the median of its N ratios. The budgets (PRODUCT.md), on every page, at the
 defaults and at the largest settings (L=16384, d=2048): a step at most 4x the trivial app's, a whole
 run at most 5x (``BUDGET_RATIO``). Results go to benchmarks/results/rerun_cost.json; the exit status
 is 1 if a page's row misses its budget.
@@ -54,7 +55,7 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 from benchmarks.baseline_app import trivial_server
@@ -152,24 +153,27 @@ def main() -> int:
 
     load_before = os.getloadavg()[0]
     measured: dict[tuple[str, str, str], list[tuple[float, float]]] = {}  # row -> [(page ms, trivial ms)]
-    with ExitStack() as servers:
-        trivial = servers.enter_context(trivial_server(args.extra_arg))
-        app = servers.enter_context(StreamlitServer("app.py", extra_args=args.extra_arg))
-        clocks = {server: servers.enter_context(cpu_clock(server.pid)) for server in (trivial, app)}
-        cpu_clock_used = clocks[app].__name__
-        if args.floor:
-            floor_copy = servers.enter_context(chrome_only_app())
-            floor = servers.enter_context(StreamlitServer("app.py", cwd=floor_copy, extra_args=args.extra_arg))
-            clocks[floor] = servers.enter_context(cpu_clock(floor.pid))
+    # Fresh servers for every round: two server processes of the same code differ by up to 9 % for as long
+    # as they run (benchmarks/JOURNAL.md, "2026-12-06, 21:55-22:00"), so a round's pair is one draw of that.
+    with chrome_only_app() if args.floor else nullcontext() as floor_copy:
         for round_number in range(1, args.rounds + 1):
-            for row_page, path, name, query, values, kind in plan:
-                server = floor if row_page == FLOOR else app
-                trivial_ms = asyncio.run(
-                    rerun_cpu_ms(trivial.url, clocks[trivial], "", "", "value", (50, 51), args.reruns, kind))
-                ms = asyncio.run(rerun_cpu_ms(server.url, clocks[server], path, query, "d", values, args.reruns, kind))
-                measured.setdefault((row_page, name, kind), []).append((ms, trivial_ms))
-                print(f"round {round_number}: {row_page} {name} {kind}: {ms:.1f} ms (trivial {trivial_ms:.1f})",
-                      flush=True)
+            with ExitStack() as servers:
+                trivial = servers.enter_context(trivial_server(args.extra_arg))
+                app = servers.enter_context(StreamlitServer("app.py", extra_args=args.extra_arg))
+                clocks = {server: servers.enter_context(cpu_clock(server.pid)) for server in (trivial, app)}
+                cpu_clock_used = clocks[app].__name__
+                if floor_copy is not None:
+                    floor = servers.enter_context(StreamlitServer("app.py", cwd=floor_copy, extra_args=args.extra_arg))
+                    clocks[floor] = servers.enter_context(cpu_clock(floor.pid))
+                for row_page, path, name, query, values, kind in plan:
+                    server = floor if row_page == FLOOR else app
+                    trivial_ms = asyncio.run(
+                        rerun_cpu_ms(trivial.url, clocks[trivial], "", "", "value", (50, 51), args.reruns, kind))
+                    ms = asyncio.run(
+                        rerun_cpu_ms(server.url, clocks[server], path, query, "d", values, args.reruns, kind))
+                    measured.setdefault((row_page, name, kind), []).append((ms, trivial_ms))
+                    print(f"round {round_number}: {row_page} {name} {kind}: {ms:.1f} ms (trivial {trivial_ms:.1f})",
+                          flush=True)
     print(f"{'page':<12} {'settings':<9} {'rerun':<9} {'ms/rerun':>9} {'range':>12} {'trivial':>8} {'x trivial':>10}"
           f"  budget")
     rows: list[dict] = []
