@@ -6,9 +6,9 @@ Each rule says which check it answers (tests/browser/test_accessibility.py).
 
 The scripts (explorer/ui/keyboard.py's keys for Plotly's controls, explorer/ui/browser_navigation.py's
 history) go out in the style sheet's element: each was a Streamlit component of its own, mounted in
-every whole run (two widgets registered, and their state presented in each later widget's creation),
-which cost 12-17% of a whole run's server time on Encoding matrix and Rotary (benchmarks/JOURNAL.md,
-"2026-12-06, 20:00-21:00"). Streamlit runs an st.html's scripts once, when the element first appears.
+every whole run (two widgets registered a mount, keyed or not), and without the two a whole run of
+Encoding matrix and Rotary cost 0.83 / 0.88x (benchmarks/JOURNAL.md, "2026-12-06, 20:00-21:00").
+Streamlit runs an st.html's scripts once, when the element first appears.
 """
 
 from __future__ import annotations
