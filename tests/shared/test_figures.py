@@ -302,9 +302,10 @@ def test_trail_colours_are_seen_on_both_themes() -> None:
 
 ARRAYS = [
     np.linspace(-1, 1, 7), np.linspace(-1, 1, 7).astype(np.float32), np.arange(5, dtype=np.int8),
-    np.arange(300, dtype=np.uint16), np.arange(-3, 4, dtype=np.int32), np.arange(5), np.array([0, 2**40]),
-    np.array([1, 2**63], dtype=np.uint64), np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4).T,
-    np.arange(10.0)[::3], np.array([True, False]), np.array(["a", "b"]),
+    np.arange(300, dtype=np.uint16), np.arange(-3, 4, dtype=np.int32), np.arange(5), np.array([-300, 5]),
+    np.array([0, 70000]), np.array([0, 2**40]), np.arange(3, dtype=np.uint64), np.array([1, 2**63], dtype=np.uint64),
+    np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4).T,
+    np.arange(10.0)[::3], np.array([True, False]), np.array(["a", "b"]), np.array(["ab", "c"])[::-1],
     np.zeros(0), np.float64(2.5) * np.ones(()),
 ]
 
