@@ -127,7 +127,7 @@ st.selectbox(
     format_func=lambda key: "Custom: the settings below" if key == contexts.CUSTOM_MODEL else model_config(key).name,
 )
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
+    CONFIG_TEXT, CONFIG_FILE, key="contexts_config", apply=apply_config,
     placeholder='{"rope_theta": 500000.0, "head_dim": 128, ...}',
     reads="rope_theta, head_dim (or hidden_size / num_attention_heads), partial_rotary_factor, "
     "max_position_embeddings, rope_scaling or rope_parameters",

@@ -88,7 +88,7 @@ def carried_here() -> None:
 model = config_inputs.choose_model("layer_model", MODEL_KEYS, default=DEFAULT_MODEL, custom=layers.CUSTOM_MODEL,
                                    own_config=VISITOR_STACK, format_func=model_name, arriving=carried_here)
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
+    CONFIG_TEXT, CONFIG_FILE, key="layers_config", apply=apply_config,
     placeholder='{"model_type": "gemma3_text", "num_hidden_layers": 34, ...}',
     reads="model_type, num_hidden_layers, layer_types, sliding_window, head_dim, rope_parameters (flat or per "
     "layer type) or rope_theta and rope_scaling, and each family's own keys",

@@ -70,7 +70,7 @@ st.header("The model and the sequence")
 model = config_inputs.choose_model("vl_model", mrope.MODEL_KEYS, default=mrope.DEFAULT_MODEL,
                                    custom=mrope.CUSTOM_MODEL, own_config=VISITOR_VIEW, format_func=mrope.model_name)
 config_inputs.draw(
-    CONFIG_TEXT, CONFIG_FILE, apply=apply_config,
+    CONFIG_TEXT, CONFIG_FILE, key="mrope_config", apply=apply_config,
     placeholder='{"model_type": "qwen2_5_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, ...}',
     reads="model_type, rope_theta, head_dim (or hidden_size / num_attention_heads), rope_scaling or rope_parameters "
     "with mrope_section, and vision_config's spatial_merge_size and tokens_per_second",

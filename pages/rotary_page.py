@@ -50,7 +50,7 @@ st.markdown(
     "\n$$"
 )
 
-# --- the model, the query and the key, the scaling --------------------------------------------
+# --- the model, its layout and scaling, the query and the key ---------------------------------
 model_row = blocks.row()
 model = controls.preset_control(
     "model", "Model preset (sets d, n, the layout and the scaling)", rope_presets.PRESET_CHOICES, default=CUSTOM,
@@ -61,11 +61,6 @@ layout = controls.choice_control(
     "rope_layout", "RoPE's layout: which columns pair up", pe_core.ROPE_LAYOUTS, default="half", container=model_row,
     format_func=lambda name: f"{name} ({rotary.LAYOUT_CODE[name][2]})",
 )
-qk_row = blocks.row()
-qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="random", container=qk_row,
-                             format_func=rotary.QK_LABELS.get)
-seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=qk_row) if qk == "random" else 0
-
 if model == CUSTOM:
     model_carry.forget("rotary")
 else:
@@ -75,17 +70,23 @@ else:
 if model == CUSTOM and st.session_state.get("scaling") == "model":
     st.session_state["scaling"] = "none"  # no model, no model's scaling (before its select box is drawn)
 choices = tuple(c for c in rope_presets.scaling_choices() if model != CUSTOM or c != rope_presets.MODEL)
-method_col, *parameter_cols = st.columns([2, 1, 1, 1, 1])
-method = controls.select_control("scaling", "Scaling", choices, default="none", container=method_col,
+# Beside the model and the layout; its parameters, when it has any, in a row of their own under them.
+method = controls.select_control("scaling", "Scaling", choices, default="none", container=model_row,
                                  format_func=rope_presets.scaling_label)
+parameter_names = rope_presets.choice_parameters(method)
+parameter_row = blocks.row() if parameter_names else None
 parameters = {}
-for name, column in zip(rope_presets.choice_parameters(method), parameter_cols, strict=False):
+for name in parameter_names:
     parameter = rope_methods.PARAMETERS[name]
     parameters[name] = controls.option_control(name, parameter.label, parameter.stops, default=parameter.default,
-                                               container=column)
+                                               container=parameter_row)
 ordered, fixes = rope_presets.ordered_parameters(method, parameters)
 if fixes:
     controls.correct_controls(ordered, fixes)
+qk_row = blocks.row()
+qk = controls.choice_control("qk", "Query and key", rotary.QK_CHOICES, default="random", container=qk_row,
+                             format_func=rotary.QK_LABELS.get)
+seed = controls.int_control("seed", "Seed", default=0, low=0, high=99, container=qk_row) if qk == "random" else 0
 
 
 def the_view() -> RotaryView:
@@ -308,11 +309,10 @@ def layouts_and_mixing(view: RotaryView) -> None:
 
 
 def check_section(view: RotaryView) -> None:
-    """The checker: an upload reruns only this section."""
-    st.header("Check your RoPE")
+    """The checker, drawn once the visitor opens it: an upload reruns only this section."""
     st.markdown(
-        "Upload what your model holds: its `inv_freq`, a cos or sin table, or a complex `freqs_cis` (.npy, .npz, "
-        f".csv, .safetensors or .gguf), {uploads.rotary_limits()}. The checker reads its kind, d, layout, base, "
+        "Its `inv_freq`, a cos or sin table, or a complex `freqs_cis` (.npy, .npz, .csv, .safetensors or .gguf), "
+        f"{uploads.rotary_limits()}. The checker reads its kind, d, layout, base, "
         "start, scaling and attention factor, and says what no table can tell apart; for a table no reading "
         "rebuilds, it names the closest reading and where it differs most. Nothing is stored."
     )
@@ -433,7 +433,12 @@ def charts() -> tuple[RotaryView, dict[str, int]]:
 drawn = navigation.run_settings_part(charts)
 if drawn is not None:
     view, snippet = drawn
-    blocks.fragment(check_section, view)
+    st.header("Check your RoPE")
+    checker = blocks.on_request("Upload what your model holds", key="rotary_checker",
+                                icon=":material/upload_file:")
+    if checker is not None:
+        with checker:
+            blocks.fragment(check_section, view)
     if blocks.reproduce(lambda: rotary.rotary_code(view, **snippet),
                         lambda: rotary.rotary_code(view, **snippet, library="torch")):
         controls.steps_rerun_page()  # the code holds the settings

@@ -54,6 +54,18 @@ def row() -> DeltaGenerator:
     return st.container(horizontal=True)
 
 
+def on_request(label: str, *, key: str, icon: str | None = None) -> DeltaGenerator | None:
+    """An expander, closed until the visitor opens it, for a tool they ask for (an upload, a pasted
+    config): the expander to draw the tool into while it is open, else None, and nothing drawn.
+    Streamlit's lazy expander (``on_change="rerun"``): opening or closing it reruns the page. Drawn
+    closed as st.expander draws it, the tool's widgets and text would still be sent by every whole run
+    (a file uploader, a text box, their help: a few per cent of Rotary's and M-RoPE's). Its state is the
+    session's, as the tool's is: an upload never goes into a URL, and neither does the box that holds it.
+    """
+    expander = st.expander(label, key=key, icon=icon, on_change="rerun")
+    return expander if expander.open else None
+
+
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
     """Draw a Plotly figure at the width of the layout, its title wrapped to fit a phone
     (in presentation mode, sized for the screen)."""

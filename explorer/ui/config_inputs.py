@@ -1,7 +1,7 @@
 """How a page takes a visitor's config.json (Longer contexts, Your model, layer by layer, M-RoPE): a box to paste
-it into and a file uploader, side by side, each handing what it holds to the page's reading of a config; the line
-that says what the reading made of it; and, for the pages whose model select offers the visitor's own config
-beside the presets, that select."""
+it into and a file uploader, side by side in an expander the visitor opens, each handing what it holds to the
+page's reading of a config; the line that says what the reading made of it; and, for the pages whose model select
+offers the visitor's own config beside the presets, that select."""
 
 from __future__ import annotations
 
@@ -14,10 +14,14 @@ from explorer.settings import parse_choice
 from explorer.ui import blocks, controls
 
 
-def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str], None], placeholder: str,
+def draw(paste_key: str, upload_key: str, *, key: str, apply: Callable[[str | bytes, str], None], placeholder: str,
          reads: str) -> None:
-    """Both inputs, each handing what it holds to ``apply(data, source)`` (the page's reading of a config, which
-    says what it made of it) when it changes; ``reads`` says in the paste box's help which keys the page reads."""
+    """Both inputs, in an expander (under ``key``) drawn on request (blocks.on_request), each handing what it holds
+    to ``apply(data, source)`` (the page's reading of a config, which says what it made of it) when it changes;
+    ``reads`` says in the paste box's help which keys the page reads."""
+    inputs = blocks.on_request("Your own config.json: paste or upload it", key=key, icon=":material/data_object:")
+    if inputs is None:
+        return
 
     def pasted() -> None:
         text = st.session_state.get(paste_key) or ""
@@ -31,10 +35,11 @@ def draw(paste_key: str, upload_key: str, *, apply: Callable[[str | bytes, str],
         if upload is not None:
             apply(upload.getvalue(), upload.name)
 
-    paste_and_upload = blocks.row()
+    with inputs:
+        paste_and_upload = blocks.row()
     paste_and_upload.text_area(
         # No max_chars: the browser would drop a longer paste without a word; the page refuses it in one line.
-        "Or paste a config.json", key=paste_key, height=120, on_change=pasted, placeholder=placeholder,
+        "Paste a config.json", key=paste_key, height=120, on_change=pasted, placeholder=placeholder,
         help=f"Read as transformers reads it: {reads}. Ctrl+Enter applies it.",
     )
     paste_and_upload.file_uploader(
@@ -69,6 +74,7 @@ def choose_model(key: str, options: tuple[str, ...], *, default: str, custom: st
         arriving()
     if model == custom and own_config not in st.session_state:
         st.session_state[key] = model = default
-        st.caption("No config of yours in this session yet: showing the default model. Paste or upload one below.")
+        st.caption("No config of yours in this session yet: showing the default model. Paste or upload one under "
+                   "'Your own config.json' below.")
     st.selectbox("Model preset (its public config.json)", options, key=key, format_func=format_func)
     return model

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from support.app_runs import PAGE_BY_KEY, assert_page_ran, open_page
+from support.app_runs import PAGE_BY_KEY, assert_page_ran, open_on_request, open_page
 from support.toy_rope_method import toy_config, toy_everywhere
 from test_pages import assert_prints_what_the_page_shows
 
@@ -27,6 +27,7 @@ def toy() -> Iterator[MethodEntry]:
 def test_the_toy_is_listed_and_drawn_on_longer_contexts(toy: MethodEntry) -> None:
     page = PAGE_BY_KEY["contexts"]
     at = open_page(page, {"code": "true"})
+    open_on_request(at, "contexts_config")
     at.text_area(key="contexts_config_text").input(json.dumps(toy_config(D, BASE))).run()
     assert_page_ran(at, page)
     assert at.session_state["method"] == "toy"

@@ -29,6 +29,7 @@ from support.app_runs import (
     assert_page_ran,
     element_bytes,
     move_shared,
+    open_on_request,
     open_page,
     open_url,
     page_id,
@@ -402,6 +403,7 @@ def test_a_rotary_reading_on_screen_follows_a_step_of_the_sidebar() -> None:
     assert "model" not in [box.key for box in at.selectbox], "a step without a file ran more than the part"
     at.run()
     inv_freq = 1.0 / 10000.0 ** (np.arange(0, 126, 2) / 126)  # the reading of d = 126, b = 10^4, no scaling
+    open_on_request(at, "rotary_checker")
     at.file_uploader(key="rotary_upload").upload("inv_freq.npy", npy(inv_freq)).run()
     at.run()
     assert any("The charts above show this reading" in caption.value for caption in at.caption)

@@ -10,7 +10,15 @@ import re
 
 import numpy as np
 import pytest
-from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
+from support.app_runs import (
+    MAX_CHART_BYTES,
+    MAX_PAGE_BYTES,
+    PAGE_BY_KEY,
+    assert_page_ran,
+    element_bytes,
+    open_on_request,
+    open_page,
+)
 from support.snippets import run_snippet
 from test_pages import assert_prints_what_the_page_shows
 
@@ -23,6 +31,8 @@ from explorer.ui.controls import OFFER_DOWNLOADS
 CONTEXTS = PAGE_BY_KEY["contexts"]
 TEN_KB = 10 * 1024
 PASTE, UPLOAD = "contexts_config_text", "contexts_config_file"
+#: The expander that holds both (config_inputs.draw, drawn on request).
+INPUTS = "contexts_config"
 
 
 def page_view(at) -> dict[str, object]:
@@ -144,6 +154,7 @@ def test_the_preset_snippet_gives_the_page_numbers() -> None:
 
 def test_a_pasted_config_sets_the_keys_and_never_puts_itself_in_the_url() -> None:
     at = open_page(CONTEXTS, {"model": "deepseek-v3"})
+    open_on_request(at, INPUTS)
     text = json.dumps(load_config("llama-3.2-1b"))
     at.text_area(key=PASTE).input(text).run()
     assert_page_ran(at, CONTEXTS)
@@ -156,6 +167,7 @@ def test_a_pasted_config_sets_the_keys_and_never_puts_itself_in_the_url() -> Non
 
 def test_an_uploaded_config_sets_the_keys() -> None:
     at = open_page(CONTEXTS)
+    open_on_request(at, INPUTS)
     data = json.dumps(load_config("qwen2.5-7b-instruct-yarn")).encode()
     at.get("file_uploader")[0].set_value(("config.json", data, "application/json"))
     at.run()
@@ -166,6 +178,7 @@ def test_an_uploaded_config_sets_the_keys() -> None:
 
 def test_a_pasted_longrope_config_keeps_its_lists_in_the_session_only() -> None:
     at = open_page(CONTEXTS)
+    open_on_request(at, INPUTS)
     at.text_area(key=PASTE).input(json.dumps(load_config("phi-3-mini-128k-instruct"))).run()
     assert metric(at, "LongRoPE ×32")
     assert not [w.value for w in at.warning if "short_factor and long_factor" in w.value]
@@ -177,6 +190,7 @@ def test_a_pasted_longrope_config_keeps_its_lists_in_the_session_only() -> None:
 
 def test_a_base_off_the_sliders_scale_is_used_exactly_until_n_moves() -> None:
     at = open_page(CONTEXTS)
+    open_on_request(at, INPUTS)
     config = {"rope_theta": 123456.7, "head_dim": 80, "max_position_embeddings": 8192}
     at.get("file_uploader")[0].set_value(("mine.json", json.dumps(config).encode(), "application/json"))
     at.run()
@@ -211,6 +225,7 @@ def test_a_pasted_mrope_config_is_read_for_its_text_positions_and_says_so(config
     """A vision-language model's config (M-RoPE) was refused ("rope_type 'mrope' is not one this explorer
     computes"); its text tokens' RoPE is plain RoPE, which the page shows, saying what the sections are for."""
     at = open_page(CONTEXTS, {"model": "llama-3.1-8b"})
+    open_on_request(at, INPUTS)
     at.text_area(key=PASTE).input(json.dumps(config)).run()
     assert_page_ran(at, CONTEXTS)
     assert not at.error and [s.value[:5] for s in at.success] == ["Read "]
@@ -234,6 +249,7 @@ def test_a_pasted_mrope_config_is_read_for_its_text_positions_and_says_so(config
 @pytest.mark.parametrize("how", ["paste", "upload"])
 def test_a_bad_config_gets_one_line_and_the_page_keeps_working(text: str, words: str, how: str) -> None:
     at = open_page(CONTEXTS, {"model": "llama-3.1-8b"})
+    open_on_request(at, INPUTS)
     before = page_view(at)
     if how == "paste":
         at.text_area(key=PASTE).input(text).run()
@@ -250,6 +266,7 @@ def test_a_bad_config_gets_one_line_and_the_page_keeps_working(text: str, words:
 
 def test_a_huge_upload_is_refused_in_one_line() -> None:
     at = open_page(CONTEXTS)
+    open_on_request(at, INPUTS)
     at.get("file_uploader")[0].set_value(("config.json", b'{"pad": "' + b"x" * (1100 * 1024) + b'"}',
                                           "application/json"))
     at.run()
@@ -269,6 +286,7 @@ def test_the_text_box_and_the_uploader_read_the_same_sizes(how: str) -> None:
     over 256 KB without a word, and the page refused such a file); over 1 MB either says so in one line,
     and the text box, which has no limit of its own that would drop a paste silently, is emptied."""
     at = open_page(CONTEXTS)
+    open_on_request(at, INPUTS)
     box = at.text_area(key=PASTE)
     assert box.proto.max_chars == 0, "the browser drops a paste over max_chars without a word"
     for kilobytes, read in ((293, True), (1100, False)):

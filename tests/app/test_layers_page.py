@@ -8,7 +8,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, assert_page_ran, element_bytes, open_page
+from support.app_runs import (
+    MAX_CHART_BYTES,
+    MAX_PAGE_BYTES,
+    PAGE_BY_KEY,
+    assert_page_ran,
+    element_bytes,
+    open_on_request,
+    open_page,
+)
 from test_pages import assert_prints_what_the_page_shows
 
 from explorer.layer_types import CARRIED_CONFIG
@@ -17,6 +25,8 @@ from explorer.topics import layers
 
 LAYERS = PAGE_BY_KEY["layers"]
 PASTE, UPLOAD = "layers_config_text", "layers_config_file"
+#: The expander that holds both (config_inputs.draw, drawn on request).
+INPUTS = "layers_config"
 GEMMA3_V5 = {
     "model_type": "gemma3_text", "num_hidden_layers": 12, "head_dim": 16, "sliding_window": 8,
     "max_position_embeddings": 64,
@@ -49,6 +59,7 @@ def test_each_preset_shows_its_layers_and_its_code_prints_them(key: str) -> None
 
 def test_a_pasted_config_in_transformers_5_spelling_shows_both_layer_types() -> None:
     at = open_page(LAYERS)
+    open_on_request(at, INPUTS)
     at.text_area(key=PASTE).input(json.dumps(GEMMA3_V5)).run()
     assert_page_ran(at, LAYERS)
     assert "12 layers (10 sliding window, 2 full attention)" in at.success[0].value.replace("\\", "")
@@ -60,6 +71,7 @@ def test_a_pasted_config_in_transformers_5_spelling_shows_both_layer_types() -> 
 
 def test_an_uploaded_config_is_read_like_a_pasted_one() -> None:
     at = open_page(LAYERS)
+    open_on_request(at, INPUTS)
     at.file_uploader(key=UPLOAD).upload("config.json", json.dumps(load_config("gpt-oss-20b")).encode()).run()
     assert_page_ran(at, LAYERS)
     assert "config.json" in at.success[0].value.replace("\\", "") and metric(at, "decoder layers") == "24"
@@ -77,6 +89,7 @@ def test_an_uploaded_config_is_read_like_a_pasted_one() -> None:
 ])
 def test_a_hostile_paste_gets_one_line_and_the_page_goes_on(text: str, says: str) -> None:
     at = open_page(LAYERS)
+    open_on_request(at, INPUTS)
     at.text_area(key=PASTE).input(text).run()
     assert_page_ran(at, LAYERS)
     (error,) = at.error
@@ -118,6 +131,7 @@ def test_the_largest_target_stays_within_the_byte_budgets(key: str) -> None:
 
 def test_longer_contexts_names_a_pasted_configs_layer_types_and_carries_it_here() -> None:
     at = open_page(PAGE_BY_KEY["contexts"])
+    open_on_request(at, "contexts_config")
     at.text_area(key="contexts_config_text").input(json.dumps(GEMMA3_V5)).run()
     assert_page_ran(at, PAGE_BY_KEY["contexts"])
     (note,) = [info.value for info in at.info if "layer types" in info.value]
@@ -145,6 +159,7 @@ def test_an_uploaded_files_name_reaches_no_chart() -> None:
     """Plotly renders a subset of HTML in its titles: a file name, text a visitor chose, stays in the escaped
     message line alone."""
     at = open_page(LAYERS)
+    open_on_request(at, INPUTS)
     name = '<a href="javascript:alert(1)">x</a>.json'
     at.file_uploader(key=UPLOAD).upload(name, json.dumps(GEMMA3_V5).encode()).run()
     assert_page_ran(at, LAYERS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_page
+from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, PAGE_BY_KEY, element_bytes, open_on_request, open_page
 from test_pages import assert_prints_what_the_page_shows
 
 from explorer.model_configs import MROPE_PRESETS, model_config
@@ -77,6 +77,7 @@ CUSTOM = {"model_type": "qwen2_5_vl", "hidden_size": 1024, "num_attention_heads"
 
 def test_a_pasted_config_of_ones_own_is_read_and_its_code_prints_its_numbers() -> None:
     at = open_page(MROPE, {"code": "true"})
+    open_on_request(at, "mrope_config")
     at.text_area(key="mrope_config_text").input(json.dumps(CUSTOM)).run()
     assert not at.exception and not at.error
     assert "sections [8, 12, 12] blocked" in at.success[0].value.replace("\\", "")
@@ -94,6 +95,7 @@ def test_a_pasted_config_of_ones_own_is_read_and_its_code_prints_its_numbers() -
 ])
 def test_a_config_without_usable_sections_gets_one_line_and_the_page_goes_on(config: dict, says: str) -> None:
     at = open_page(MROPE)
+    open_on_request(at, "mrope_config")
     at.text_area(key="mrope_config_text").input(json.dumps(config)).run()
     assert not at.exception
     (error,) = at.error

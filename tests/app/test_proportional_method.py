@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from support.app_runs import PAGE_BY_KEY, assert_page_ran, open_page
+from support.app_runs import PAGE_BY_KEY, assert_page_ran, open_on_request, open_page
 from test_pages import assert_prints_what_the_page_shows
 
 import pe_core
@@ -50,6 +50,7 @@ def test_a_share_off_the_slider_is_clamped_with_a_notice_on_rotary() -> None:
 
 def test_a_pasted_gemma_4_config_is_drawn_as_proportional_on_longer_contexts() -> None:
     at = open_page(CONTEXTS, {"code": "true"})
+    open_on_request(at, "contexts_config")
     at.text_area(key="contexts_config_text").input(json.dumps(GEMMA4)).run()
     assert_page_ran(at, CONTEXTS)
     assert at.session_state["method"] == "proportional" and at.session_state["d"] == 512

@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from support.browser_harness import APP_IDLE_JS, REPO_ROOT
+from support.browser_harness import APP_IDLE_JS, REPO_ROOT, open_on_request
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
 
 from explorer.model_configs import load_config
@@ -31,6 +31,7 @@ def test_upload_a_config_json_and_open_its_url(app_server: str, page, tmp_path) 
     config.write_text(json.dumps(load_config("llama-3.2-1b"), indent=2))
     page.goto(f"{app_server}/contexts", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "contexts", timeout=FIRST_LOAD_MS)
+    open_on_request(page, "Your own config.json")
     uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     uploader.set_input_files(str(config))
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="Read config.json").first).to_be_visible()

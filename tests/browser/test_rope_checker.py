@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from layout_checks import LABELS_CUT_JS
-from support.browser_harness import APP_IDLE_JS
+from support.browser_harness import APP_IDLE_JS, open_on_request
 from support.engineer_files import npy
 from support.needs_torch import import_or_skip
 from test_browser import FIRST_LOAD_MS, assert_no_traceback, expect_sidebar, query, save_screenshot, wait_until_drawn
@@ -93,6 +93,7 @@ def test_check_your_rope_reads_what_a_model_holds(app_server: str, page, tmp_pat
 
     page.goto(f"{app_server}/rotary", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
+    open_on_request(page, "Upload what your model holds")
     main = page.locator('[data-testid="stMain"]')
     assert "at most 5 MB (5,000,000 bytes): that is a float32 cos table of 9,765 positions x 128" in main.inner_text()
 
@@ -158,6 +159,7 @@ def test_a_gguf_is_read_and_a_file_over_the_limit_gets_a_sentence(app_server: st
     expected = rotary.check_upload(model.name, model.read_bytes())
     page.goto(f"{app_server}/rotary", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "rotary", timeout=FIRST_LOAD_MS)
+    open_on_request(page, "Upload what your model holds")
     # A .gguf as llama.cpp's converter writes Llama 3.1: its metadata's line, its rope_freqs read as llama3 x8.
     alerts, metrics = upload(page, model)
     [reading] = expected.readings

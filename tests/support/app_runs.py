@@ -52,6 +52,13 @@ def open_page(page: PageInfo, query: dict[str, str | list[str]] | None = None) -
     return at
 
 
+def open_on_request(at: AppTest, key: str) -> AppTest:
+    """Open the expander under ``key`` that a page draws on request (blocks.on_request), as a click on it
+    does: the run that follows draws what it holds."""
+    at.session_state[key] = True
+    return at.run()
+
+
 def ran_page_path(at: AppTest) -> str:
     """The file of the page the last run drew (from AppTest's navigation registry).
 

@@ -154,3 +154,11 @@ CHART_SIGNATURE_JS = """(index) => {
     const traces = plot._fullData.map((t) => [t.type, sample(t.x), sample(t.y), sample(t.z)]);
     return JSON.stringify([title ? title.textContent : '', traces]);
 }"""
+
+
+def open_on_request(page, label: str) -> None:
+    """Open the tool a page draws on request (blocks.on_request) as a visitor does, by a click on its
+    expander's label, and wait for the run that draws it (every such tool holds a file uploader)."""
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text=label)
+    expander.locator("summary").click()
+    expander.locator('[data-testid="stFileUploader"]').wait_for(timeout=30_000)

@@ -18,7 +18,7 @@ import re
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app_runs import PAGE_BY_KEY, open_page
+from support.app_runs import PAGE_BY_KEY, open_on_request, open_page
 from support.engineer_files import npy, savetxt
 from support.needs_torch import import_or_skip
 
@@ -242,6 +242,11 @@ def test_a_reading_the_controls_cannot_hold_says_why(values, reason: str) -> Non
 # --------------------------------------------------------------------------- the page, through its uploader
 
 
+def open_checker() -> AppTest:
+    """Rotary with its checker opened (drawn on request)."""
+    return open_on_request(open_page(PAGE_BY_KEY["rotary"]), "rotary_checker")
+
+
 def upload(at: AppTest, name: str, data: bytes, key: str = "rotary_upload") -> AppTest:
     at.get("file_uploader")[[u.key for u in at.get("file_uploader")].index(key)].set_value(
         (name, data, "application/octet-stream"))
@@ -259,7 +264,7 @@ def checker_metrics(at: AppTest) -> dict[str, str]:
 
 def test_the_page_reads_the_bfloat16_cos_and_opens_its_reading(cos_bf16: np.ndarray,
                                                                cos_check: rotary.RopeCheck) -> None:
-    at = open_page(PAGE_BY_KEY["rotary"])
+    at = open_checker()
     # Every type reaches the page (a torch file, a .txt), which says in a sentence what it does not read,
     # where the uploader would only show a red chip with a tooltip.
     assert not at.get("file_uploader")[0].allowed_type
@@ -280,7 +285,7 @@ def test_the_page_reads_the_bfloat16_cos_and_opens_its_reading(cos_bf16: np.ndar
 
 
 def test_the_page_lists_an_npzs_arrays_and_shows_the_one_chosen() -> None:
-    at = open_page(PAGE_BY_KEY["rotary"])
+    at = open_checker()
     upload(at, "rope.npz", npz(freqs_cis=meta_freqs_cis(end=256), inv_freq=llama31_inv_freq()))
     [choice] = [s for s in at.selectbox if s.label == "Array shown below"]
     assert choice.value == 0 and checker_metrics(at)["kind"] == "freqs_cis"
@@ -292,7 +297,7 @@ def test_the_page_lists_an_npzs_arrays_and_shows_the_one_chosen() -> None:
 
 
 def test_the_page_sends_a_sinusoidal_table_to_pitfalls_and_a_bad_file_gets_one_line() -> None:
-    at = open_page(PAGE_BY_KEY["rotary"])
+    at = open_checker()
     upload(at, "pe.npy", npy(pe_core.positional_encoding(100, 64)))
     [info] = [i.value for i in at.info if "sinusoidal" in i.value]
     assert info.startswith("A sinusoidal positional encoding, not what a rotary model holds. Interleaved layout")
