@@ -6,7 +6,9 @@ the server accepts a connection. It opens every page at the defaults, and every 
 preset on its page, as in-process sessions that run the real scripts: each page's
 ``st.cache_data`` computations and cached charts are then warm, with no second list of
 what each page computes to keep in step with the pages. A class that opens the default
-URL, or a preset a teacher shares, meets warm caches from its first run.
+URL, or a preset a teacher shares, meets warm caches from its first run. One more session stays
+connected, running nothing, for as long as the server runs: Streamlit forgets the compiled pages
+whenever its last session closes, and a class after a quiet spell would compile them all again.
 
 Then the start-up heap (modules, warm caches) is frozen out of the garbage collector
 (``gc.freeze``): with Streamlit's per-run ``gc.collect(2)`` turned off
@@ -206,16 +208,35 @@ def single_threaded_blas() -> int:
 
 
 @asynccontextmanager
+async def scripts_kept_compiled(runtime: Runtime) -> AsyncIterator[str]:
+    """One session, connected for as long as the block runs, that never runs a script (its id).
+
+    Streamlit empties its cache of compiled scripts whenever its last session closes ("to avoid stale
+    cached scripts"), so that after every quiet spell each page's first visitor compiled app.py and the
+    page again: 250-400 ms of CPU for the sixteen pages, queued before a class's first runs. With a
+    session always connected the pages stay compiled from start-up's visits on. Nothing is stale: the
+    project's server watches no file (``server.fileWatcherType = "none"``), and where a developer's does,
+    Streamlit empties the cache on every change of a file whatever the sessions."""
+    session_id = runtime.connect_session(client=_VisitClient(), user_info={"is_logged_in": False})
+    try:
+        yield session_id
+    finally:
+        runtime.close_session(session_id)
+
+
+@asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """st.App's lifespan: BLAS in one thread, tune malloc, warm the caches, freeze the start-up
-    heap, then serve, giving the heap's free pages back after each burst of runs."""
+    """st.App's lifespan: BLAS in one thread, tune malloc, keep the scripts compiled, warm the caches,
+    freeze the start-up heap, then serve, giving the heap's free pages back after each burst of runs."""
     single_threaded_blas()
     tune_malloc()
-    await warm_up(Runtime.instance(), start_up_visits())
-    gc.collect()
-    gc.freeze()
-    releasing = asyncio.create_task(release_free_heap_when_idle())
-    try:
-        yield
-    finally:
-        releasing.cancel()
+    runtime = Runtime.instance()
+    async with scripts_kept_compiled(runtime):
+        await warm_up(runtime, start_up_visits())
+        gc.collect()
+        gc.freeze()
+        releasing = asyncio.create_task(release_free_heap_when_idle())
+        try:
+            yield
+        finally:
+            releasing.cancel()

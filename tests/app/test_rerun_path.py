@@ -14,6 +14,7 @@ import re
 import resource
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,6 +165,40 @@ def test_the_server_runs_on_streamlits_performance_extra(server: StreamlitServer
     mapped = Path(f"/proc/{server.pid}/maps").read_text()
     for extension in ("/uvloop/loop.", "/httptools/parser/parser."):
         assert extension in mapped, f"{extension} is not mapped in the server"
+
+
+#: Put on the server's path as sitecustomize: every script Streamlit compiles is written to the log named
+#: by COMPILED_SCRIPTS, one path a line.
+COUNT_COMPILES = """
+import os
+from streamlit.runtime.scriptrunner import script_cache
+
+def _logged_compile(source, filename, *args, **kwargs):
+    with open(os.environ["COMPILED_SCRIPTS"], "a") as log:
+        log.write(f"{filename}\\n")
+    return compile(source, filename, *args, **kwargs)
+
+script_cache.compile = _logged_compile
+"""
+
+
+def test_the_pages_stay_compiled_when_every_visitor_has_left(tmp_path: Path) -> None:
+    """Streamlit empties its cache of compiled scripts when its last session closes; start-up keeps one
+    session connected (startup.scripts_kept_compiled), so that after a quiet spell a class does not
+    compile the pages again: each is compiled once, by start-up's visits, however often visitors come
+    and all leave."""
+    (tmp_path / "sitecustomize.py").write_text(COUNT_COMPILES)
+    log = tmp_path / "compiled.log"
+    path = os.pathsep.join(filter(None, (str(tmp_path), os.environ.get("PYTHONPATH"))))
+    with StreamlitServer("app.py", env={"PYTHONPATH": path, "COMPILED_SCRIPTS": str(log)}) as running:
+        at_start = log.read_text().splitlines()
+        for _ in range(2):  # each time the only visitor, who leaves
+            asyncio.run(open_and_close(running, "rotary", ""))
+            time.sleep(0.5)  # the server's side of the close
+        after = log.read_text().splitlines()
+    rotary_page = str(ROOT / "pages" / "rotary_page.py")
+    assert at_start.count(rotary_page) == 1, at_start
+    assert after == at_start, "a page was compiled again after its visitors left"
 
 
 def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -> None:
