@@ -178,14 +178,17 @@ def pair_play_figure(view: RotaryView, pair: int, n: int) -> go.Figure:
          "hovertemplate": "q turned<br>(%{x:.7g}, %{y:.7g})<extra></extra>"},
         {"x": [0.0], "y": [-1.08 * max(play.radius, 1e-9)], "mode": "text", "showlegend": False, "hoverinfo": "skip"},
     ]
-    fig = figure([
+    data = [
         _arrow(f"k turned by n·θ = {n}·θ_{pair}", play.k_turned, "#b2182b", meta=n),
         *({"type": "scatter"} | look | now for look, now in zip(looks, moving(0), strict=True)),
         *_circles(tips[0], play.k_turned),
-    ], _plane_layout(520, play.radius, play.columns, f"Play: pair {pair} of q turning as m grows"))
+    ]
     frames = [animation.frame(moving(index), traces=[1, 2, 3], name=str(int(m)))
               for index, m in enumerate(play.positions)]
-    return animation.add_play(fig, frames, label="query position m", redraw=True)
+    # From the trace dicts: add_play on a built figure made Plotly's objects of it twice (~3 ms of the first run).
+    return animation.play_figure(data, _plane_layout(520, play.radius, play.columns,
+                                                     f"Play: pair {pair} of q turning as m grows"),
+                                 frames, label="query position m", redraw=True)
 
 
 def pair_table(p: PairView) -> pd.DataFrame:
