@@ -67,6 +67,11 @@ def _offsets(L: int) -> np.ndarray:
     return np.arange(-(L - 1), L, dtype=np.float64)
 
 
+def _at_positions(q: np.ndarray, k: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """(2, positions, d): q in every row of the first, k in every row of the second."""
+    return np.repeat(np.stack([q, k])[:, None, :], positions.size, axis=1)
+
+
 def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
     r"""g(t) = a² Σ_i Re(h_i e^{itθ'_i}) (``pe_core.rope_score_by_offset``) at every offset; the L x L
     matrix S[m, n] = g(m - n) as block means, the product of the block means of the turned q and k
@@ -80,9 +85,9 @@ def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
     edges = pe_core.block_edges(L, blocks)
     means = _block_mean_scores(view, edges, view.layout)
     W, positions = window_positions(L)
-    kw = {"layout": view.layout, "scaling": view.scaling}
-    Q = pe_core.rotate(np.tile(q, (2 * W, 1)), positions, view.base, **kw)
-    K = pe_core.rotate(np.tile(k, (2 * W, 1)), positions, view.base, **kw)
+    # q and k in one call: the sines and cosines of the positions, most of its cost, once.
+    Q, K = pe_core.rotate(_at_positions(q, k, positions), positions, view.base, layout=view.layout,
+                          scaling=view.scaling)
     first, last = a2 * (Q[:W] @ K[:W].T), a2 * (Q[W:] @ K[W:].T)
     closed = g[np.subtract.outer(np.arange(W), np.arange(W)) + L - 1]
     return ScoreMatrix(
@@ -274,16 +279,15 @@ def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None)
     mixed_means = _block_mean_scores(view, edges, other)
     W, positions = window_positions(L)
     kw = {"cache_layout": view.layout, "rotation_layout": other, "scaling": view.scaling}
-    mixed_q = pe_core.rope_apply_cache(np.tile(q, (2 * W, 1)), positions, view.base, **kw)
-    mixed_k = pe_core.rope_apply_cache(np.tile(k, (2 * W, 1)), positions, view.base, **kw)
+    mixed_q, mixed_k = pe_core.rope_apply_cache(_at_positions(q, k, positions), positions, view.base, **kw)
     first, last = mixed_q[:W] @ mixed_k[:W].T, mixed_q[W:] @ mixed_k[W:].T
+    # m = start + i, n = start + j: m - n = i - j, the same in both blocks (U once: the second call's
+    # one offset is not read), and m + n = 2 start + i + j.
     within = np.arange(W)
-    errors = []
-    for block, start in ((first, 0), (last, L - W)):
-        # m = start + i, n = start + j: m - n = i - j, m + n = 2 start + i + j.
-        U, V = pe_core.rope_mixed_scores(np.subtract.outer(within, within), np.add.outer(within, within) + 2 * start,
-                                         q, k, view.base, length=L, **kw)
-        errors.append(np.abs(block - (U + V)).max())
+    differences, sums = np.subtract.outer(within, within), np.add.outer(within, within)
+    U, V_first = pe_core.rope_mixed_scores(differences, sums, q, k, view.base, length=L, **kw)
+    V_last = pe_core.rope_mixed_scores([0], sums + 2 * (L - W), q, k, view.base, length=L, **kw)[1]
+    errors = [np.abs(first - (U + V_first)).max(), np.abs(last - (U + V_last)).max()]
     norms = np.linalg.norm(mixed_q, axis=1) / np.linalg.norm(q)
     return Mixing(edges, mixed_means - right_means, W, a2 * float(max(errors)),
                   a2 * float(np.abs(first - last).max()), float(np.abs(norms - 1.0).max()))
