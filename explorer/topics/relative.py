@@ -357,7 +357,9 @@ def shift_play_figure(
 
     col_labels = _play_dimension_labels(dims, d, layout)
     row_labels = [f"k = {k}" for k in range(rows)]
-    fig = heatmap_figure(
+    # As Plotly's dicts, from which the Play figure is made once: updating the figure's trace, then
+    # add_play, made Plotly's objects of it twice (a third of this chart's cost).
+    heatmap = heatmap_figure(
         values[shown],
         row_labels=row_labels,
         col_labels=col_labels,
@@ -368,12 +370,13 @@ def shift_play_figure(
         y_title="position k",
         value_name="(P M(δ))[k, j]",
         height=440,
-    )
-    fig.data[0].update(hovertemplate=hover, meta=int(delta))
+    ).to_dict()
+    # Its z the array again (to_dict encoded it), as in every frame.
+    first = heatmap["data"][0] | shifted(shown) | {"meta": int(delta)}
     frames = [animation.frame([shifted(index)], traces=[0], name=str(int(offset)))
               for index, offset in enumerate(deltas)]
-    return animation.add_play(fig, frames, label="δ", redraw=True, frame_ms=animation.PLAY_HEATMAP_FRAME_MS,
-                              active=shown)
+    return animation.play_figure([first], heatmap["layout"], frames, label="δ", redraw=True,
+                                 frame_ms=animation.PLAY_HEATMAP_FRAME_MS, active=shown)
 
 
 # ------------------------------------------------------------------ one pair's rotation

@@ -412,10 +412,6 @@ def _contexts_figures() -> dict[str, object]:
     }
 
 
-#: Unvalidated figures made from a figure's own traces (add_play), so Plotly's objects from the start.
-FROM_TRACES = {"shift play"}
-
-
 @pytest.mark.parametrize("name", list(_unvalidated_figures()))
 def test_a_plain_figure_serialises_as_the_go_figure_it_becomes(name: str) -> None:
     """A figure kept as its dicts gives the dict that go.Figure's own objects give once Plotly's API
@@ -424,7 +420,7 @@ def test_a_plain_figure_serialises_as_the_go_figure_it_becomes(name: str) -> Non
     fig = _unvalidated_figures()[name]()
     figures.fit_title(fig)
     plain = fig.to_dict()
-    assert fig.is_plain == (name not in FROM_TRACES)
+    assert fig.is_plain
     fig.layout  # noqa: B018 (Plotly's API: the figure becomes go.Figure's objects)
     assert not fig.is_plain
     assert fig.to_dict() == plain
