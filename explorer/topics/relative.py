@@ -415,34 +415,41 @@ def rotation_figure(
             "marker": {"size": [0, 10], "color": colour}, "hovertemplate": f"{name}<br>{coordinates}<extra></extra>",
         }
 
-    def arc(alpha: float) -> np.ndarray:
-        """The arc from θ to θ + α (α wrapped to (-π, π]), at radius 0.35."""
-        return theta + np.linspace(0.0, 1.0, 61) * float(np.angle(np.exp(1j * alpha)))
+    along = np.linspace(0.0, 1.0, 61)  # the arc's points, from its start (0) to its end (1)
 
-    def turning(alpha: float, final: bool) -> list[dict]:
-        """A frame: the arc up to α (float32: a drawing) and the image v W(α), with no looks (Plotly
-        merges a frame into the traces, which keep theirs)."""
+    def arc(turn: float) -> np.ndarray:
+        """The arc from θ to θ + ``turn`` (an angle wrapped to (-π, π]), at radius 0.35."""
+        return theta + along * turn
+
+    def turning(alpha: float, turn: float, final: bool) -> list[dict]:
+        """A frame: the arc up to α (``turn``: α wrapped; float32: a drawing) and the image v W(α), with
+        no looks (Plotly merges a frame into the traces, which keep theirs)."""
         name = (f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}" if final
                 else f"P[{k}] W(α), α = {np.degrees(alpha):.4g}°, pair {pair}")
         image = v @ pe_core.rotation(alpha)
+        points = arc(turn)
         return [
-            {"x": (0.35 * np.sin(arc(alpha))).astype(np.float32), "y": (0.35 * np.cos(arc(alpha))).astype(np.float32)},
+            {"x": (0.35 * np.sin(points)).astype(np.float32), "y": (0.35 * np.cos(points)).astype(np.float32)},
             {"x": [0.0, image[0]], "y": [0.0, image[1]], "name": name, "meta": alpha,
              "hovertemplate": f"{name}<br>{coordinates}<extra></extra>"},
         ]
 
     angles = rotation_play_angles(phi)
+    # Each angle wrapped once: the frame's arc and the slider's label both read it.
+    turns = [float(np.angle(np.exp(1j * alpha))) for alpha in angles]
+    turn_phi = float(np.angle(np.exp(1j * phi)))
+    whole_arc = arc(turn_phi)
     data = [
         {"type": "scatter", "x": np.sin(circle), "y": np.cos(circle), "mode": "lines", "name": "unit circle",
          "line": {"color": "lightgrey"}, "hoverinfo": "skip"},
-        {"type": "scatter", "x": 0.35 * np.sin(arc(phi)), "y": 0.35 * np.cos(arc(phi)), "mode": "lines",
+        {"type": "scatter", "x": 0.35 * np.sin(whole_arc), "y": 0.35 * np.cos(whole_arc), "mode": "lines",
          "name": f"φ = δ·ω_{pair}", "line": {"color": "grey", "dash": "dot"}, "hoverinfo": "skip"},
         arrow(f"P[{k}], pair {pair}", v, "#2166ac"),
         arrow(f"P[{k}] W(δω) = P[{k}{delta:+d}], pair {pair}", v @ pe_core.rotation(phi), "#b2182b", phi),
     ]
     layout = {
         "title": chart_title(f"Pair {pair}: rotation by δ·ω = {np.degrees(phi):.6g}°" + (
-            f", the same turn as {np.degrees(np.angle(np.exp(1j * phi))):.6g}° (the arc)" if abs(phi) > np.pi else "")),
+            f", the same turn as {np.degrees(turn_phi):.6g}° (the arc)" if abs(phi) > np.pi else "")),
         "height": 520,
         "margin": MARGIN | {"b": 115},  # the legend below the axis
         "xaxis": {"title": {"text": f"first component: {axis_names[0]}"}, "range": [-1.25, 1.25], "zeroline": True},
@@ -452,11 +459,11 @@ def rotation_figure(
         "hoverlabel": {"namelength": -1},
     }
     frames = [
-        animation.frame(turning(float(alpha), final=index == angles.size - 1), traces=[1, 3], name=str(index))
-        for index, alpha in enumerate(angles)
+        animation.frame(turning(float(alpha), turn, final=index == angles.size - 1), traces=[1, 3], name=str(index))
+        for index, (alpha, turn) in enumerate(zip(angles, turns, strict=True))
     ]
     return animation.play_figure(data, layout, frames, label="turned by α", redraw=True, active=angles.size - 1,
-                              labels=[f"{np.degrees(np.angle(np.exp(1j * alpha))) + 0.0:.1f}°" for alpha in angles])
+                                 labels=[f"{np.degrees(turn) + 0.0:.1f}°" for turn in turns])
 
 
 # ------------------------------------------------------------------- download tables
