@@ -54,10 +54,11 @@ class ScoreMatrix:
     shift_error: float  # max |S[m, n] - S[m + L - W, n + L - W]| over the first block
 
 
-def _block_mean_scores(view: RotaryView, edges: np.ndarray, rotation_layout: str) -> np.ndarray:
-    """The block means of the scores (times a²): products of the block means of the turned q and k."""
+def _block_mean_scores(view: RotaryView, qk: np.ndarray, edges: np.ndarray, rotation_layout: str) -> np.ndarray:
+    """The block means of the scores (times a²) of q and k (``qk``, stacked): products of the block
+    means of the turned q and k."""
     q_means, k_means = pe_core.rope_rotated_block_average(
-        np.stack(query_key(view)), view.L, edges, view.base, cache_layout=view.layout,
+        qk, view.L, edges, view.base, cache_layout=view.layout,
         rotation_layout=rotation_layout, scaling=view.scaling,
     )
     return view.attention() ** 2 * (q_means @ k_means.T)
@@ -67,9 +68,9 @@ def _offsets(L: int) -> np.ndarray:
     return np.arange(-(L - 1), L, dtype=np.float64)
 
 
-def _at_positions(q: np.ndarray, k: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """(2, positions, d): q in every row of the first, k in every row of the second."""
-    return np.repeat(np.stack([q, k])[:, None, :], positions.size, axis=1)
+def _at_positions(qk: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """(2, positions, d): q (``qk[0]``) in every row of the first, k in every row of the second."""
+    return np.repeat(qk[:, None, :], positions.size, axis=1)
 
 
 def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
@@ -77,16 +78,17 @@ def scores(view: RotaryView, blocks: int) -> ScoreMatrix:
     matrix S[m, n] = g(m - n) as block means, the product of the block means of the turned q and k
     (``pe_core.rope_rotated_block_average``: a score's mean over a block is that product); and,
     measured with ``pe_core.rotate``, the W x W blocks of the first and the last W positions."""
-    q, k = query_key(view)
+    qk = np.stack(query_key(view))
+    q, k = qk
     a2 = view.attention() ** 2
     L = view.L
     g = a2 * pe_core.rope_score_by_offset(_offsets(L), q, k, view.base, layout=view.layout, scaling=view.scaling,
                                           length=L)
     edges = pe_core.block_edges(L, blocks)
-    means = _block_mean_scores(view, edges, view.layout)
+    means = _block_mean_scores(view, qk, edges, view.layout)
     W, positions = window_positions(L)
     # q and k in one call: the sines and cosines of the positions, most of its cost, once.
-    Q, K = pe_core.rotate(_at_positions(q, k, positions), positions, view.base, layout=view.layout,
+    Q, K = pe_core.rotate(_at_positions(qk, positions), positions, view.base, layout=view.layout,
                           scaling=view.scaling)
     first, last = a2 * (Q[:W] @ K[:W].T), a2 * (Q[W:] @ K[W:].T)
     closed = g[np.subtract.outer(np.arange(W), np.arange(W)) + L - 1]
@@ -270,16 +272,17 @@ def mixing(view: RotaryView, blocks: int, right_means: np.ndarray | None = None)
     ``pe_core.rope_rotated_block_average``; ``right_means``: ``scores(view, blocks).block_means`` when
     already computed); measured with ``pe_core.rope_apply_cache`` on the first and the last W
     positions, against its closed form :math:`a^2[U(m - n) + V(m + n)]` (``pe_core.rope_mixed_scores``)."""
-    q, k = query_key(view)
+    qk = np.stack(query_key(view))
+    q, k = qk
     a2 = view.attention() ** 2
     L, other = view.L, OTHER_LAYOUT[view.layout]
     edges = pe_core.block_edges(L, blocks)
     if right_means is None:
-        right_means = _block_mean_scores(view, edges, view.layout)
-    mixed_means = _block_mean_scores(view, edges, other)
+        right_means = _block_mean_scores(view, qk, edges, view.layout)
+    mixed_means = _block_mean_scores(view, qk, edges, other)
     W, positions = window_positions(L)
     kw = {"cache_layout": view.layout, "rotation_layout": other, "scaling": view.scaling}
-    mixed_q, mixed_k = pe_core.rope_apply_cache(_at_positions(q, k, positions), positions, view.base, **kw)
+    mixed_q, mixed_k = pe_core.rope_apply_cache(_at_positions(qk, positions), positions, view.base, **kw)
     first, last = mixed_q[:W] @ mixed_k[:W].T, mixed_q[W:] @ mixed_k[W:].T
     # m = start + i, n = start + j: m - n = i - j, the same in both blocks (U once: the second call's
     # one offset is not read), and m + n = 2 start + i + j.
