@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -269,14 +269,19 @@ def learned_bits(L: int, d: int) -> np.ndarray:
 
 
 def learned_scores(bits: np.ndarray, query: int, d: int) -> np.ndarray:
-    """P[query]·P[n] for every row n of the packed table (d - 2 x the number of differing bits).
-    The rows' few words are added column by column: a sum along rows of at most 32 words is
-    numpy's slow case (twice the time, at each of Play's queries)."""
-    counts = np.bitwise_count(bits ^ bits[query])
-    differing = counts[:, 0].astype(np.int64)
-    for word in range(1, counts.shape[1]):
-        differing += counts[:, word]
-    return (d - 2 * differing).astype(np.float64)
+    """P[query]·P[n] for every row n of the packed table (d - 2 x the number of differing bits)."""
+    return d - 2.0 * learned_differing(bits, np.array([query]))[0]
+
+
+def learned_differing(bits: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """How many bits of row m differ from row n's, for each query m of ``queries`` (rows) and every
+    row n of the packed table (columns), in 16 bits (at most d <= 2048 of them). Counted word by
+    word: a sum along rows of at most 32 words is numpy's slow case (twice the time)."""
+    differing = np.zeros((queries.size, bits.shape[0]), dtype=np.uint16)
+    pairs = np.empty(differing.shape, dtype=np.uint64)
+    for word in np.ascontiguousarray(bits.T):
+        differing += np.bitwise_count(np.bitwise_xor(word, word[queries][:, None], out=pairs))
+    return differing
 
 
 # ------------------------------------------------------------------------- scores and weights
@@ -405,14 +410,55 @@ def play_weights(
     scores: OffsetScores, bits: np.ndarray, d: int, view: View, queries: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Each chosen scheme's mean weight per key over each Play block of keys, for each query: (queries, blocks).
-    Means, not sums: blocks of uneven sizes (1 or 2 keys for L = 300) would draw a flat weight as a zigzag."""
+    Means, not sums: blocks of uneven sizes (1 or 2 keys for L = 300) would draw a flat weight as a zigzag.
+
+    The weights are ``query_weights``' (``pe_core.attention_weights``) bit for bit: the same
+    exponentials, each query's sum over the keys it sees, the same quotients; without pe_core's
+    checks of each query's scores (made here, finite), and with exponentials shared by queries."""
     edges = play_edges(scores.L)
-    frames: dict[str, list[np.ndarray]] = {key: [] for key in view.schemes}
-    for query in queries:
-        weights = query_weights(query_scores(scores, bits, int(query), d, view), int(query), view.causal)
-        for key, w in weights.items():
-            frames[key].append(np.add.reduceat(w, edges[:-1]) / np.diff(edges))
-    return {key: np.array(rows) for key, rows in frames.items()}
+    weights = np.empty(scores.L)  # one query's at a time
+    frames = {}
+    for key in view.schemes:
+        exps_by_query = (learned_play_exps(bits, queries, d, view) if key == "learned"
+                         else offset_play_exps(scores.values[key], queries, view.causal))
+        sums = np.empty((queries.size, edges.size - 1))
+        for row, (query, exps) in enumerate(zip(queries.tolist(), exps_by_query, strict=True)):
+            np.divide(exps, exps[: query + 1 if view.causal else scores.L].sum(), out=weights)
+            np.add.reduceat(weights, edges[:-1], out=sums[row])
+        frames[key] = sums / np.diff(edges)
+    return frames
+
+
+def learned_play_exps(bits: np.ndarray, queries: np.ndarray, d: int, view: View) -> Iterator[np.ndarray]:
+    r"""For each query m of ``queries``, :math:`e^{s_n - \max s}` of the learned table's scores
+    (``query_scores``) over the keys n it sees, 0 over the masked ones (``pe_core.attention_weights``)."""
+    scale, L = dot_scale(d, view.scaled), bits.shape[0]
+    for query, differing in zip(queries.tolist(), learned_differing(bits, queries), strict=True):
+        seen = (scale * (d - 2.0 * differing))[: query + 1 if view.causal else L]
+        exps = np.zeros(L)
+        exps[: seen.size] = np.exp(seen - seen.max())
+        yield exps
+
+
+def offset_play_exps(values: np.ndarray, queries: np.ndarray, causal: bool) -> Iterator[np.ndarray]:
+    r"""``learned_play_exps`` of a score by offset, ``values[δ + L - 1]``. Query m's scores are the
+    window values[L-1-m : 2L-1-m] (``OffsetScores.at_query``), so the queries that see the same
+    largest score share one array of exponentials (exp is taken value by value), each reading its
+    window (causal: its offsets -m .. 0, then zeros); over the span of their windows alone, where no
+    score exceeds that largest one."""
+    L = (values.size + 1) // 2
+    # The largest score each query sees: over the offsets -m .. 0 (causal), else over its window.
+    tops = (np.maximum.accumulate(values[L - 1 :: -1])[queries] if causal
+            else np.array([values[L - 1 - query : 2 * L - 1 - query].max() for query in queries.tolist()]))
+    spans: dict[float, tuple[np.ndarray, int]] = {}
+    for query, top in zip(queries.tolist(), tops.tolist(), strict=True):
+        if top not in spans:
+            sharing = queries[tops == top]
+            low = L - 1 - int(sharing.max())
+            span = np.exp(values[low : L if causal else 2 * L - 1 - int(sharing.min())] - top)
+            spans[top] = (np.r_[span, np.zeros(L - 1)] if causal else span, low)
+        span, low = spans[top]
+        yield span[L - 1 - query - low : 2 * L - 1 - query - low]
 
 
 # ------------------------------------------------------------------------- figures

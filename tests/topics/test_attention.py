@@ -382,6 +382,21 @@ def test_play_frames_are_the_mean_weights_over_blocks() -> None:
     np.testing.assert_allclose(np.asarray(last.y, dtype=float), numbers["frames"]["sinusoidal"][-1], rtol=1e-6)
 
 
+@pytest.mark.parametrize(("L", "causal", "scaled"),
+                         [(700, True, True), (700, False, False), (2300, True, False), (1, True, True)])
+def test_play_frames_are_the_block_means_of_each_querys_weights_bit_for_bit(L: int, causal: bool, scaled: bool) -> None:
+    """play_weights shares exponentials between queries and skips pe_core's checks: the same numbers to the
+    last bit as query_weights (pe_core.attention_weights) query by query."""
+    settings, view = Settings(d=66, L=L), View(causal=causal, scaled=scaled, heads=5, head=3)
+    numbers = page_numbers(settings, view, 0)
+    edges = attention.play_edges(L)
+    for index, query in enumerate(numbers["queries"].tolist()):
+        by_key = attention.query_scores(numbers["scores"], numbers["bits"], query, settings.d, view)
+        for key, weights in attention.query_weights(by_key, query, causal).items():
+            np.testing.assert_array_equal(numbers["frames"][key][index],
+                                          np.add.reduceat(weights, edges[:-1]) / np.diff(edges), err_msg=key)
+
+
 # ------------------------------------------------------------------ the largest settings
 
 
