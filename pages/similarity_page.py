@@ -15,17 +15,19 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-def measure_around(settings: Settings, ref: int, max_cells: int) -> tuple[int, np.ndarray]:
-    """similarity.measure_around, cached by its window of positions: the window does
+def measured_around(settings: Settings, ref: int) -> similarity.MeasuredDots:
+    """similarity.measured_dots around ``ref``, cached by its window of positions: the window does
     not move with L (unless ref is near the end), so an L step measures nothing again."""
-    first, count = similarity.measure_window(settings.L, settings.d, ref, max_cells)
-    return first, window_dots(settings.d, settings.n, settings.layout, settings.convention, ref, first, count)
+    first, count = similarity.measure_window(settings.L, settings.d, ref, MEASURED_CELLS)
+    return measured_window(settings.d, settings.n, settings.layout, settings.convention, ref, first, count)
 
 
 @cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
-def window_dots(d: int, n: float, layout: str, convention: str, ref: int, first: int, count: int) -> np.ndarray:
-    """P[k]·P[ref] for k = first .. first+count-1 (similarity.window_dots)."""
-    return similarity.window_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
+def measured_window(
+    d: int, n: float, layout: str, convention: str, ref: int, first: int, count: int
+) -> similarity.MeasuredDots:
+    """P[k]·P[ref] for k = first .. first+count-1, and the closed form there (similarity.measured_dots)."""
+    return similarity.measured_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
 
 
 @cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
@@ -46,11 +48,7 @@ def reference_curves(
             f"Measured on the {L:,} x {d:,} encoding matrix: P @ P[ref], the row-wise SSE, and the cosine."
         )
     # P is too large to build: the dot products are measured on a window of positions around ref.
-    first, measured = measure_around(settings, ref, MEASURED_CELLS)
-    closed = similarity.closed_form_at(np.arange(first, first + measured.size) - ref, cached.frequencies(settings))
-    return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), similarity.MeasuredDots(
-        first, measured, closed
-    ), (
+    return similarity.similarity_from_offsets(cached.dot_by_offset(settings), ref, d), measured_around(settings, ref), (
         f"L x d = {L * d:,} cells is more than this page builds ({FULL_MATRIX_CELLS:,}), so the curves "
         "use the closed forms: dot = Σ cos(ω_i (k − ref)), SSE = d − 2·dot, cosine = dot / (d/2) "
         "(every row has squared norm d/2). They are checked against the matrix around the reference below."

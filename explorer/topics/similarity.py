@@ -143,8 +143,23 @@ def measure_around(
 def window_dots(first: int, count: int, d: int, n: float, *, layout: str, convention: str, ref: int) -> np.ndarray:
     """P[k]·P[ref] for the positions k = first .. first+count-1, measured on the encoding."""
     P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
-    reference = pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
-    return P @ reference
+    return dots_against(P, d, n, layout=layout, convention=convention, ref=ref)
+
+
+def dots_against(P: np.ndarray, d: int, n: float, *, layout: str, convention: str, ref: int) -> np.ndarray:
+    """P @ P[ref], the encoding's row of position ``ref`` made on its own."""
+    return P @ pe_core.positional_encoding(1, d, n, layout=layout, convention=convention, start=ref)[0]
+
+
+def measured_dots(first: int, count: int, d: int, n: float, *, layout: str, convention: str, ref: int) -> MeasuredDots:
+    """``window_dots``, and the closed form at the same positions (``closed_form_at``'s numbers,
+    bit for bit): read off the window's own cosines (``closed_form_from_encoding``) when it starts
+    at position 0, where it holds every distance to ``ref``, instead of making them again."""
+    P = pe_core.positional_encoding(count, d, n, layout=layout, convention=convention, start=first)
+    offsets = np.arange(first, first + count) - ref
+    closed = (closed_form_from_encoding(P, layout, offsets) if first == 0
+              else closed_form_at(offsets, pe_core.frequencies(d, n, convention)))
+    return MeasuredDots(first, dots_against(P, d, n, layout=layout, convention=convention, ref=ref), closed)
 
 
 def closed_form_at(offsets: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -82,4 +82,4 @@ def test_a_page_makes_its_cached_functions_once_and_every_session_shares_them(mo
     third = open_page(page, {"d": "64"})  # new settings: computed, not served stale
     assert not third.exception and measured == [128, 64]
     # Four runs, at most one making (none if an earlier test in this process ran the page).
-    assert made.count("reference_curves") <= 1 and made.count("window_dots") <= 1, made
+    assert made.count("reference_curves") <= 1 and made.count("measured_window") <= 1, made

@@ -139,6 +139,23 @@ def test_measure_around_measures_a_window_containing_ref(L, ref):
     np.testing.assert_allclose(dots, P[first : first + dots.size] @ P[ref], atol=1e-12)
 
 
+@pytest.mark.parametrize(("L", "ref", "layout", "first"),
+                         [(5000, 20, "interleaved", 0), (5000, 2500, "concatenated", 1190),
+                          (300, 299, "concatenated", 0)])
+def test_measured_dots_are_the_window_dots_and_the_closed_form_at_the_same_positions_bit_for_bit(L, ref, layout, first):
+    """The page's measured window (at d = 100, 2621 positions): its closed form, read off the window's cosines
+    when the window starts at position 0, is closed_form_at's."""
+    d, n = 100, 1e4
+    assert similarity.measure_window(L, d, ref, similarity.MEASURED_CELLS) == (first, min(L, 2621))
+    count = min(L, 2621)
+    measured = similarity.measured_dots(first, count, d, n, layout=layout, convention="paper", ref=ref)
+    assert measured.first == first
+    np.testing.assert_array_equal(
+        measured.values, similarity.window_dots(first, count, d, n, layout=layout, convention="paper", ref=ref))
+    np.testing.assert_array_equal(
+        measured.closed, similarity.closed_form_at(np.arange(first, first + count) - ref, pe_core.frequencies(d, n)))
+
+
 def test_closed_form_at_is_the_sum_of_cosines_at_each_offset_and_even():
     w = pe_core.frequencies(64, 1e4)
     offsets = np.arange(-40, 25)
