@@ -673,7 +673,8 @@ def play_figure(
         markers = [{"x": [query, query], "y": list(ranges[key])} for key in keys]
         return lines + markers
 
-    first = frame_data(0)
+    by_frame = [frame_data(index) for index in range(queries.size)]
+    first = by_frame[0]
     traces = [
         {"type": "scatter", "x": centres, "mode": _mode(centres.size), "name": SCHEMES[key].label,
          "line": {"color": SCHEMES[key].color},
@@ -695,7 +696,7 @@ def play_figure(
         layout[f"yaxis{suffix}"] |= {"type": "log", "range": [math.log10(low), math.log10(high)],
                                      "dtick": max(1, math.ceil(decades / 4)), "exponentformat": "power"}
     moving = list(range(2 * len(keys)))
-    play = [animation.frame(frame_data(i), traces=moving, name=str(int(q))) for i, q in enumerate(queries)]
+    play = [animation.frame(data, traces=moving, name=str(int(q))) for data, q in zip(by_frame, queries, strict=True)]
     return animation.play_figure(traces, layout, play, label="query position m", redraw=False)
 
 

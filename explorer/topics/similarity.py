@@ -289,17 +289,19 @@ def reference_play_figure(values_by_offset: np.ndarray, *, title: str) -> go.Fig
         {"type": "scatter", "mode": "lines", "name": "reference r", "line": {"dash": "dot", "color": "grey"},
          "hoverinfo": "skip"},
     ]
-    first = curve(int(refs[0]))
+    by_frame = [curve(int(ref)) for ref in refs]
     layout = {
         "title": chart_title(title), "height": 380, "showlegend": False,
         "margin": dict(MARGIN), "hoverlabel": {"namelength": -1},
         "xaxis": {"title": {"text": "position k"}, "range": [-0.5, L - 0.5]},
         "yaxis": {"title": {"text": "P[k]·P[r]"}, "range": [low - pad, high + pad]},
     }
-    frames = [animation.frame(curve(int(ref)), traces=[0, 1], name=str(int(ref))) for ref in refs]
+    frames = [animation.frame(data, traces=[0, 1], name=str(int(ref)))
+              for data, ref in zip(by_frame, refs, strict=True)]
     # animation.play_figure, not figures.figure then add_play: that made the figure Plotly's
-    # objects only to read its traces and layout back (3-4 ms of each run at L = 2247).
-    return animation.play_figure([look | now for look, now in zip(looks, first, strict=True)], layout, frames,
+    # objects only to read its traces and layout back (3-4 ms of each run at L = 2247). The
+    # figure shows the first frame's data, made once.
+    return animation.play_figure([look | now for look, now in zip(looks, by_frame[0], strict=True)], layout, frames,
                                  label="reference position r", redraw=False)
 
 
