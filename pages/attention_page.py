@@ -1,7 +1,7 @@
 """Attention by offset: what each positional scheme adds to the score of a query and a key with no
 content, as the key moves away, and where one query's softmax then looks."""
 
-from dataclasses import astuple, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -24,29 +24,14 @@ def rope_from_zero(d: int, n: float) -> np.ndarray:
     return 2.0 * cached.dot_from_zero(d, n, "paper")
 
 
-def plain(settings: Settings, view: View) -> tuple[tuple, tuple]:
-    """The settings and the view as plain values (``settings_and_view`` gives them back): what this page's
-    caches and sections are keyed by. Streamlit hashes a dataclass through dataclasses.asdict at every
-    call; a tuple of the same values takes it less than half the time (0.11 against 0.26 ms a call)."""
-    return astuple(settings), view.key
+#: This page's caches hash the settings and the view as their plain values (not dataclasses.asdict's copies).
+HASH_AS_VALUES = {**cached.SETTINGS_HASH, View: lambda view: view.key}
 
 
-def settings_and_view(inputs: tuple[tuple, tuple]) -> tuple[Settings, View]:
-    """The settings and the view of ``plain``'s values."""
-    return Settings(*inputs[0]), View(*inputs[1])
-
-
-def every_scheme(settings: Settings, view: View) -> tuple[tuple, tuple]:
-    """``plain`` of the view with every scheme: scores_and_bits' inputs, the same whatever schemes are shown."""
-    return plain(settings, replace(view, schemes=SCHEME_KEYS))
-
-
-@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
-def scores_and_bits(inputs: tuple[tuple, tuple]) -> tuple[attention.OffsetScores, np.ndarray]:
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_AS_VALUES))
+def scores_and_bits(settings: Settings, view: View) -> tuple[attention.OffsetScores, np.ndarray]:
     """Every offset scheme's score by offset (attention.offset_scores, whatever schemes are shown), and
-    the learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits), at the settings
-    and view ``inputs`` (``every_scheme``)."""
-    settings, view = settings_and_view(inputs)
+    the learned table's rows as bits (4 MB at L=16384, d=2048; attention.learned_bits)."""
     scores = attention.offset_scores(
         settings.L, settings.d, view,
         sinusoid_from_zero=cached.dot_from_zero(settings.d, settings.n, settings.convention),
@@ -57,27 +42,23 @@ def scores_and_bits(inputs: tuple[tuple, tuple]) -> tuple[attention.OffsetScores
 
 def offset_scores(settings: Settings, view: View) -> attention.OffsetScores:
     """This view's scores by offset (the cache is shared by any choice of schemes)."""
-    return scores_and_bits(every_scheme(settings, view))[0]
+    return scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))[0]
 
 
-@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH_AS_VALUES))
 def query_scores_and_weights(
-    inputs: tuple[tuple, tuple], query: int
+    settings: Settings, view: View, query: int
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The chosen schemes' scores of the query against every key, and its softmax weights, at the
-    settings and view ``inputs`` (``plain``)."""
-    settings, view = settings_and_view(inputs)
-    scores, bits = scores_and_bits(every_scheme(settings, view))
+    """The chosen schemes' scores of the query against every key, and its softmax weights."""
+    scores, bits = scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))
     by_key = attention.query_scores(scores, bits, query, settings.d, view)
     return by_key, attention.query_weights(by_key, query, view.causal)
 
 
-@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
-def play_frames(inputs: tuple[tuple, tuple]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The query positions Play sweeps and each scheme's weights per block of keys there, at the settings
-    and view ``inputs`` (``plain``)."""
-    settings, view = settings_and_view(inputs)
-    scores, bits = scores_and_bits(every_scheme(settings, view))
+@cached.page_cache(st.cache_data(max_entries=8, show_spinner=False, hash_funcs=HASH_AS_VALUES))
+def play_frames(settings: Settings, view: View) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The query positions Play sweeps and each scheme's weights per block of keys there."""
+    scores, bits = scores_and_bits(settings, replace(view, schemes=SCHEME_KEYS))
     queries = attention.play_queries(settings.L, len(view.schemes))
     return queries, attention.play_weights(scores, bits, settings.d, view, queries)
 
@@ -222,17 +203,16 @@ def query_section(settings: Settings, view: View, snippet: dict[str, int]) -> No
     snippet["query"] = query
     if not schemes:
         return
-    inputs = plain(settings, view)
-    blocks.cached_section("attention_query", lambda: query_charts(settings, view, query), inputs, query)
-    blocks.downloads("the weights", lambda: attention.weights_table(query_scores_and_weights(inputs, query)[1], query),
-                     key="attention_weights")
+    blocks.cached_section("attention_query", lambda: query_charts(settings, view, query), settings, view.key, query)
+    blocks.downloads("the weights", lambda: attention.weights_table(query_scores_and_weights(
+        settings, view, query)[1], query), key="attention_weights")
     if "learned" in schemes:
         blocks.downloads("the learned table's scores", lambda: attention.learned_table_data(
-            query_scores_and_weights(inputs, query)[0]["learned"], query, causal), key="attention_learned")
+            query_scores_and_weights(settings, view, query)[0]["learned"], query, causal), key="attention_learned")
 
 
 def query_charts(settings: Settings, view: View, query: int) -> None:
-    by_key, weights = query_scores_and_weights(plain(settings, view), query)
+    by_key, weights = query_scores_and_weights(settings, view, query)
     weights_chart(settings, view, query, weights)
     if "learned" in view.schemes:
         learned_chart(settings, view, query, by_key["learned"])
@@ -280,7 +260,7 @@ def learned_chart(settings: Settings, view: View, query: int, scores: np.ndarray
 
 def play_section(settings: Settings, view: View) -> None:
     L, causal = settings.L, view.causal
-    queries, frames = play_frames(plain(settings, view))
+    queries, frames = play_frames(settings, view)
     st.header("The query moving")
     blocks.chart(attention.play_figure(frames, queries, L, title="Play: the weights as the query moves",
                                        columns=blocks.panel_columns()), key="attention_play")
@@ -303,7 +283,7 @@ def charts() -> None:
     if not schemes:
         st.info("Choose at least one scheme above to draw it.", icon=":material/info:")
     if view.offset_schemes:
-        blocks.cached_section("attention_scores", lambda: scores_section(settings, view), plain(settings, view))
+        blocks.cached_section("attention_scores", lambda: scores_section(settings, view), settings, view.key)
         blocks.first_chart_sent()
         blocks.downloads("the scores by offset", lambda: attention.scores_table(offset_scores(settings, view), view, d),
                          key="attention_scores")
@@ -314,10 +294,10 @@ def charts() -> None:
         blocks.cached_section("attention_tables", lambda: tables_section(settings, view), L, view.key)
     blocks.fragment(query_section, settings, view, snippet)
     if schemes:
-        blocks.cached_section("attention_play", lambda: play_section(settings, view), plain(settings, view))
+        blocks.cached_section("attention_play", lambda: play_section(settings, view), settings, view.key)
 
         def play_download() -> pd.DataFrame:
-            queries, frames = play_frames(plain(settings, view))
+            queries, frames = play_frames(settings, view)
             return attention.play_table(frames, queries, L)
 
         blocks.downloads("the Play frames' weights", play_download, key="attention_play")

@@ -14,7 +14,7 @@ from explorer.ui import blocks, cached, controls, navigation
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def measured_criteria(settings: Settings) -> tuple[criteria.Measurement, ...]:
     """Seed 000's four criteria measured for the settings (explorer.topics.home; ~0.6 s at the largest)."""
     return home.evaluate(settings)

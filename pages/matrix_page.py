@@ -14,7 +14,7 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def angle_map(settings: Settings, max_rows: int, max_pairs: int, start: int = 0):
     """Circular block means of the angles, in degrees (positions start .. start+L-1)."""
     return pe_core.angle_block_mean(

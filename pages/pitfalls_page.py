@@ -2,7 +2,6 @@
 that says which variant an uploaded matrix is."""
 
 import math
-from dataclasses import astuple
 
 import streamlit as st
 
@@ -120,7 +119,7 @@ def comparison_maps() -> None:
     )
 
 
-blocks.cached_section("pitfalls_comparison", comparison_maps, astuple(settings), key_a, key_b, other_n, offset)
+blocks.cached_section("pitfalls_comparison", comparison_maps, settings, key_a, key_b, other_n, offset)
 
 
 

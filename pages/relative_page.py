@@ -13,7 +13,7 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def shift_comparison(
     settings: Settings, delta: int, max_rows: int, max_cols: int
 ) -> relative.ShiftComparison:

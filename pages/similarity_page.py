@@ -1,8 +1,6 @@
 """Similarity: how alike every position's encoding is to one reference position (seed 001),
 the position x position dot-product matrix, and its closed form sum_i cos(w_i delta)."""
 
-from dataclasses import astuple
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -32,15 +30,13 @@ def measured_window(
     return similarity.measured_dots(first, count, d, n, layout=layout, convention=convention, ref=ref)
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def reference_curves(
-    settings_values: tuple, ref: int
+    settings: Settings, ref: int
 ) -> tuple[similarity.SimilarityCurves, similarity.MeasuredDots, str]:
     """Dot product, SSE and cosine of every position against ``ref``, the dot products measured
     on the encoding with the closed form at the same positions, and how they were measured:
-    computed once for the three sections and the downloads that show them, at the settings
-    ``settings_values`` (``astuple``)."""
-    settings = Settings(*settings_values)
+    computed once for the three sections and the downloads that show them."""
     L, d = settings.L, settings.d
     if L * d <= FULL_MATRIX_CELLS:
         # Built for these measurements and dropped (never cached: up to 4 MB, which
@@ -64,9 +60,6 @@ TABLE_RADIUS = 5
 
 settings = blocks.even_d_page("Similarity", "the closed forms need sine/cosine pairs")
 d, L = settings.d, settings.L
-# What this page's caches and sections are keyed by: Streamlit hashes a dataclass through
-# dataclasses.asdict at every call, a tuple of the same values in less than half the time.
-settings_values = astuple(settings)
 # One element for the text and its two formulas (a page's elements each cost its every rerun, and these come
 # before its first chart).
 st.markdown(
@@ -96,7 +89,7 @@ def measured_where(curves: similarity.SimilarityCurves, measured: similarity.Mea
 
 
 def against_reference(ref: int) -> None:
-    curves, _, method = reference_curves(settings_values, ref)
+    curves, _, method = reference_curves(settings, ref)
     st.header(f"Every position against position {ref}")
     blocks.chart(similarity.similarity_figure(curves, title=f"Similarity to position {ref} ({shape})"),
                  key="similarity_lines")
@@ -106,7 +99,7 @@ def against_reference(ref: int) -> None:
 
 
 def reference_numbers(ref: int) -> None:
-    curves, _, _ = reference_curves(settings_values, ref)
+    curves, _, _ = reference_curves(settings, ref)
     near = np.arange(max(0, ref - TABLE_RADIUS), min(L, ref + TABLE_RADIUS + 1))
     labels = similarity.metric_labels(ref, L)
     numbers = blocks.row()
@@ -126,7 +119,7 @@ def reference_numbers(ref: int) -> None:
 
 
 def closed_form(ref: int) -> None:
-    curves, measured, _ = reference_curves(settings_values, ref)
+    curves, measured, _ = reference_curves(settings, ref)
     where = measured_where(curves, measured)
     difference = float(np.abs(measured.values - measured.closed).max())
     st.header("The closed form")
@@ -156,7 +149,7 @@ def closed_form(ref: int) -> None:
 
 
 def closed_form_table(ref: int) -> pd.DataFrame:
-    measured = reference_curves(settings_values, ref)[1]
+    measured = reference_curves(settings, ref)[1]
     return similarity.closed_form_table(by_offset, measured=measured.values, measured_first_offset=measured.first - ref)
 
 
@@ -166,12 +159,12 @@ def reference_sections() -> None:
         "ref", "Reference position", default=min(20, L - 1), low=0, high=L - 1,
         help="Every position is compared with this one (seed 001 uses 20).",
     )
-    blocks.cached_section("similarity_lines", lambda: against_reference(ref), settings_values, ref)
+    blocks.cached_section("similarity_lines", lambda: against_reference(ref), settings, ref)
     blocks.first_chart_sent()
-    blocks.downloads("these curves", lambda: similarity.similarity_table(reference_curves(settings_values, ref)[0]),
+    blocks.downloads("these curves", lambda: similarity.similarity_table(reference_curves(settings, ref)[0]),
                      key="similarity_lines")
-    blocks.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings_values, ref)
-    blocks.cached_section("similarity_closed_form", lambda: closed_form(ref), settings_values, ref)
+    blocks.cached_section("similarity_numbers", lambda: reference_numbers(ref), settings, ref)
+    blocks.cached_section("similarity_closed_form", lambda: closed_form(ref), settings, ref)
     blocks.downloads("the closed form and the measured points", lambda: closed_form_table(ref),
                      key="similarity_closed_form")
     snippet["ref"] = ref
@@ -219,12 +212,12 @@ def offset_matrix_table() -> pd.DataFrame:
 snippet: dict[str, int] = {}
 blocks.fragment(reference_sections)
 if L > 1:
-    blocks.cached_section("similarity_reference_play", reference_play, settings_values)
+    blocks.cached_section("similarity_reference_play", reference_play, settings)
     blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
                      key="similarity_reference_play")
 else:
     st.caption("With one position the reference cannot move: Play, which slides it along the positions, needs L ≥ 2.")
-blocks.cached_section("similarity_matrix", offset_matrix, settings_values)
+blocks.cached_section("similarity_matrix", offset_matrix, settings)
 blocks.downloads("the matrix's values", offset_matrix_table, key="similarity_matrix")
 blocks.reproduce(
     similarity.similarity_code(

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import io
 import time
@@ -18,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer import figures, presentation
 from explorer.settings import Settings, even_settings
-from explorer.ui import controls, navigation
+from explorer.ui import cached, controls, navigation
 from explorer.ui.classroom import presented_screen, presenting
 
 #: Plotly's mode bar keeps "download as PNG"; the logo link is noise in a classroom.
@@ -202,9 +201,7 @@ SECTION_CACHE_ENTRIES = 96
 # but cache_data pickles them when a section is drawn and unpickles them at every replay (a
 # chart's JSON, up to 1.5 MB); a replayed element is copied into the session's message anyway.
 # Warm reruns at the largest settings: Waves 15.0 -> 13.8 ms, Matrix 10.0 -> 8.7 (rerun_cost.py).
-# Settings hashed as its fields' tuple: Streamlit hashes a dataclass as dataclasses.asdict's deep copy
-# of it, twice the time (about 0.26 against 0.11 ms a section on Attention's).
-@st.cache_resource(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False, hash_funcs={Settings: dataclasses.astuple})
+@st.cache_resource(max_entries=SECTION_CACHE_ENTRIES, show_spinner=False, hash_funcs=cached.SETTINGS_HASH)
 def _drawn_once(name: str, inputs: tuple, _draw: Callable[[], None]) -> None:
     """Run ``_draw``: st.cache_resource records the elements it draws, and a hit replays them."""
     _draw()
