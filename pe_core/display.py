@@ -345,5 +345,11 @@ def line_envelope(x: object, y: object, max_points: int) -> tuple[np.ndarray, np
     rows = np.arange(starts.size)
     lowest = index[rows, np.argmin(values, axis=1)]
     highest = index[rows, np.argmax(values, axis=1)]
-    keep = np.unique(np.r_[0, lowest, highest, y.size - 1])
+    # Bin after bin, so each bin's two in order make them all increasing (np.unique would sort them):
+    # only a bin whose extremes are one point, or the first or last point, repeats an index.
+    keep = np.empty(2 * starts.size + 2, dtype=np.intp)
+    keep[0], keep[-1] = 0, y.size - 1
+    np.minimum(lowest, highest, out=keep[1:-1:2])
+    np.maximum(lowest, highest, out=keep[2:-1:2])
+    keep = keep[np.r_[True, keep[1:] != keep[:-1]]]
     return x[keep], y[keep]
