@@ -108,20 +108,65 @@ def _closest_pair_direct(P: np.ndarray) -> tuple[float, int]:
     on the offset (true for even d, not for odd d). One monotone column (integer or scaled
     positions) needs offset 1 only: :math:`|v_{k+o} - v_k| \ge |v_{k+1} - v_k|` for every k
     and o >= 1, and rounding the difference and its square keeps that order, so no later
-    offset would be strictly closer.
+    offset would be strictly closer. Only the offsets that ``_closest_offsets`` cannot rule out
+    are walked: the same numbers, each offset's distances computed as the walk over all of them
+    computes them (the learned table's 334 rows of d = 300: 2.4 ms instead of 12.8; an odd d's
+    2048 positions: 35 ms instead of 440).
     """
     if P.shape[1] == 1 and P.shape[0] > 1:
         steps = np.diff(P[:, 0])
         if np.all(steps >= 0) or np.all(steps <= 0):
             diff = P[1:] - P[:-1]
             return math.sqrt(float(np.einsum("kj,kj->k", diff, diff).min())), 1
+    offsets = _closest_offsets(P) if P.shape[0] > 2 else None
     best, best_offset = math.inf, 0
-    for offset in range(1, P.shape[0]):
+    for offset in range(1, P.shape[0]) if offsets is None else offsets.tolist():
         diff = P[offset:] - P[:-offset]
         smallest = float(np.einsum("kj,kj->k", diff, diff).min())
         if smallest < best:
             best, best_offset = smallest, offset
     return math.sqrt(best), best_offset
+
+
+#: Pairs ``_closest_offsets`` estimates at a time (2 MiB of float64).
+SCREEN_PAIRS = 2**18
+
+
+def _closest_offsets(P: np.ndarray) -> np.ndarray | None:
+    r"""The offsets o at which some pair P[k], P[k+o] may be the closest of all, ascending (None:
+    values too large or not finite to screen, walk every offset).
+
+    Every squared distance is estimated from the Gram matrix, :math:`\lVert a\rVert^2 +
+    \lVert b\rVert^2 - 2\,a \cdot b` (BLAS: d multiply-adds a pair in its fastest loop, where the
+    walk subtracts, squares and sums d values, array by array). In floating point the estimate and the walk's
+    :math:`\sum_j (a_j - b_j)^2` are each within :math:`5\gamma_{d+2} (\lVert a\rVert^2 +
+    \lVert b\rVert^2)` of the true value (:math:`\gamma_m = m u/(1 - m u)`, u = 2^-53, any
+    order of summation), so they differ by less than ``margin`` = :math:`16 (d+2) u \cdot 2
+    \max_k \lVert P_k\rVert^2` (plus underflow's absolute error). An offset whose smallest
+    estimate is more than twice that above the smallest estimate of all has, in the walk's
+    arithmetic, a smallest distance strictly above the walk's minimum: it cannot be the first
+    offset to reach it.
+    """
+    rows, width = P.shape
+    squares = np.einsum("kj,kj->k", P, P)
+    largest = float(squares.max())
+    if not math.isfinite(largest) or largest > 1e300:
+        return None
+    margin = 16.0 * (width + 2) * 2.0**-53 * 2.0 * largest + 2.0**-1000
+    smallest = np.full(rows, np.inf)  # smallest[o]: the smallest estimate at offset o
+    block = max(1, min(rows - 1, SCREEN_PAIRS // rows))
+    for first in range(0, rows - 1, block):
+        count, later = min(block, rows - 1 - first), rows - first
+        # Row i of the block against rows first.. (column c), laid out with a row stride of one
+        # more than the rows' width: column o of the skewed view is offset o = c - i (padding: inf).
+        width_padded = later + count
+        skewed = np.full(count * (width_padded + 1), np.inf)
+        estimate = skewed[: count * width_padded].reshape(count, width_padded)[:, :later]
+        np.add(squares[first : first + count, None], squares[None, first:], out=estimate)
+        estimate -= 2.0 * (P[first : first + count] @ P[first:].T)
+        by_offset = skewed.reshape(count, width_padded + 1)[:, 1:later].min(axis=0)
+        np.minimum(smallest[1:later], by_offset, out=smallest[1:later])
+    return np.flatnonzero(smallest <= smallest[1:].min() + 2.0 * margin)
 
 
 def _closest_pair_by_offset(L: int, d: int, n: float, convention: str) -> tuple[float, int]:

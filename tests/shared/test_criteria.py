@@ -201,6 +201,53 @@ def test_sinusoid_largest_abs_at_the_largest_settings_reads_the_whole_matrix() -
         assert criteria.sinusoid_largest_abs([(0, 16384)], 2048, n, convention) == direct == 1.0
 
 
+def offsets_walk(P: np.ndarray) -> tuple[float, int]:
+    """The closest pair by walking every offset, as _closest_pair_direct did before its screen."""
+    best, best_offset = math.inf, 0
+    for offset in range(1, P.shape[0]):
+        diff = P[offset:] - P[:-offset]
+        smallest = float(np.einsum("kj,kj->k", diff, diff).min())
+        if smallest < best:
+            best, best_offset = smallest, offset
+    return math.sqrt(best), best_offset
+
+
+def closest_pair_cases() -> list[np.ndarray]:
+    rng = np.random.default_rng(1)
+    cases = []
+    for rows in (3, 4, 17, 334, 700):
+        for width in (1, 2, 17, 300):
+            cases += [
+                rng.standard_normal((rows, width)),
+                np.round(rng.standard_normal((rows, width))),  # ties at many offsets
+                rng.integers(0, 2, (rows, width)).astype(np.float64),  # binary codes' distances
+                np.repeat(rng.standard_normal((rows, width)), 3, axis=0)[:rows],  # distance 0
+                rng.standard_normal((rows, width)) * 1e-160,  # squares in the subnormals
+                rng.standard_normal((rows, width)) * 1e150,  # too large to screen: walked
+            ]
+    for d in (17, 301):  # odd d: the distance by offset depends on k
+        cases += [pe_core.positional_encoding(600, d),
+                  pe_core.positional_encoding(600, d, 2.0, convention="tensor2tensor")]
+    return cases
+
+
+@pytest.mark.parametrize("P", closest_pair_cases(), ids=lambda P: f"{P.shape[0]}x{P.shape[1]}")
+def test_closest_pair_screened_is_the_walk_over_every_offset(P) -> None:
+    # Bit for bit the same distance and the same (first) offset as walking every offset.
+    assert criteria._closest_pair_direct(P) == offsets_walk(P)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.integers(3, 40), width=st.integers(1, 24), scale=st.sampled_from([1.0, 1e-3, 1e6]),
+    seed=st.integers(0, 2**32 - 1), whole=st.booleans(),
+)
+def test_closest_pair_screened_ties_are_the_walks(rows, width, scale, seed, whole) -> None:
+    values = np.random.default_rng(seed).standard_normal((rows, width)) * 3
+    P = (np.round(values) if whole else values) * scale
+    assert criteria._closest_pair_direct(P) == offsets_walk(P)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     values=st.lists(
