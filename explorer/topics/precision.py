@@ -276,10 +276,15 @@ def errors(
     and the count of differing columns are those of the sines and of the cosines (an odd d's
     last pair is a lone sine).
     """
-    k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
-    both = np.concatenate([k, k + 1])
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)
-    sin64, cos64 = pe_core.sin_cos_outer(both.astype(np.float64), w)
+    if positions is None:
+        k = grid()
+        both = np.concatenate([k, k + 1])
+        sin64, cos64 = _grid_reference(settings.d, settings.n, settings.convention)
+    else:
+        k = np.asarray(positions, dtype=np.int64)
+        both = np.concatenate([k, k + 1])
+        sin64, cos64 = pe_core.sin_cos_outer(both.astype(np.float64), w)
     cosines = settings.d // 2
     window = max(int(settings.L), 1)
     first = (both // window) * window  # the "relative" windows
@@ -301,6 +306,24 @@ def errors(
         max_error[NAMES[dtype, method]] = error
         telling[NAMES[dtype, method]] = differ.astype(np.float64)
     return Errors(k, max_error, telling)
+
+
+#: Grid references kept (``_grid_reference``): 1 MB each at d = 300, 6.6 MB at d = 2048.
+GRID_REFERENCES_KEPT = 4
+
+
+@functools.lru_cache(maxsize=GRID_REFERENCES_KEPT)
+def _grid_reference(d: int, n: float, convention: str) -> tuple[np.ndarray, np.ndarray]:
+    """``errors``' float64 sines and cosines (``pe_core.sin_cos_outer``) of the grid's positions, then
+    of each plus one, read-only. They do not depend on L: the page asks for the series in two groups
+    (those of the relative offset depend on L, the others are cached without it), and each group and
+    each L step read the same ones, computed once (2.3 ms of each at d = 300)."""
+    k = grid()
+    both = np.concatenate([k, k + 1]).astype(np.float64)
+    reference = pe_core.sin_cos_outer(both, pe_core.frequencies(d, n, convention))
+    for values in reference:
+        values.flags.writeable = False
+    return reference
 
 
 def column_errors(settings: Settings, column: int, positions: np.ndarray | None = None) -> dict[str, np.ndarray]:

@@ -249,6 +249,16 @@ def test_errors_against_an_independent_float64_reference() -> None:
         assert result.max_error[pr.NAMES[(dtype, "cast")]].max() > 2.0 ** -(FORMATS[dtype][1] + 2)
 
 
+def test_errors_on_the_grid_read_the_reference_of_their_own_settings() -> None:
+    # The grid's float64 sines and cosines are kept by d, n and convention: the same errors, to the
+    # bit, as those computed from the positions, whatever was asked for before.
+    for settings in (SMALL, replace(SMALL, d=17, convention="tensor2tensor"), replace(SMALL, n=2.0), SMALL):
+        kept, computed = pr.errors(settings), pr.errors(settings, pr.grid())
+        for name in pr.NAMES.values():
+            np.testing.assert_array_equal(kept.max_error[name], computed.max_error[name])
+            np.testing.assert_array_equal(kept.telling[name], computed.telling[name])
+
+
 def test_column_errors_are_one_column_of_the_rows() -> None:
     settings = replace(SMALL, layout="concatenated")
     positions = np.array([2, 3000, 777_777])
