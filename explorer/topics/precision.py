@@ -125,7 +125,20 @@ def round_to(x: object, dtype: str) -> np.ndarray:
     if x.dtype.kind not in "f":
         x = x.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        return x.astype(NUMPY_DTYPES[dtype], copy=False).astype(np.float32, copy=False)
+        rounded = x.astype(NUMPY_DTYPES[dtype], copy=False)
+    if dtype in _BYTE_VALUES:
+        return _BYTE_VALUES[dtype].take(rounded.view(np.uint8).reshape(-1)).reshape(rounded.shape)
+    return rounded.astype(np.float32, copy=False)
+
+
+#: Each 8-bit format's 256 values (NaN included) as float32, indexed by their bytes: ml_dtypes' own
+#: cast of each, so a lookup is that cast to the bit, at a fifth of its cost (it converts value by
+#: value, 3.5-5 ms per million against 1 for the lookup; the 8-bit series' arrays are half a million
+#: values a run at d = 300).
+_BYTE_VALUES: dict[str, np.ndarray] = {
+    name: np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32)
+    for name, dtype in NUMPY_DTYPES.items() if dtype.itemsize == 1
+}
 
 
 # ------------------------------------------------------------------------ the encodings

@@ -116,6 +116,23 @@ def test_round_to_is_the_ml_dtypes_cast_and_a_frexp_rounding(dtype: str) -> None
     assert not np.isfinite(got[normal][~finite]).any()
 
 
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_round_to_8_bit_formats_is_the_cast_to_the_bit(dtype: str) -> None:
+    # The byte table's lookup against ml_dtypes' own cast back to float32: every byte, NaN's bits,
+    # signed zeros and infinities, from float64 and float32, and the shape of a scalar.
+    kind = FORMATS[dtype][0]
+    every_value = np.arange(256, dtype=np.uint8).view(kind).astype(np.float64)
+    x = np.concatenate([every_value, np.random.default_rng(0).uniform(-500, 500, 5_000),
+                        [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300, -1e-300]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        sources = (x, x.astype(np.float32))
+    for values in sources:
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = values.astype(kind).astype(np.float32)
+        np.testing.assert_array_equal(pr.round_to(values, dtype).view(np.uint32), expected.view(np.uint32))
+    assert pr.round_to(3.3, dtype).shape == () and pr.round_to(np.ones((2, 3)), dtype).shape == (2, 3)
+
+
 def test_round_to_each_format() -> None:
     x = np.array([1 / 3, 1e7 + 1, 70000.0])
     assert pr.round_to(x, "float32").tolist() == [np.float32(1 / 3), 1e7 + 1, 70000.0]
