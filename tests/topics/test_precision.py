@@ -388,6 +388,35 @@ def test_summary_table() -> None:
     }
 
 
+def test_summary_tables_are_the_frames_of_their_rows() -> None:
+    # The summary and its words against frames built here row by row, from each series' numbers.
+    settings = replace(SMALL, L=9)
+    result = pr.results(settings)
+    table = pr.summary_table(result.errors, result.neighbours)
+    rows = {}
+    for name, error in result.errors.max_error.items():
+        row = {}
+        for bound in pr.ERROR_BOUNDS:
+            inside = error[result.errors.positions <= bound]
+            finite = inside[np.isfinite(inside)]
+            row[pr.largest_error_column(bound)] = float(finite.max()) if finite.size else math.nan
+        scan = result.neighbours[name]
+        row[pr.FIRST_EQUAL] = math.nan if scan.first_equal is None else float(scan.first_equal)
+        row[pr.FIRST_NONFINITE] = math.nan if scan.first_nonfinite is None else float(scan.first_nonfinite)
+        row[pr.SEARCHED] = float(scan.limit)
+        rows[name] = row
+    expected = pd.DataFrame.from_dict(rows, orient="index").rename_axis("dtype · method")
+    pd.testing.assert_frame_equal(table, expected)
+    words = expected.drop(columns=pr.SEARCHED).astype(object)
+    for column in words.columns:
+        words[column] = [
+            (f"{v:.3g}" if math.isfinite(v) else "n/a") if column.startswith("largest error")
+            else (f"{int(v):,}" if math.isfinite(v) else f"none below {pr.power_text(int(limit))}")
+            for v, limit in zip(expected[column], expected[pr.SEARCHED], strict=True)
+        ]
+    pd.testing.assert_frame_equal(pr.display_summary(table), words)
+
+
 def test_a_larger_d_tells_neighbours_apart_in_more_columns() -> None:
     counts = [pr.telling_at(replace(SMALL, d=d), "bfloat16") for d in (16, 32, 64)]
     assert counts[0] < counts[1] < counts[2] and counts[2] <= 64
