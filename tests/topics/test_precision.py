@@ -118,11 +118,15 @@ def test_round_to_is_the_ml_dtypes_cast_and_a_frexp_rounding(dtype: str) -> None
 
 @pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
 def test_round_to_8_bit_formats_is_the_cast_to_the_bit(dtype: str) -> None:
-    # The byte table's lookup against ml_dtypes' own cast back to float32: every byte, NaN's bits,
+    # The table's lookup against ml_dtypes' own cast, bit for bit: every byte of the format, values
+    # around its ties (exact ties, and a float64 hair off one that float32 rounds onto it), NaN,
     # signed zeros and infinities, from float64 and float32, and the shape of a scalar.
     kind = FORMATS[dtype][0]
-    every_value = np.arange(256, dtype=np.uint8).view(kind).astype(np.float64)
-    x = np.concatenate([every_value, np.random.default_rng(0).uniform(-500, 500, 5_000),
+    every_value = np.unique(np.arange(256, dtype=np.uint8).view(kind).astype(np.float64))
+    finite = every_value[np.isfinite(every_value)]
+    ties = (finite[1:] + finite[:-1]) / 2
+    x = np.concatenate([every_value, ties, ties * (1 + 2.0**-30), ties * (1 - 2.0**-30),
+                        np.random.default_rng(0).uniform(-500, 500, 5_000),
                         [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300, -1e-300]])
     with np.errstate(over="ignore", invalid="ignore"):
         sources = (x, x.astype(np.float32))
@@ -131,6 +135,23 @@ def test_round_to_8_bit_formats_is_the_cast_to_the_bit(dtype: str) -> None:
             expected = values.astype(kind).astype(np.float32)
         np.testing.assert_array_equal(pr.round_to(values, dtype).view(np.uint32), expected.view(np.uint32))
     assert pr.round_to(3.3, dtype).shape == () and pr.round_to(np.ones((2, 3)), dtype).shape == (2, 3)
+    assert pr.round_to(np.ones((3, 4))[:, ::2], dtype).shape == (3, 2)
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_round_to_8_bit_formats_reads_the_bits_that_decide(dtype: str) -> None:
+    # Each index of the table from float32 bit patterns with other low bits than the ones it was
+    # made from (any set: the round bit's tie broken or not): the same as ml_dtypes' cast.
+    kind = FORMATS[dtype][0]
+    shift = 21 - int(ml_dtypes.finfo(kind).nmant)
+    high = np.arange(1 << (31 - shift), dtype=np.uint32) << np.uint32(shift + 1)
+    rng = np.random.default_rng(1)
+    for low in (rng.integers(1, 1 << (shift + 1), high.size, dtype=np.uint32), np.uint32((1 << (shift + 1)) - 1),
+                np.uint32(1 << shift), np.uint32(0)):
+        x = (high | low).view(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = x.astype(kind).astype(np.float32)
+        np.testing.assert_array_equal(pr.round_to(x, dtype).view(np.uint32), expected.view(np.uint32))
 
 
 def test_round_to_each_format() -> None:
