@@ -191,11 +191,15 @@ def pair_values(k: object, w: np.ndarray, dtype: str, method: str, window: int =
 
 def _sin_cos_in(theta: np.ndarray, dtype: str) -> tuple[np.ndarray, np.ndarray]:
     """sin and cos of the dtype's angles (float32 holding values of the dtype), in float32, rounded
-    to the dtype: looked up (``_sin_cos_table``) for the formats narrower than float32."""
+    to the dtype: looked up (``_sin_cos_table``) for the formats narrower than float32.
+
+    ``take`` with an index of NumPy's own integer type (intp), made once for both tables: indexing
+    with the uint32 index converted it for each table and took a slower path, 2-3x the time (60,000
+    angles: 0.7-1.7 ms -> 0.2-0.5 ms)."""
     if dtype in _TABLE_SHIFT:
         sin_table, cos_table = _sin_cos_table(dtype)
-        index = theta.view(np.uint32) >> np.uint32(_TABLE_SHIFT[dtype])
-        return sin_table[index], cos_table[index]
+        index = (theta.view(np.uint32) >> np.uint32(_TABLE_SHIFT[dtype])).astype(np.intp)
+        return sin_table.take(index), cos_table.take(index)
     with np.errstate(over="ignore", invalid="ignore"):
         return round_to(np.sin(theta), dtype), round_to(np.cos(theta), dtype)
 
