@@ -363,16 +363,29 @@ def _grid_reference(d: int, n: float, convention: str) -> tuple[np.ndarray, np.n
 
 
 def column_errors(settings: Settings, column: int, positions: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """|P~[k, column] - P[k, column]| on the grid, per series: only that column's pair is computed."""
+    """|P~[k, column] - P[k, column]| on the grid, per series: only that column's pair is computed.
+
+    As in ``errors``, the float64 values (the reference, and rounded to each dtype the "cast"
+    series) and the relative windows' float64 phases are computed once for the five dtypes.
+    """
     k = grid() if positions is None else np.asarray(positions, dtype=np.int64)
     column = min(max(int(column), 0), settings.d - 1)
     pair, is_sine = pe_core.column_pairs(settings.d, settings.layout)
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)[pair[column] : pair[column] + 1]
-    exact = pe_core.sin_cos_outer(k.astype(np.float64), w)[0 if is_sine[column] else 1][:, 0]
+    which = 0 if is_sine[column] else 1  # the sine or the cosine of the pair
+    exact = pe_core.sin_cos_outer(k.astype(np.float64), w)[which]
+    window = max(int(settings.L), 1)
+    first = (k // window) * window
+    phase = window_phase(first, w)
     out = {}
-    for key in SERIES:
-        s, c = pair_values(k, w, *key, settings.L)
-        out[NAMES[key]] = np.abs((s if is_sine[column] else c)[:, 0].astype(np.float64) - exact)
+    for dtype, method in SERIES:
+        if method == "cast":
+            value = round_to(exact, dtype)
+        elif method == "relative":
+            value = _sin_cos_in(relative_angles(round_to(phase, dtype), k - first, w, dtype), dtype)[which]
+        else:
+            value = pair_values(k, w, dtype, method, window)[which]
+        out[NAMES[dtype, method]] = np.abs(value[:, 0].astype(np.float64) - exact[:, 0])
     return out
 
 
@@ -752,9 +765,12 @@ def display_summary(table: pd.DataFrame) -> pd.DataFrame:
 def what_helps(summary: pd.DataFrame, L: int) -> dict[str, str]:
     """One sentence per format: what to do about it, from the numbers of ``summary_table``."""
     worst = largest_error_column(LAST_POSITION)
+    # The columns read, as dicts by series: a row of the frame (summary.loc) cost 20 us each, fifteen a run.
+    read = {column: summary[column].to_dict() for column in (worst, FIRST_EQUAL, FIRST_NONFINITE, SEARCHED)}
     advice = {}
     for dtype in DTYPES:
-        cast, low, relative = (summary.loc[NAMES[dtype, method]] for method in ("cast", "low", "relative"))
+        cast, low, relative = ({column: by_series[NAMES[dtype, method]] for column, by_series in read.items()}
+                               for method in ("cast", "low", "relative"))
         exact = 2 ** MANTISSA_BITS[dtype]
         if not math.isfinite(low[FIRST_EQUAL]):
             text = (
