@@ -154,6 +154,26 @@ def test_round_to_8_bit_formats_reads_the_bits_that_decide(dtype: str) -> None:
         np.testing.assert_array_equal(pr.round_to(x, dtype).view(np.uint32), expected.view(np.uint32))
 
 
+def test_round_to_float16_from_float32_is_numpys_cast_to_the_bit() -> None:
+    # The bit arithmetic against NumPy's casts there and back: every float16 value, each tie between
+    # two of them and the float32 values either side, the subnormals' and the overflow's edges, random
+    # bit patterns (NaN payloads, infinities), and shapes.
+    every_value = np.arange(2**16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    finite = np.unique(every_value[np.isfinite(every_value)])
+    ties = ((finite[1:].astype(np.float64) + finite[:-1]) / 2).astype(np.float32)
+    x = np.concatenate([
+        every_value, ties, np.nextafter(ties, np.float32(np.inf)), np.nextafter(ties, np.float32(-np.inf)),
+        np.array([65504, 65519.996, 65520, 65536, 2.0**-14, 2.0**-24, 2.0**-25, 3e38], dtype=np.float32),
+        np.random.default_rng(2).integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+    ])
+    x = np.concatenate([x, -x])
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = x.astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(pr.round_to(x, "float16").view(np.uint32), expected.view(np.uint32))
+    assert pr.round_to(np.float32(3.3), "float16").shape == ()
+    assert pr.round_to(np.ones((3, 4), np.float32)[:, ::2], "float16").shape == (3, 2)
+
+
 def test_round_to_each_format() -> None:
     x = np.array([1 / 3, 1e7 + 1, 70000.0])
     assert pr.round_to(x, "float32").tolist() == [np.float32(1 / 3), 1e7 + 1, 70000.0]
