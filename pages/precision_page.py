@@ -26,7 +26,7 @@ def precision_scan(
     return pr.scan_fastest_pair(dtype, method, w0, window, start, limit)
 
 
-@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=32, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def precision_series(settings: Settings, relative: bool) -> pr.Results:
     """Errors against float64 on ~200 positions up to 10^7 and the exact search for the first k with
     P[k] = P[k+1] after rounding (below ``pr.search_limit``) of the "relative" series, or of all the others.
@@ -51,7 +51,7 @@ def summary_table() -> pd.DataFrame:
     return pr.summary_table(result.errors, result.neighbours)
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def precision_column(settings: Settings, column: int) -> dict[str, np.ndarray]:
     """The same errors for one column of P."""
     return pr.column_errors(settings, column)

@@ -12,13 +12,13 @@ from explorer.ui import blocks, cached, controls
 # --- this page's cached computations (st.cache_data: shared by every session) ---
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def measured_scorecard(settings: Settings, offset: int) -> sc.Scorecard:
     """Every scheme x criterion of the Criteria scorecard (explorer.topics.scorecard; ~1 s at the largest)."""
     return sc.evaluate(settings, offset)
 
 
-@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False))
+@cached.page_cache(st.cache_data(max_entries=16, show_spinner=False, hash_funcs=cached.SETTINGS_HASH))
 def scorecard_distances(settings: Settings) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Distance by offset of every scheme, relative to offset 1 (the scorecard's chart)."""
     return sc.distance_by_offset(settings)
