@@ -26,22 +26,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
 from benchmarks.load_test import OWN_D_COUNT, OWN_D_FIRST, OWN_L_FIRST, OWN_MOVE_L_FIRST
 from explorer.page_list import PAGES
-from tests.support.browser_harness import free_port
+from tests.support.browser_harness import StreamlitServer
 from tests.support.st_client import StreamlitSession
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Under callgrind a run is 50-100x slower: a first run of the largest page takes seconds.
+#: Under callgrind a run is 50-100x slower: start-up's visits take minutes, a first run of the largest page seconds.
 RUN_TIMEOUT_S = 600.0
 START_TIMEOUT_S = 600.0
 
@@ -50,30 +46,20 @@ class CountedServer:
     """``streamlit run app.py`` of a checkout under callgrind, counting only between ``start`` and ``stop``."""
 
     def __init__(self, checkout: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self._folder = tempfile.TemporaryDirectory(prefix="pe-instructions-")
         self._out = Path(self._folder.name) / "callgrind.out"
-        self._process = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={self._out}",
-             sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
-             "--server.headless", "true", "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-            cwd=checkout, env={**os.environ, "PYTHONHASHSEED": "0"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or self._process.poll() is not None:
-                    self.close()
-                    raise RuntimeError(f"the server of {checkout} did not start under valgrind") from None
-                time.sleep(0.5)
+        try:
+            self._server = StreamlitServer(
+                "app.py", cwd=checkout, env={"PYTHONHASHSEED": "0"}, start_timeout_s=START_TIMEOUT_S,
+                wrapper=("valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={self._out}"),
+            )
+        except BaseException:
+            self._folder.cleanup()
+            raise
+        self.url = self._server.url
 
     def _control(self, *args: str) -> None:
-        subprocess.run(["callgrind_control", *args, str(self._process.pid)], capture_output=True, check=True)
+        subprocess.run(["callgrind_control", *args, str(self._server.pid)], capture_output=True, check=True)
 
     def start(self) -> None:
         self._control("--zero")
@@ -88,8 +74,7 @@ class CountedServer:
         return next(int(line.split()[1]) for line in dump.read_text().splitlines() if line.startswith("totals:"))
 
     def close(self) -> None:
-        self._process.terminate()
-        self._process.wait()
+        self._server.stop()
         self._folder.cleanup()
 
 

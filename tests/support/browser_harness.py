@@ -50,13 +50,15 @@ class StreamlitServer:
 
     def __init__(
         self, script: str | Path = "app.py", *, cwd: Path = REPO_ROOT, extra_args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None, file_watcher: str | None = "none",
+        env: Mapping[str, str] | None = None, file_watcher: str | None = "none", wrapper: Sequence[str] = (),
+        start_timeout_s: float = SERVER_START_TIMEOUT_S,
     ) -> None:
         """``extra_args`` go after the defaults on the command line (so they override them);
         ``env`` is added to the environment of the server; ``file_watcher`` is
         server.fileWatcherType ("none": nothing is edited during a run, and polling files would
         only take CPU from the tests), or None for what the project's config says, as a plain
-        ``streamlit run app.py`` has it.
+        ``streamlit run app.py`` has it. ``wrapper`` runs the server (valgrind and its options,
+        benchmarks/instructions.py), which may then take up to ``start_timeout_s`` to answer.
 
         Every server here talks to 127.0.0.1 only. Without ``server.address`` a headless
         server asks checkip.amazonaws.com for its external address (for its start-up
@@ -68,7 +70,7 @@ class StreamlitServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)  # noqa: SIM115
         command = [
-            sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
+            *wrapper, sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             *(("--server.fileWatcherType", file_watcher) if file_watcher is not None else ()),
             "--server.address", "127.0.0.1",
@@ -82,7 +84,7 @@ class StreamlitServer:
             env={**os.environ, "PYTHONUNBUFFERED": "1", **no_outside, **(env or {})},
         )
         try:
-            self._wait_healthy(SERVER_START_TIMEOUT_S)
+            self._wait_healthy(start_timeout_s)
         except BaseException:
             self.stop()
             raise
