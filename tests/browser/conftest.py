@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from support.browser_harness import CHROMIUM, VIEWPORT, StreamlitServer, launch_chromium
@@ -38,8 +39,38 @@ def browser() -> Iterator[object]:
     expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
+        open_context = chromium.new_context
+
+        def new_context(**options: object) -> object:
+            context = open_context(**options)
+            context.on("request", lambda request: OUTSIDE_REQUESTS.append(request.url)
+                       if leaves_the_machine(request.url) else None)
+            return context
+
+        chromium.new_context = new_context
         yield chromium
         chromium.close()
+
+
+#: The address of every request a page of this module's browser made past this machine, since the
+#: last test's end: a page asks its own server for everything, the tab's icon too (for a Material
+#: icon Streamlit had the browser fetch it from fonts.gstatic.com: nothing on a school's offline
+#: server, and a call out from a self-hosted app).
+OUTSIDE_REQUESTS: list[str] = []
+
+
+def leaves_the_machine(url: str) -> bool:
+    """A request over the network (not data: or blob:) to a host other than this machine's loopback."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in ("127.0.0.1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def no_request_leaves_the_machine() -> Iterator[None]:
+    """After every browser test: none of its pages asked anything of another machine."""
+    OUTSIDE_REQUESTS.clear()
+    yield
+    assert not OUTSIDE_REQUESTS, f"requests that left the machine: {OUTSIDE_REQUESTS}"
 
 
 # Session scope: one server per test process for every browser file (each test has a session

@@ -227,6 +227,8 @@ def test_sidebar_navigation_keeps_the_settings(app_server: str, page) -> None:
             expected["L"] = "301"
             wait_for_url(page, path, **expected)
             expect(sidebar_slider(page, "L: positions")).to_have_attribute("aria-valuetext", "301")
+    # The tab's icon is the app's own, in the page (conftest's no_request_leaves_the_machine).
+    page.wait_for_function("() => document.querySelector('link[rel~=\"icon\"]')?.href.startsWith('data:')")
 
 
 #: What every control on the page shows, sidebar and page alike: each slider's value, each select
@@ -288,25 +290,6 @@ def test_one_back_returns_to_the_view_with_every_key(app_server: str, page, link
 
 def parse_qs_last(query_string: str) -> dict[str, str]:
     return {key: values[-1] for key, values in parse_qs(query_string).items()}
-
-
-def test_no_request_leaves_the_server(app_server: str, page) -> None:
-    """Loading every page asks the app's own server for everything, the browser tab's icon too (for a
-    Material icon Streamlit had the browser fetch it from fonts.gstatic.com: nothing on a school's
-    offline server, and a call out from a self-hosted app)."""
-    server = urlsplit(app_server).netloc
-    outside: list[str] = []
-    page.on("request", lambda request: outside.append(request.url)
-            if urlsplit(request.url).scheme in ("http", "https", "ws", "wss")
-            and urlsplit(request.url).netloc != server else None)
-    page.goto(app_server, timeout=FIRST_LOAD_MS)
-    wait_until_drawn(page, "", timeout=FIRST_LOAD_MS)
-    for path, (_, link, _) in list(PAGES.items())[1:]:
-        page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=link).click()
-        wait_for_url(page, path)
-        wait_until_drawn(page, path)
-    page.wait_for_function("() => document.querySelector('link[rel~=\"icon\"]')?.href.startsWith('data:')")
-    assert not outside, outside
 
 
 #: Pages whose bad URL the browser shows: Home (no chart) and one that wants an even d. The
