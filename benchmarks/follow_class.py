@@ -9,7 +9,7 @@ does (tests/st_client.py): the app opens the teacher's step, and each tab sends 
 every ``POLL_S``, as the browser's ``run_every`` timer does (a tick no sooner than ``POLL_S`` after
 the one before, and at once when the run before took longer). Once every follower shows the first
 step, the class polls for ``SETTLE_S`` (the server's CPU for polling alone is read there), then the
-teacher presses Next ``NEXTS`` times, ``NEXT_EVERY_S`` apart.
+teacher presses Next ``NEXTS`` times, ``NEXT_EVERY_S`` apart (``--next-every``).
 
 A follower sees a Next when its tab has the whole run of the new step's view: the step's page, and
 each of the step's values in the address (one at its default may be left out). The wait is from
@@ -125,8 +125,11 @@ async def follow(base_url: str, follow_query: str, lesson: Class, outcome: Follo
         await session.close()
 
 
-async def teach(base_url: str, lesson: Class, followers: list[Follower], pid: int | None) -> list[str]:
-    """The teacher's tab: the lesson, Share (the follow link), then the Nexts once the class follows."""
+async def teach(
+    base_url: str, lesson: Class, followers: list[Follower], pid: int | None, next_every_s: float
+) -> list[str]:
+    """The teacher's tab: the lesson, Share (the follow link), then the Nexts, ``next_every_s`` apart,
+    once the class follows."""
     failures: list[str] = []
     async with StreamlitSession(base_url, fetch_cookies=True) as teacher:
         known = await teacher.open_page("", f"{LESSON_KEY}={LESSON}")
@@ -151,7 +154,7 @@ async def teach(base_url: str, lesson: Class, followers: list[Follower], pid: in
             lesson.teacher_runs_s.append(known.seconds)
             if not shows_step(known, lesson.steps[number + 1]):
                 failures.append(f"the teacher's Next {number + 1} did not open its step ({known.status})")
-            await asyncio.sleep(max(0.0, clicked + NEXT_EVERY_S - time.monotonic()))
+            await asyncio.sleep(max(0.0, clicked + next_every_s - time.monotonic()))
         deadline = time.monotonic() + LAST_WAIT_S
         while time.monotonic() < deadline and not all(len(f.seen_s) == NEXTS or f.failures for f in followers):
             await asyncio.sleep(0.1)
@@ -172,7 +175,7 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
     start_rss = rss_bytes(pid) if pid else None
     cpu_before = cpu_seconds(pid) if pid else None
     began = time.monotonic()
-    teacher_failures = await teach(base_url, lesson, followers, pid)
+    teacher_failures = await teach(base_url, lesson, followers, pid, args.next_every)
     wall_s = time.monotonic() - began
     peak_rss = rss_bytes(pid) if pid else None
     first = [f.first.seconds for f in followers if f.first is not None]
@@ -193,7 +196,7 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
         "date": datetime.date.today().isoformat(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "scenario": {"name": "follow", "sessions": args.sessions, "lesson": LESSON, "nexts": NEXTS,
-                     "next_every_s": NEXT_EVERY_S, "poll_s": POLL_S},
+                     "next_every_s": args.next_every, "poll_s": POLL_S},
         "followers_ok": ok,
         "wall_s": round(wall_s, 1),
         "first_run_s": first_p,

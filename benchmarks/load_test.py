@@ -407,6 +407,8 @@ def main() -> int:
     parser.add_argument("--leave", action="store_true", help="each session closes when its moves are done")
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds between a run and the next move (default 1; the own scenario never pauses)")
+    parser.add_argument("--next-every", type=float, default=follow_class.NEXT_EVERY_S,
+                        help=f"follow: seconds between the teacher's Nexts (default {follow_class.NEXT_EVERY_S:g})")
     parser.add_argument("--after", type=float, nargs="*", default=[30.0],
                         help="seconds after closing at which to read the server's memory (default 30)")
     parser.add_argument("--url", help="a running server of the app (varied unless --scenarios says otherwise)")
