@@ -39,6 +39,7 @@ def browser() -> Iterator[object]:
     expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
+        # Every context listens, however a test or fixture makes it (its own viewport, a phone's).
         open_context = chromium.new_context
 
         def new_context(**options: object) -> object:
