@@ -308,12 +308,7 @@ def errors(
     phase = window_phase(first, w) if any(method == "relative" for _, method in series) else None
     max_error, telling = {}, {}
     for dtype, method in series:
-        if method == "cast":
-            sin, cos = round_to(sin64, dtype), round_to(cos64, dtype)
-        elif method == "relative":
-            sin, cos = _sin_cos_in(relative_angles(round_to(phase, dtype), both - first, w, dtype), dtype)
-        else:
-            sin, cos = pair_values(both, w, dtype, method, window)
+        sin, cos = _series_values(both, w, dtype, method, window, (sin64, cos64), first, phase)
         # NaN if any value is not finite: np.max and np.maximum keep it.
         error = np.abs(sin[: k.size] - sin64[: k.size]).max(axis=1)
         differ = np.count_nonzero(sin[: k.size] != sin[k.size :], axis=1)
@@ -323,6 +318,20 @@ def errors(
         max_error[NAMES[dtype, method]] = error
         telling[NAMES[dtype, method]] = differ.astype(np.float64)
     return Errors(k, max_error, telling)
+
+
+def _series_values(
+    k: np.ndarray, w: np.ndarray, dtype: str, method: str, window: int,
+    reference: tuple[np.ndarray, np.ndarray], first: np.ndarray, phase: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``pair_values(k, w, dtype, method, window)``, from what every dtype shares, computed once by the
+    caller: ``reference``, pe_core's float64 sines and cosines of k (rounded, the "cast" series), and
+    ``phase``, the float64 phases (``window_phase``) of k's windows, which start at ``first``."""
+    if method == "cast":
+        return round_to(reference[0], dtype), round_to(reference[1], dtype)
+    if method == "relative":
+        return _sin_cos_in(relative_angles(round_to(phase, dtype), k - first, w, dtype), dtype)
+    return pair_values(k, w, dtype, method, window)
 
 
 #: Grid references kept (``_grid_reference``): 1 MB each at d = 300, 6.6 MB at d = 2048.
@@ -354,19 +363,14 @@ def column_errors(settings: Settings, column: int, positions: np.ndarray | None 
     pair, is_sine = pe_core.column_pairs(settings.d, settings.layout)
     w = pe_core.frequencies(settings.d, settings.n, settings.convention)[pair[column] : pair[column] + 1]
     which = 0 if is_sine[column] else 1  # the sine or the cosine of the pair
-    exact = pe_core.sin_cos_outer(k.astype(np.float64), w)[which]
+    reference = pe_core.sin_cos_outer(k.astype(np.float64), w)
     window = max(int(settings.L), 1)
     first = (k // window) * window
     phase = window_phase(first, w)
     out = {}
     for dtype, method in SERIES:
-        if method == "cast":
-            value = round_to(exact, dtype)
-        elif method == "relative":
-            value = _sin_cos_in(relative_angles(round_to(phase, dtype), k - first, w, dtype), dtype)[which]
-        else:
-            value = pair_values(k, w, dtype, method, window)[which]
-        out[NAMES[dtype, method]] = np.abs(value[:, 0].astype(np.float64) - exact[:, 0])
+        value = _series_values(k, w, dtype, method, window, reference, first, phase)[which]
+        out[NAMES[dtype, method]] = np.abs(value[:, 0].astype(np.float64) - reference[which][:, 0])
     return out
 
 
