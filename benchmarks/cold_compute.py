@@ -165,12 +165,9 @@ def similarity(s: Settings, controls: dict) -> None:
         similarity_topic.similarity_from_matrix(P, ref)
         similarity_topic.closed_form_from_encoding(P, s.layout, np.arange(s.L) - ref)
     else:
-        first, measured = similarity_topic.measure_around(
-            s.L, s.d, s.n, layout=s.layout, convention=s.convention, ref=ref,
-            max_cells=similarity_topic.MEASURED_CELLS,
-        )
-        similarity_topic.closed_form_at(np.arange(first, first + measured.size) - ref,
-                                        pe_core.frequencies(s.d, s.n, s.convention))
+        # The page's measured window and its closed form (pages/similarity_page.py, measured_window).
+        first, count = similarity_topic.measure_window(s.L, s.d, ref, similarity_topic.MEASURED_CELLS)
+        similarity_topic.measured_dots(first, count, s.d, s.n, layout=s.layout, convention=s.convention, ref=ref)
     pe_core.offset_matrix_block_average(by_offset, pe_core.block_edges(s.L, similarity_topic.SIMILARITY_BLOCKS))
 
 
