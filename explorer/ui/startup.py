@@ -13,7 +13,9 @@ whenever its last session closes, and a class after a quiet spell would compile 
 Then the start-up heap (modules, warm caches) is frozen out of the garbage collector
 (``gc.freeze``): with Streamlit's per-run ``gc.collect(2)`` turned off
 (``runner.postScriptGC`` in .streamlit/config.toml), Python's own full collections, rarer
-but still needed for cycles, no longer walk those long-lived objects each time.
+but still needed for cycles, no longer walk those long-lived objects each time. Those full
+collections are also made ten times rarer (``hold_full_collections``), and one is made after each
+burst of runs instead, when the class is quiet: a class's sessions grow the heap they walk.
 
 NumPy's BLAS (OpenBLAS) computes in one thread: a server runs many small products for many
 sessions, two runs at a time (explorer.ui.navigation.RUN_SLOTS), and OpenBLAS's other threads,
@@ -82,6 +84,9 @@ MALLOC_ARENAS, MMAP_THRESHOLD_BYTES = 2, 4 * 1024 * 1024
 TRIM_THRESHOLD_BYTES = MMAP_THRESHOLD_BYTES
 #: Seconds without a finished run after which the heap's free pages go back to the system.
 HEAP_RELEASE_INTERVAL_S = 1.0
+#: Python considers a full collection (generation 2) after this many collections of generation 1;
+#: its default is 10.
+FULL_COLLECTION_AFTER = 100
 
 
 @dataclass(frozen=True)
@@ -185,19 +190,35 @@ def release_free_heap() -> bool:
 
 
 async def release_free_heap_when_idle(interval_s: float = HEAP_RELEASE_INTERVAL_S) -> None:
-    """``release_free_heap`` once after each burst of runs, when ``interval_s`` seconds have passed
-    without a run finishing: while runs follow each other the pages given back would be faulted in
-    again by the next run (Rotary's warm rerun 15-16 ms of CPU without releasing, 19 with it every
-    second, rerun_cost.py)."""
+    """A full garbage collection, then ``release_free_heap``, once after each burst of runs, when
+    ``interval_s`` seconds have passed without a run finishing: while runs follow each other the
+    pages given back would be faulted in again by the next run (Rotary's warm rerun 15-16 ms of CPU
+    without releasing, 19 with it every second, rerun_cost.py), and the collection, which holds the
+    GIL, would hold up every run in flight (``hold_full_collections``)."""
     seen = navigation.RUN_SLOTS.finished()
     released = seen
     while True:
         await asyncio.sleep(interval_s)
         now = navigation.RUN_SLOTS.finished()
         if now == seen and now != released:
+            gc.collect()
             release_free_heap()
             released = now
         seen = now
+
+
+def hold_full_collections() -> tuple[int, int, int]:
+    """Python's own full collections, ten times rarer (``FULL_COLLECTION_AFTER``); the thresholds.
+
+    A full collection walks every object not frozen, the sessions' included, with the GIL held, and
+    Python makes one whenever that heap has grown by a quarter: seven in a class of 200 on settings
+    of their own, 60-85 ms each, with every run in flight held up (benchmarks/JOURNAL.md, "2026-12-07,
+    02:51"). Those collections now wait for the class's quiet (``release_free_heap_when_idle``), and
+    still happen, rarer, in a burst that never pauses.
+    """
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
+    return gc.get_threshold()
 
 
 def single_threaded_blas() -> int:
@@ -227,7 +248,8 @@ async def scripts_kept_compiled(runtime: Runtime) -> AsyncIterator[str]:
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """st.App's lifespan: BLAS in one thread, tune malloc, keep the scripts compiled, warm the caches,
-    freeze the start-up heap, then serve, giving the heap's free pages back after each burst of runs."""
+    freeze the start-up heap, hold off full collections, then serve, collecting the garbage and giving
+    the heap's free pages back after each burst of runs."""
     single_threaded_blas()
     tune_malloc()
     runtime = Runtime.instance()
@@ -235,6 +257,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
         await warm_up(runtime, start_up_visits())
         gc.collect()
         gc.freeze()
+        hold_full_collections()
         releasing = asyncio.create_task(release_free_heap_when_idle())
         try:
             yield

@@ -158,6 +158,30 @@ def test_releasing_the_free_heap_gives_back_the_pages_between_live_arrays() -> N
     assert int(freed_mib) > 200  # of the 270 MiB freed
 
 
+def test_start_up_holds_off_full_collections() -> None:
+    """In a fresh interpreter (Python's thresholds last for the process): the same garbage made before
+    and after hold_full_collections, cycles that live long enough to reach the oldest generation, as a
+    session's objects do. After, Python's own full collections are at least five times rarer; the
+    young generations' thresholds are Python's."""
+    script = (
+        "import collections, gc\n"
+        "from explorer.ui import startup\n"
+        "def full_collections_while_making_cycles():\n"
+        "    before = gc.get_stats()[2]['collections']\n"
+        "    alive = collections.deque(maxlen=20_000)\n"
+        "    for _ in range(1_000_000):\n"
+        "        cycle = []; cycle.append(cycle); alive.append(cycle)\n"
+        "    return gc.get_stats()[2]['collections'] - before\n"
+        "default = gc.get_threshold()\n"
+        "untouched = full_collections_while_making_cycles()\n"
+        "held = startup.hold_full_collections()\n"
+        "print(default[2], held[2], held[:2] == default[:2], untouched, full_collections_while_making_cycles())\n"
+    )
+    default, held, young_as_before, untouched, after = in_a_fresh_interpreter(script)
+    assert (int(default), int(held), young_as_before) == (10, startup.FULL_COLLECTION_AFTER, "True")
+    assert int(untouched) >= 5 * max(int(after), 1), (untouched, after)
+
+
 def test_the_server_runs_on_streamlits_performance_extra(server: StreamlitServer) -> None:
     """uvicorn imports uvloop (its event loop) and httptools (its HTTP parser) only to use them
     (its loop and http settings "auto"): both are mapped in the server once a visitor was served."""

@@ -156,9 +156,11 @@ def test_finished_counts_the_runs_that_gave_their_slot_back() -> None:
     assert slots.finished() == 6
 
 
-def test_the_free_heap_is_released_once_after_a_burst_of_runs_never_during_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_free_heap_is_collected_and_released_once_after_a_burst_of_runs_never_during_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """startup.release_free_heap_when_idle: while runs keep finishing, nothing; after a quiet
-    interval, one release; quiet again with no new run, none."""
+    interval, one full garbage collection, then one release; quiet again with no new run, none."""
     import asyncio
 
     from explorer.ui import startup
@@ -166,7 +168,10 @@ def test_the_free_heap_is_released_once_after_a_burst_of_runs_never_during_one(m
     slots = RunSlots(2)
     monkeypatch.setattr(navigation, "RUN_SLOTS", slots)
     released: list[int] = []
-    monkeypatch.setattr(startup, "release_free_heap", lambda: released.append(slots.finished()) or True)
+    events: list[str] = []
+    monkeypatch.setattr(startup.gc, "collect", lambda *args: events.append("collect") or 0)
+    monkeypatch.setattr(startup, "release_free_heap",
+                        lambda: released.append(slots.finished()) or events.append("release") or True)
 
     async def scenario() -> list[int]:
         task = asyncio.create_task(startup.release_free_heap_when_idle(0.05))
@@ -182,3 +187,4 @@ def test_the_free_heap_is_released_once_after_a_burst_of_runs_never_during_one(m
     during = asyncio.run(scenario())
     assert during == []
     assert released == [8]
+    assert events == ["collect", "release"]
