@@ -84,10 +84,11 @@ WHOLE_BOXES = {
 
 
 def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> None:
-    """Typed into every whole-number box: "1e5" is 100000, "32e3" 32000, "1.5e4" 15000 (the browser's
+    """Typed into a whole-number box: "1e5" is 100000, "32e3" 32000, "1.5e4" 15000 (the browser's
     whole-number box read them 1, 32 and 1, silently); "1e9", beyond the limit, is clamped and "1.5"
     rounded, each with a caption under the box saying so. The page uses each value, the URL holds it
-    as a whole number."""
+    as a whole number. The first box gets every case; the others, the same control
+    (controls.number_control), a fraction in scientific notation and the clamp."""
     assert whole_number_boxes() == {("contexts_page", key) for key in WHOLE_BOXES} | {("layers_page", "layer_target")}
     page.goto(f"{app_server}/contexts?parameters=true&code=true", timeout=FIRST_LOAD_MS)
     wait_until_drawn(page, "contexts", timeout=FIRST_LOAD_MS)
@@ -105,19 +106,21 @@ def test_whole_number_boxes_read_scientific_notation(app_server: str, page) -> N
         where = code if "max_position_embeddings" in text else page.locator('[data-testid="stCaptionContainer"]')
         expect(where.filter(has_text=text).first).to_be_visible()
 
-    for key, (label, used) in WHOLE_BOXES.items():
+    for index, (key, (label, used)) in enumerate(WHOLE_BOXES.items()):
         box = page.get_by_role("spinbutton", name=label, exact=True)
         low = 0 if key == "max_positions" else 1
-        for typed, value in (("1e5", 100000), ("1.5e4", 15000), ("32e3", 32000)):
+        scientific = (("1e5", 100000), ("1.5e4", 15000), ("32e3", 32000)) if index == 0 else (("1.5e4", 15000),)
+        for typed, value in scientific:
             type_into(box, key, typed, value)
             shown(used(value))
         type_into(box, key, "1e9", limit)
         shown(used(limit))
         expect(page.get_by_text(f"1000000000 is outside {low}..{limit}: using {limit}.")).to_be_visible()
         save_screenshot(page, f"contexts-{key}-1e9-clamped")
-        type_into(box, key, "1.5", 2)
-        shown(used(2))
-        expect(page.get_by_text("1.5 is not a whole number: using 2.")).to_be_visible()
+        if index == 0:
+            type_into(box, key, "1.5", 2)
+            shown(used(2))
+            expect(page.get_by_text("1.5 is not a whole number: using 2.")).to_be_visible()
         type_into(box, key, "32e3", 32000)
     assert_no_traceback(page)
 
