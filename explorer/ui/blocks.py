@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+import plotly.io._json as plotly_json
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -27,6 +28,13 @@ PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png",
 # "streamlit+explorer" would be merged again for every figure, 2.4 ms each).
 pio.templates["explorer"] = pio.templates.merge_templates(pio.templates["streamlit"], figures.TEMPLATE)
 pio.templates.default = "explorer"
+# Plotly escapes "<", ">", "/" and two line separators in a figure's JSON, one pass over the whole text
+# each, so that the JSON can sit in an HTML <script>. st.plotly_chart's JSON goes into a protobuf string
+# that the browser reads with JSON.parse, which gives the same figure either way, and the app writes no
+# Plotly HTML. Every "/" of a base64 array (one character in 64) became six: the escaping was a third of
+# a chart's cost on the server under a class on settings of its own (benchmarks/JOURNAL.md, "2026-12-07,
+# 04:49"), and the JSON 5 % longer to hash twice and send.
+plotly_json._swap_orjson = ()
 
 
 def even_d_page(title: str, why: str) -> Settings:
