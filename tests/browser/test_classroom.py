@@ -16,6 +16,7 @@ import contextlib
 import io
 import os
 import re
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -339,6 +340,18 @@ PROJECTORS = ({"width": 1920, "height": 1080}, PROJECTOR)
 LEAST_CHART_TEXT_PX = 12
 
 
+#: Counts the app's runs from now on (its script state turning to "running") in ``window.__peRuns``.
+COUNT_RUNS_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    window.__peRuns = 0;
+    window.__peRunObserver?.disconnect();
+    window.__peRunObserver = new MutationObserver(() => {
+        if (app.getAttribute('data-test-script-state') === 'running') window.__peRuns += 1;
+    });
+    window.__peRunObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
 #: Presentation mode's chart text on the larger projector's screen, at least this many times the
 #: smaller's: the screens are 1.5 times apart, and the text was 17 px on both.
 LEAST_TEXT_GROWTH = 1.4
@@ -378,6 +391,8 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
     fonts: dict[str, dict[tuple[str, int], float]] = {f"{size['width']}": {} for size in PROJECTORS}
     sizes = list(PROJECTORS)
     page.set_viewport_size(sizes[0])
+    sent: list[float] = []  # when the page sent each message to the server, to explain a page not redrawn
+    page.on("websocket", lambda socket: socket.on("framesent", lambda _: sent.append(time.monotonic())))
     for index, info in enumerate(PAGES):
         path = address_path(info)
         if index == 0:
@@ -388,12 +403,19 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
             wait_until_drawn(page, path)
         wait_until_settled(page)
         for size in sizes:
-            if size != page.viewport_size:
+            resized = size != page.viewport_size
+            if resized:
+                page.evaluate(COUNT_RUNS_JS)
+                resized_at = time.monotonic()
                 page.set_viewport_size(size)
                 page.wait_for_function(CHARTS_AT_WIDTH_JS)
             where = f"/{path}{query} at {size['width']} x {size['height']}"
             if present:
-                problems += screen_fit_problems(page, where, fonts[f"{size['width']}"], path)
+                unfit = screen_fit_problems(page, where, fonts[f"{size['width']}"], path)
+                if unfit and resized:
+                    unfit.append(f"{where}: since the resize the app ran {page.evaluate('window.__peRuns')} times, "
+                                 f"and the page sent the server {sum(moment > resized_at for moment in sent)} messages")
+                problems += unfit
             problems += describe_chart_text(page.evaluate(CHART_TEXT_JS), where)
             problems += [f"{where}: {label}" for label in page.evaluate(LABELS_CUT_JS, True)]
             problems += [f"{where}: chart {small['chart']} ({small['title']!r}): {small['text']!r} "
