@@ -48,13 +48,14 @@ PAGE_KEYS: dict[str, frozenset[str]] = {
         "wave_positions", "wave_dims", "wave_columns",
         "wave_start",  # when L is longer than the columns' window (300 positions)
         "pair", "k", "code",
+        "play", "circle_play",  # the Play charts drawn on request (explorer.ui.blocks.play_on_request)
     }),
-    "similarity": frozenset({"ref", "code"}),
+    "similarity": frozenset({"ref", "play", "code"}),
     "binary": frozenset({"bits", "transpose", "ref", "code"}),
     "relative": frozenset({
         "delta",
         "window_start",  # when d is larger than the transition matrix's window (128)
-        "pair", "k", "code",
+        "pair", "k", "play", "code",
     }),
     "scorecard": frozenset({"offset", "code"}),
     "pitfalls": frozenset({
@@ -75,9 +76,9 @@ PAGE_KEYS: dict[str, frozenset[str]] = {
         "beta_fast", "beta_slow",  # yarn
         "low_freq", "high_freq",  # llama3
         "partial",  # proportional
-        "rope_pair", "qpos", "kpos", "code",
+        "rope_pair", "qpos", "kpos", "play", "code",
     }),
-    "attention": frozenset({"schemes", "causal", "scaled", "heads", "head", "query", "code"}),
+    "attention": frozenset({"schemes", "causal", "scaled", "heads", "head", "query", "play", "code"}),
     "contexts": frozenset({
         "model", "trained", "target", "factor", "method",
         "parameters",  # shows the boxes below; hidden, they are read all the same

@@ -261,7 +261,6 @@ def learned_chart(settings: Settings, view: View, query: int, scores: np.ndarray
 def play_section(settings: Settings, view: View) -> None:
     L, causal = settings.L, view.causal
     queries, frames = play_frames(settings, view)
-    st.header("The query moving")
     blocks.chart(attention.play_figure(frames, queries, L, title="Play: the weights as the query moves",
                                        columns=blocks.panel_columns()), key="attention_play")
     st.caption(
@@ -294,13 +293,17 @@ def charts() -> None:
         blocks.cached_section("attention_tables", lambda: tables_section(settings, view), L, view.key)
     blocks.fragment(query_section, settings, view, snippet)
     if schemes:
-        blocks.cached_section("attention_play", lambda: play_section(settings, view), settings, view.key)
+        st.header("The query moving")
+        play = blocks.play_on_request("Play: the weights as the query moves")
+        if play is not None:
+            with play:
+                blocks.cached_section("attention_play", lambda: play_section(settings, view), settings, view.key)
 
-        def play_download() -> pd.DataFrame:
-            queries, frames = play_frames(settings, view)
-            return attention.play_table(frames, queries, L)
+                def play_download() -> pd.DataFrame:
+                    queries, frames = play_frames(settings, view)
+                    return attention.play_table(frames, queries, L)
 
-        blocks.downloads("the Play frames' weights", play_download, key="attention_play")
+                blocks.downloads("the Play frames' weights", play_download, key="attention_play")
         blocks.reproduce(
             lambda: attention.attention_code(settings, view, snippet["query"]),
             lambda: attention.attention_code(settings, view, snippet["query"], library="torch"),

@@ -259,11 +259,15 @@ blocks.fragment(transition_section)
 blocks.cached_section("relative_shifted", shifted_maps, settings, delta)
 blocks.downloads(f"P @ M({delta})", lambda: shifted_table("shifted"), key="relative_shifted")
 blocks.downloads(f"PE(k{delta:+d})", lambda: shifted_table("direct"), key="relative_direct")
-# Play's window is the first positions: L changes it only below SHIFT_PLAY_ROWS positions.
-play_rows = relative.shift_play_window(L, d, settings.layout)[0]
-blocks.cached_section("relative_shift_play", shift_play, without_length, delta, play_rows)
-blocks.downloads("the Play frames", lambda: relative.shift_play_table(
-    L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta), key="relative_shift_play")
+play = blocks.play_on_request("Play: P @ M(δ) as δ grows")
+if play is not None:
+    with play:
+        # Play's window is the first positions: L changes it only below SHIFT_PLAY_ROWS positions.
+        play_rows = relative.shift_play_window(L, d, settings.layout)[0]
+        blocks.cached_section("relative_shift_play", shift_play, without_length, delta, play_rows)
+        blocks.downloads("the Play frames", lambda: relative.shift_play_table(
+            L, d, settings.n, layout=settings.layout, convention=settings.convention, delta=delta),
+            key="relative_shift_play")
 blocks.fragment(pair_section)
 blocks.reproduce(
     lambda: relative.relative_code(settings, **snippet),

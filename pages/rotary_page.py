@@ -131,9 +131,12 @@ def pair_section(view: RotaryView, convention: str, snippet: dict[str, int]) -> 
                           convention, pair, m, n)
     blocks.downloads("the four points", lambda: rotary.pair_table(rotary.pair_view(view, pair, m, n)),
                      key="rotary_pair")
-    blocks.cached_section("rotary_pair_play", lambda: pair_play(view, pair, n), inputs, pair, n,
-                          rotary.play_last(float(view.theta()[pair]), L))
-    blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
+    play = blocks.play_on_request("Play: the pair of q turning")
+    if play is not None:
+        with play:
+            blocks.cached_section("rotary_pair_play", lambda: pair_play(view, pair, n), inputs, pair, n,
+                                  rotary.play_last(float(view.theta()[pair]), L))
+            blocks.downloads("the Play frames", lambda: rotary.pair_play_table(view, pair, n), key="rotary_pair_play")
     controls.reseed(("delta", "pair"))
     st.page_link(
         navigation.page("relative"), label=f"Relative positions at δ = {m}, pair {pair}",

@@ -175,7 +175,6 @@ def reference_play() -> None:
         by_offset, title="Play: P[k]·P[r] as r moves"
     )
     swept = [int(name) for name in figure.frame_names]
-    st.header("The reference position, moving")
     blocks.chart(figure, key="similarity_reference_play")
     st.caption(
         f"{shape}. Press Play: the reference r goes from {swept[0]:,} to {swept[-1]:,} in "
@@ -211,10 +210,14 @@ def offset_matrix_table() -> pd.DataFrame:
 #: The reproduce-this code's reference position (set by its control's fragment).
 snippet: dict[str, int] = {}
 blocks.fragment(reference_sections)
+st.header("The reference position, moving")
 if L > 1:
-    blocks.cached_section("similarity_reference_play", reference_play, settings)
-    blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
-                     key="similarity_reference_play")
+    play = blocks.play_on_request("Play: P[k]·P[r] as r moves")
+    if play is not None:
+        with play:
+            blocks.cached_section("similarity_reference_play", reference_play, settings)
+            blocks.downloads("the Play frames' values", lambda: similarity.reference_play_table(by_offset),
+                             key="similarity_reference_play")
 else:
     st.caption("With one position the reference cannot move: Play, which slides it along the positions, needs L ≥ 2.")
 blocks.cached_section("similarity_matrix", offset_matrix, settings)

@@ -14,6 +14,8 @@ from explorer.ui import blocks, cached, controls
 
 MAX_WAVE_POSITIONS, MAX_POSITION_SHOWN = 8, 10**7
 MAX_WAVE_COLUMNS = 8
+#: URL key of the circle's Play (the profiles' has blocks.PLAY_KEY).
+CIRCLE_PLAY_KEY = "circle_play"
 SEED002_BUG_BASE = 1e8
 
 settings: Settings = st.session_state["settings"]
@@ -51,10 +53,14 @@ def profile_section() -> None:
     blocks.cached_section("waves_profiles", lambda: profiles(positions, wave_dims), rates, positions, wave_dims)
     blocks.downloads("these panels' values", lambda: waves.profile_table(positions, w[:wave_dims]),
                      key="waves_profiles")
-    blocks.cached_section("waves_profile_play", lambda: profile_play(wave_dims), rates, wave_dims)
-    blocks.downloads("the Play frames' values",
-                     lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(), w[:wave_dims]),
-                     key="waves_profile_play")
+    play = blocks.play_on_request("Play: sin(k·ω_x) as k grows")
+    if play is not None:
+        with play:
+            blocks.cached_section("waves_profile_play", lambda: profile_play(wave_dims), rates, wave_dims)
+            blocks.downloads("the Play frames' values",
+                             lambda: waves.profile_table(waves.profile_play_positions(wave_dims).tolist(),
+                                                         w[:wave_dims]),
+                             key="waves_profile_play")
     snippet.update(positions=positions, pairs_shown=wave_dims)
 
 
@@ -175,13 +181,17 @@ def circle_section() -> None:
         st.caption("With one position the pair stays at its angle for k = 0: there is no turn for Play to show. "
                    "Raise L in the sidebar to see it turn.")
         return
-    swept = waves.circle_play_positions(k, L)
-    # L decides only where the sweep starts and ends (it stops at the last position).
-    blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), rates, pair, k, int(swept[0]),
-                          int(swept[-1]))
-    blocks.downloads("the Play frames' points",
-                     lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
-                     key="waves_circle_play")
+    play = blocks.play_on_request("Play: the pair going round", key=CIRCLE_PLAY_KEY)
+    if play is None:
+        return
+    with play:
+        swept = waves.circle_play_positions(k, L)
+        # L decides only where the sweep starts and ends (it stops at the last position).
+        blocks.cached_section("waves_circle_play", lambda: circle_play(pair, k), rates, pair, k, int(swept[0]),
+                              int(swept[-1]))
+        blocks.downloads("the Play frames' points",
+                         lambda: waves.circle_table(float(w[pair]), int(swept[-1]), max_trail=swept.size),
+                         key="waves_circle_play")
 
 
 def circle(pair: int, k: int) -> None:

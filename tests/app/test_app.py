@@ -33,13 +33,14 @@ from support.app_runs import (
     open_page,
     open_url,
     page_id,
+    play_open,
 )
 from support.engineer_files import npy
 from support.independent import encoding
 
 from explorer import criteria, page_list
 from explorer import settings as s
-from explorer.page_list import PageInfo
+from explorer.page_list import PageInfo, address_path
 from explorer.presets import CUSTOM, PRESETS
 from explorer.topics import home
 from explorer.ui import navigation
@@ -189,7 +190,7 @@ def test_page_runs_at_defaults(page: PageInfo) -> None:
 @pytest.mark.parametrize("n", ["100000000", "2"])
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_page_at_largest_settings_stays_in_budget(page: PageInfo, n: str) -> None:
-    at = open_page(page, {"d": str(s.D_MAX), "L": str(s.L_MAX), "n": n})
+    at = open_page(page, {"d": str(s.D_MAX), "L": str(s.L_MAX), "n": n, **play_open(address_path(page))})
     largest = s.Settings(d=s.D_MAX, L=s.L_MAX, n=float(n))
     assert sidebar_values(at) == expected_sidebar(largest)
     sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]

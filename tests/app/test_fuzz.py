@@ -30,7 +30,16 @@ from hypothesis import strategies as st
 
 # How the server decodes the browser's query string, and the size limits under which it ignores one.
 from streamlit.runtime.state.query_params import _parse_query_string, sanitize_query_string
-from support.app_runs import MAX_PAGE_BYTES, PAGE_BY_KEY, PAGES, SIDEBAR_KEYS, element_bytes, open_page, page_id
+from support.app_runs import (
+    MAX_PAGE_BYTES,
+    PAGE_BY_KEY,
+    PAGES,
+    PLAY_KEYS,
+    SIDEBAR_KEYS,
+    element_bytes,
+    open_page,
+    page_id,
+)
 
 import pe_core
 from explorer import uploads
@@ -65,7 +74,7 @@ def page_url_keys() -> list[str]:
     return sorted(keys)
 
 
-KNOWN_KEYS = sorted({*SIDEBAR_KEYS, *page_url_keys()})
+KNOWN_KEYS = sorted({*SIDEBAR_KEYS, *page_url_keys(), *PLAY_KEYS})
 SPECIAL_VALUES = [
     "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e308", "1e309", "-1e308", "5e-324", "0", "-0", "00008",
     "0x10", "1_000", "+64", " 64 ", "٣٢", "１２８", "true", "None", "[]", "{}", "<b>x</b>", "[x](javascript:1)",

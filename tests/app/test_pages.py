@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app_runs import DEEP_LINKS, assert_page_ran, open_url, page_id
+from support.app_runs import DEEP_LINKS, assert_page_ran, open_url, page_id, play_open
 from support.snippets import run_snippet
 
 from explorer import page_list
@@ -180,12 +180,12 @@ def assert_no_table_shows_none(at: AppTest) -> None:
 
 @pytest.mark.parametrize("page", page_list.PAGES, ids=page_id)
 def test_the_page_runs_and_its_code_runs_covers_its_downloads_and_prints_its_numbers(page: PageInfo) -> None:
-    """AppTest smoke run at the defaults with the code shown and the downloads offered; the
+    """AppTest smoke run at the defaults with the code shown, the downloads offered and Play open; the
     first snippet shown (NumPy) runs in a fresh namespace and binds ``result``: a dict from
     the key of one or more of the page's downloads to the array that download holds (every
     download, except the Scorecard's distances and Precision's summary and one column); and
     ``numbers``: the page's numbers."""
-    at = open_view(page, {})
+    at = open_view(page, play_open(address_path(page)))
     at.sidebar.toggle(key=OFFER_DOWNLOADS).set_value(True).run()
     assert_page_ran(at, page)
     downloads = {button.key.rsplit("_", 1)[0] for button in at.get("download_button")} - {"pitfalls_example"}

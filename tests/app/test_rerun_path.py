@@ -18,12 +18,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import pytest
 from streamlit.proto.Delta_pb2 import Delta
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.PageConfig_pb2 import PageConfig
+from support.app_runs import play_open
 from support.st_client import RunResult, StreamlitServer, StreamlitSession
 
 from explorer.presets import PRESETS
@@ -257,16 +258,19 @@ def test_the_caches_are_warm_before_the_first_visitor(server: StreamlitServer) -
 
 async def move_in_fragment(server: StreamlitServer, page: str, key: str, value: int) -> tuple[RunResult, RunResult]:
     async with StreamlitSession(server.url) as session:
-        first = await session.open_page(page, "")
+        first = await session.open_page(page, urlencode(play_open(page)))
         return first, await session.set_slider(key, value, first)
 
 
 @pytest.mark.parametrize(
     ("page", "control", "value", "rerun_charts", "kept_charts"),
     [
-        ("similarity", "ref", 7, {"similarity_lines", "similarity_closed_form"}, {"similarity_matrix"}),
-        ("waves", "k", 3, {"waves_circle"}, {"waves_profiles", "waves_columns"}),
-        ("relative", "pair", 2, {"relative_rotation"}, {"relative_transition", "relative_shifted", "relative_direct"}),
+        ("similarity", "ref", 7, {"similarity_lines", "similarity_closed_form"},
+         {"similarity_matrix", "similarity_reference_play"}),
+        ("waves", "k", 3, {"waves_circle", "waves_circle_play"},
+         {"waves_profiles", "waves_profile_play", "waves_columns"}),
+        ("relative", "pair", 2, {"relative_rotation"},
+         {"relative_transition", "relative_shifted", "relative_direct", "relative_shift_play"}),
         ("attention", "query", 7, {"attention_weights", "attention_learned"}, {"attention_scores", "attention_play"}),
     ],
 )
@@ -277,8 +281,8 @@ def test_a_page_control_reruns_only_its_fragment(
     assert control in first.fragment_ids, f"{control} is not drawn inside an st.fragment"
     assert rerun_charts | kept_charts <= set(first.widget_ids), "the page did not draw its charts"
     assert moved.finished and not moved.exceptions, moved.status
-    # The URL follows the control, and keeps nothing else.
-    assert parse_qs(moved.query_string) == {control: [str(value)]}
+    # The URL follows the control, and keeps nothing else but the open Play charts.
+    assert parse_qs(moved.query_string) == {control: [str(value)], **{key: ["true"] for key in play_open(page)}}
     # Only the fragment's elements come again: its charts, not the page's other charts nor the sidebar.
     sent = set(moved.widget_ids)
     assert rerun_charts <= sent

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app_runs import open_url
+from support.app_runs import open_url, play_open
 
 from explorer.topics import relative, waves
 from explorer.ui import blocks
@@ -48,7 +48,8 @@ def shown(at: AppTest) -> dict[str, object]:
 
 
 def opened(page: str, d: int, L: int) -> AppTest:
-    at = open_url(page, {"d": str(d), "L": str(L)})
+    """The page at d and L, its Play charts open."""
+    at = open_url(page, {"d": str(d), "L": str(L), **play_open(page)})
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -193,3 +193,26 @@ def describe_chart_text(found: dict, where: str, *, overlaps: bool = True) -> li
     if overlaps:
         lines += [f"{where}: chart {o['chart']} ({o['title']!r}): {o['a']} over {o['b']}" for o in found["overlaps"]]
     return lines
+
+
+#: Clicks the first closed expander of the page that holds a Play chart drawn on request
+#: (explorer.ui.blocks.play_on_request: its label begins "Play:"), as a visitor does; true if it found one.
+OPEN_NEXT_PLAY_JS = """() => {
+    const summary = [...document.querySelectorAll('[data-testid="stExpander"] details:not([open]) > summary')]
+        .find((el) => el.innerText.trim().replace(/^play_arrow\\s*/, '').startsWith('Play:'));
+    summary?.click();
+    return summary !== undefined;
+}"""
+#: A page has at most two Play charts drawn on request (Waves).
+MAX_PLAYS_ON_REQUEST = 2
+
+
+def open_plays(page) -> int:
+    """Open every Play chart of the page drawn on request, one click at a time, each drawn before the next
+    (a click reruns the page); how many it opened."""
+    opened = 0
+    while page.evaluate(OPEN_NEXT_PLAY_JS):
+        opened += 1
+        assert opened <= MAX_PLAYS_ON_REQUEST, "a Play expander stayed closed once clicked"
+        wait_until_settled(page)
+    return opened

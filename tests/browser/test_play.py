@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import pytest
-from layout_checks import wait_until_settled
+from layout_checks import open_plays, wait_until_settled
 from support.browser_harness import APP_IDLE_JS, REPO_ROOT
 from support.independent import encoding, rates
 from test_accessibility import PlaywrightError, open_from_navigation, open_page, tab_to
@@ -164,6 +164,8 @@ def test_play_animates_in_the_browser_without_a_rerun(app_server: str, tour, tou
         open_page(page, app_server, path, query)
         page.play_settings = tour_name
     page.wait_for_function(APP_IDLE_JS)
+    wait_until_settled(page)
+    open_plays(page)  # the Play charts drawn on request, opened by a click (the next page may keep them open)
     for title, moving, check, shot in pages[path]:
         page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
         plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
@@ -190,13 +192,18 @@ def test_play_animates_in_the_browser_without_a_rerun(app_server: str, tour, tou
 
 def test_play_pause_and_frames_by_keyboard_alone(app_server: str, page) -> None:
     """Similarity's Play chart (seed 001) by keys only: from the page's control above it, Tab
-    reaches the frame slider, then Play, then Pause. Enter plays (the chart moves, no rerun)
-    and pauses (it stays); the arrow keys, Home and End step the frames, and the slider says
-    which frame it is on."""
+    reaches the expander that holds it and Enter opens it; Tab then reaches the frame slider,
+    then Play, then Pause. Enter plays (the chart moves, no rerun) and pauses (it stays); the
+    arrow keys, Home and End step the frames, and the slider says which frame it is on."""
     title = "Play: P[k]·P[r]"
     page.add_init_script(COUNT_RUNS_JS)
     page.goto(app_server + "/similarity?preset=seed001-similarity", timeout=FIRST_LOAD_MS)
     page.wait_for_function(APP_IDLE_JS, timeout=FIRST_LOAD_MS)
+    wait_until_settled(page)
+    assert page.evaluate(PLAY_STATE_JS, title) is None, "Play was drawn before it was asked for"
+    page.get_by_role("slider", name="Reference position").focus()
+    tab_to(page, re.escape("Play: P[k]·P[r] as r moves"))
+    page.keyboard.press("Enter")
     page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
     plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
     plot.scroll_into_view_if_needed()
@@ -260,7 +267,8 @@ PLAY_PAGES = ("waves", "similarity", "relative", "rotary", "attention", "context
 #: mode bar (eight buttons a chart: Attention's Play was 70 presses away).
 MAX_TABS_TO_PLAY = 50
 #: After a Tab: the focused element, whether it is a chart's mode bar button or in the sidebar, its chart's index on
-#: the page (-1 outside a chart) and the top of its box in the page.
+#: the page (-1 outside a chart) and the top of its box in its chart's (Streamlit scrolls its main container, not
+#: the window, to show what Tab reached: a top in the window moves between two presses).
 FOCUS_PLACE_JS = """() => {
     const el = document.activeElement;
     if (!el || el === document.body) return null;
@@ -269,7 +277,7 @@ FOCUS_PLACE_JS = """() => {
     return {label: el.getAttribute('aria-label') || el.getAttribute('data-title') || el.textContent.trim().slice(0, 60),
             modebar: el.closest('.modebar') !== null, sidebar: el.closest('[data-testid="stSidebar"]') !== null,
             chart: plot ? charts.indexOf(plot) : -1,
-            top: el.getBoundingClientRect().top + window.scrollY};
+            top: el.getBoundingClientRect().top - (plot ? plot.getBoundingClientRect().top : 0)};
 }"""
 
 
@@ -287,6 +295,7 @@ def test_tab_reaches_play_soon_past_no_chart_toolbar_and_in_the_drawn_order(app_
         open_page(tour, app_server, path)
     page = tour
     wait_until_settled(page)
+    open_plays(page)
     page.wait_for_function("() => document.querySelectorAll('.updatemenu-button[tabindex=\"0\"]').length >= 2")
     page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
     reached: list[dict] = []

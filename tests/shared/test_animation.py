@@ -8,7 +8,7 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes, open_url
+from support.app_runs import MAX_CHART_BYTES, MAX_PAGE_BYTES, element_bytes, open_url, play_open
 from support.independent import encoding, payload, rates
 
 import pe_core
@@ -292,7 +292,7 @@ def test_reference_play_table_holds_every_frame() -> None:
 
 # --- whole pages: the largest settings and the longest sweeps ------------------------------------
 
-#: Each page with Play charts at L=16384, d=2048 and the page controls that make its frames largest.
+#: Each page with Play charts at L=16384, d=2048 and the page controls that make its frames largest (its Play open).
 LARGEST_PLAY = {
     "waves": {"wave_dims": "1024", "wave_positions": "0,1,2,3,4,5,6,10000000", "k": "16383"},
     "relative": {"delta": "-16383"},
@@ -302,7 +302,7 @@ LARGEST_PLAY = {
 
 @pytest.mark.parametrize("path", list(LARGEST_PLAY))
 def test_pages_with_play_charts_stay_in_budget_at_the_largest_settings(path: str) -> None:
-    at = open_url(path, {"d": str(D_MAX), "L": str(L_MAX), "n": "2", **LARGEST_PLAY[path]})
+    at = open_url(path, {"d": str(D_MAX), "L": str(L_MAX), "n": "2", **LARGEST_PLAY[path], **play_open(path)})
     assert not at.exception, [e.value for e in at.exception]
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     animated = [spec for spec in specs if spec.get("frames")]

@@ -11,7 +11,7 @@ from streamlit.components.v2.component_manager import BidiComponentManager
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
-from explorer import page_list
+from explorer import page_list, url_keys
 from explorer.page_list import PageInfo, address_path
 from explorer.ui.navigation import PAGE_FAILED
 
@@ -39,6 +39,17 @@ DEEP_LINKS = {
     }.get(page.url_path, "")
     for page in PAGES
 }
+
+
+#: The URL keys of the expanders that hold the Play charts drawn on request (explorer.ui.blocks.play_on_request):
+#: blocks.PLAY_KEY, and Waves' second (waves_page.CIRCLE_PLAY_KEY).
+PLAY_KEYS = frozenset({"play", "circle_play"})
+
+
+def play_open(url_path: str) -> dict[str, str]:
+    """The query that opens every Play chart drawn on request of the page at ``url_path`` ("" for Home), as a
+    shared link with them open does: none on a page without one."""
+    return {key: "true" for key in sorted(url_keys.PAGE_KEYS[url_path or "home"] & PLAY_KEYS)}
 
 
 def page_id(page: PageInfo) -> str:

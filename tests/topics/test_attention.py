@@ -564,9 +564,10 @@ def test_the_play_figure_is_valid_plotly_and_its_frames_fit_the_budget() -> None
 
 
 def test_the_page_at_its_largest_stays_in_budget() -> None:
-    """L=16384, d=2048, 128 heads, bidirectional, the last query: every chart within 1.5 MB, the page within 3 MB."""
+    """L=16384, d=2048, 128 heads, bidirectional, the last query, Play open: every chart within 1.5 MB, the page
+    within 3 MB."""
     at = open_page(PAGE, {"d": "2048", "L": "16384", "n": "2", "heads": "128", "head": "128", "causal": "false",
-                          "query": "16383"})
+                          "query": "16383", "play": "true"})
     sizes = [len(chart.proto.spec.encode()) for chart in at.get("plotly_chart")]
     assert len(sizes) == 4 and max(sizes) <= MAX_CHART_BYTES, sizes
     assert element_bytes(at) <= MAX_PAGE_BYTES

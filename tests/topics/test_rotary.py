@@ -372,7 +372,7 @@ def test_the_torch_snippet_in_rotate_half_style_gives_the_same(name: str, pair: 
 
 
 def test_the_page_offers_every_download_and_its_code() -> None:
-    at = open_page(ROTARY, {"d": "32", "L": "40", "code": "true"})
+    at = open_page(ROTARY, {"d": "32", "L": "40", "code": "true", "play": "true"})
     assert not at.get("download_button")
     at.sidebar.toggle(key=OFFER_DOWNLOADS).set_value(True).run()
     buttons = {button.key for button in at.get("download_button")}
@@ -453,15 +453,15 @@ def test_one_analysis_per_view_and_an_L_move_replays_the_pair(monkeypatch: pytes
     for name in ("analyse", "pair_figure", "pair_play_figure"):
         monkeypatch.setattr(rotary, name, counting(name))
     streamlit.cache_resource.clear()  # the analyses and every finished section
-    open_page(ROTARY, {"d": "130", "L": "500"})
+    open_page(ROTARY, {"d": "130", "L": "500", "play": "true"})
     assert built == {"analyse": 1, "pair_figure": 1, "pair_play_figure": 1}
-    moved = open_page(ROTARY, {"d": "130", "L": "700"})
+    moved = open_page(ROTARY, {"d": "130", "L": "700", "play": "true"})
     assert built == {"analyse": 2, "pair_figure": 1, "pair_play_figure": 1}, "an L move built the pair again"
     blocks._drawn_once.clear()  # every section drawn again, from the analysis of L=700 (a hit)
-    fresh = open_page(ROTARY, {"d": "130", "L": "700"})
+    fresh = open_page(ROTARY, {"d": "130", "L": "700", "play": "true"})
     assert built == {"analyse": 2, "pair_figure": 2, "pair_play_figure": 2}
     assert chart_specs(moved) == chart_specs(fresh)
-    other = open_page(ROTARY, {"d": "130", "L": "700", "convention": "tensor2tensor"})
+    other = open_page(ROTARY, {"d": "130", "L": "700", "convention": "tensor2tensor", "play": "true"})
     assert built["pair_figure"] == 3, "another convention was served the pair's section of the first"
     assert any("choose 'paper' there" in caption.value for caption in other.caption)
 
