@@ -82,12 +82,13 @@ def play_on_request(label: str, *, key: str = PLAY_KEY) -> DeltaGenerator | None
     """An expander for a Play chart (explorer/animation.py) that animates a chart drawn above it, closed
     until the visitor opens it: the expander to draw the Play chart, its caption and downloads into while
     it is open, else None, and nothing drawn. Kept in the URL as a toggle is (``play=true``), so a shared
-    view opens with its animation; like the code toggle, a visitor who opened it finds the next page's
-    open too. ``label`` must not change with the settings (Streamlit keys the expander's state by it).
+    view opens with its animation; like the code toggle, it stays open on a page opened next that has
+    one (a page without one in between closes it). ``label`` must not change with the settings
+    (Streamlit keys the expander's state by it).
 
-    Streamlit's lazy expander (``on_change="rerun"``): a Play chart's frames, sent with every whole run
-    for an animation nobody had started, were a fifth of the server's CPU for a class on settings of its
-    own (benchmarks/JOURNAL.md, "2026-12-07, 12:40")."""
+    Streamlit's lazy expander (``on_change="rerun"``): the Play charts' frames, sent with every whole run
+    for an animation nobody had started, cost a class on settings of its own 14-21 % of the server's CPU
+    (benchmarks/JOURNAL.md, "2026-12-07, 12:40")."""
     # Read from the URL and registered for it as a toggle is, and sent with its value in every run
     # (controls.bool_control says why).
     st.session_state[key] = controls.seed_bool(key)

@@ -104,7 +104,7 @@ def test_a_play_chart_is_sent_only_once_the_visitor_opens_it(page: str, key: str
 
 
 def test_play_opened_on_one_page_is_open_on_the_next() -> None:
-    """As the code toggle: a visitor who asked for the animations finds the next page's open too."""
+    """As the code toggle: a visitor who asked for the animations finds those of the page opened next open too."""
     at = open_page(PAGE_BY_KEY["similarity"], play_open("similarity"))
     assert "similarity_reference_play" in chart_keys(at)
     at.switch_page("pages/attention_page.py").run()
