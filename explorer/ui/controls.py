@@ -44,6 +44,7 @@ _SWITCH_TO = "_switch_to"
 _REOPEN = "_reopen"  # the next run opens the URL's view afresh (a lesson's step: ``open_view``)
 _WRITE_ADDRESS = "_write_address"  # the next whole run sends the URL even when the session's query is unchanged
 _WRITTEN = "_url_written"  # the query the last run wrote into the URL: the view the browser shows
+_ABSENT = object()  # a control's value not in session state (write_url)
 _READ_ALL = "_read_all"  # this run reads every control from the URL: one it leaves out is at its default
 
 
@@ -128,8 +129,8 @@ def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, 
     """Put the value this control should start with into session state, before drawing it."""
     state = st.session_state
     state[_DEFAULTS][key] = default
-    pending = state.setdefault(_PENDING, {})
-    if key in pending:
+    pending = state.get(_PENDING)
+    if pending and key in pending:
         state[key] = pending.pop(key)
         return
     seeded = state.setdefault(_SEEDED, set())
@@ -509,10 +510,13 @@ def pending_page_switch() -> str | None:
 def write_url() -> None:
     """Mirror every control drawn in this run that differs from its default into the URL."""
     state = st.session_state
+    # One read of session state per control: each goes through Streamlit's proxy and its lock (about 4 µs),
+    # and a whole run writes twenty to fifty controls (benchmarks/JOURNAL.md, "2026-12-07, 14:25").
+    values = {key: (state.get(key, _ABSENT), default) for key, default in state[_DEFAULTS].items()}
     query = {
-        key: s.query_value(key, state[key]).lower() if isinstance(state[key], bool) else s.query_value(key, state[key])
-        for key, default in state[_DEFAULTS].items()
-        if key in state and state[key] != default
+        key: s.query_value(key, value).lower() if isinstance(value, bool) else s.query_value(key, value)
+        for key, (value, default) in values.items()
+        if value is not _ABSENT and value != default
     }
     current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
     if query != current or state.pop(_WRITE_ADDRESS, False):
