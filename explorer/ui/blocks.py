@@ -86,14 +86,13 @@ def play_on_request(label: str, *, key: str = PLAY_KEY) -> DeltaGenerator | None
     one (a page without one in between closes it). ``label`` must not change with the settings
     (Streamlit keys the expander's state by it).
 
-    Streamlit's lazy expander (``on_change="rerun"``): the Play charts' frames, sent with every whole run
+    An ``on_request`` expander, whose state is in the URL: the Play charts' frames, sent with every whole run
     for an animation nobody had started, cost a class on settings of its own 14-21 % of the server's CPU
     (benchmarks/JOURNAL.md, "2026-12-07, 12:40")."""
     # Read from the URL and registered for it as a toggle is, and sent with its value in every run
     # (controls.bool_control says why).
     st.session_state[key] = controls.seed_bool(key)
-    expander = st.expander(label, key=key, icon=":material/play_arrow:", on_change="rerun")
-    return expander if expander.open else None
+    return on_request(label, key=key, icon=":material/play_arrow:")
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:
