@@ -62,8 +62,13 @@ PLAYS = [
 ]
 
 
+def chart_specs(at) -> list[tuple[str, str]]:
+    """Each chart's key (an element id ends with it) and its JSON, in page order."""
+    return [(chart.proto.id.rpartition("-")[2], chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
 def chart_keys(at) -> list[str]:
-    return [chart.proto.id.rpartition("-")[2] for chart in at.get("plotly_chart")]
+    return [key for key, _ in chart_specs(at)]
 
 
 def download_keys(at) -> set[str]:
@@ -82,21 +87,20 @@ def test_a_play_chart_is_sent_only_once_the_visitor_opens_it(page: str, key: str
     at = open_page(PAGE_BY_KEY[page])
     at.sidebar.toggle(key=controls.OFFER_DOWNLOADS).set_value(True).run()
     assert label in [expander.label for expander in at.expander]
-    closed_charts = chart_keys(at)
-    assert chart not in closed_charts and chart not in download_keys(at), "a closed Play was sent"
-    others = [element.proto.spec for element in at.get("plotly_chart")]
+    others = chart_specs(at)
+    assert chart not in chart_keys(at) and chart not in download_keys(at), "a closed Play was sent"
 
     open_on_request(at, key)
     assert_page_ran(at, PAGE_BY_KEY[page])
     assert chart in chart_keys(at) and chart in download_keys(at), "the opened Play is not there"
-    assert [element.proto.spec for element in at.get("plotly_chart") if element.proto.id.rpartition("-")[2] != chart] \
-        == others, "opening Play changed the page's other charts"
+    opened = chart_specs(at)
+    assert [item for item in opened if item[0] != chart] == others, "opening Play changed the page's other charts"
     assert at.query_params.get(key) == "true", "the URL does not keep Play open"
-    clicked = next(element.proto.spec for element in at.get("plotly_chart") if element.proto.id.endswith(chart))
+    clicked = [item for item in opened if item[0] == chart]
 
     linked = open_page(PAGE_BY_KEY[page], {key: "true"})
-    assert [element.proto.spec for element in linked.get("plotly_chart") if element.proto.id.endswith(chart)] \
-        == [clicked], "a link with Play open draws another chart"
+    linked_play = [item for item in chart_specs(linked) if item[0] == chart]
+    assert linked_play == clicked, "a link with Play open draws another chart"
 
     at.session_state[key] = False  # a click that closes it
     at.run()
