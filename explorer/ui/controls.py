@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -31,44 +32,79 @@ PAGE_FRAGMENT = "page"
 #: shared control reruns that part alone.
 SETTINGS_PART = "settings_part"
 
-_SEEDED = "_url_seeded"  # keys already read from the URL in this session
-_PENDING = "_pending"  # values a preset set for controls that are not drawn yet
-_DEFAULTS = "_url_defaults"  # key -> default of every control drawn in this run
-_BEFORE_PAGE = "_url_keys_before_page"  # the keys of _DEFAULTS when the page began, in the last whole run
-_BEFORE_PART = "_url_keys_before_part"  # the same when the page's settings part began, in the last page run
-_STEP_RERUNS = "_step_reruns"  # the fragment a move of a shared control reruns (the page's, or its part's)
-_NOTICES_SHOWN = "_notices_shown"  # the page shows notices of the URL's values (which a step clears)
-_SHOWN = "_sidebar_shown"  # what the sidebar's controls show in the browser
-_NOTICES = "_notices"
-_SWITCH_TO = "_switch_to"
-_REOPEN = "_reopen"  # the next run opens the URL's view afresh (a lesson's step: ``open_view``)
-_WRITE_ADDRESS = "_write_address"  # the next whole run sends the URL even when the session's query is unchanged
-_WRITTEN = "_url_written"  # the query the last run wrote into the URL: the view the browser shows
 _ABSENT = object()  # a control's value not in session state (write_url)
-_READ_ALL = "_read_all"  # this run reads every control from the URL: one it leaves out is at its default
+_KEPT = "_controls"  # session state key of what this module keeps for the session (_ControlsState)
+
+
+@dataclass
+class _ControlsState:
+    """What this module keeps for one session between runs, under one session-state key: a read of
+    ``st.session_state`` goes through Streamlit's proxy and its lock (about 4 µs, and a missing key
+    raises inside it), and a whole run seeds twenty to fifty controls (benchmarks/JOURNAL.md,
+    "2026-12-07, 15:40")."""
+
+    #: Keys already read from the URL in this session.
+    seeded: set[str] = field(default_factory=set)
+    #: Values a preset set for controls that are not drawn yet.
+    pending: dict[str, object] = field(default_factory=dict)
+    #: Key -> default of every control drawn in this run.
+    defaults: dict[str, object] = field(default_factory=dict)
+    #: The keys of ``defaults`` when the page began, in the last whole run, and when the page's
+    #: settings part began, in the last page run.
+    before_page: set[str] = field(default_factory=set)
+    before_part: set[str] = field(default_factory=set)
+    #: The fragment a move of a shared control reruns (the page's, or its part's).
+    step_reruns: str = PAGE_FRAGMENT
+    #: The page shows notices of the URL's values (which a step clears).
+    notices_shown: bool = False
+    #: What the sidebar's controls show in the browser.
+    shown: dict[str, object] = field(default_factory=dict)
+    #: Notices waiting to be shown above the page.
+    notices: list[str] = field(default_factory=list)
+    #: The page a preset asked to open.
+    switch_to: str | None = None
+    #: The next run opens the URL's view afresh (a lesson's step: ``open_view``).
+    reopen: bool = False
+    #: The next whole run sends the URL even when the session's query is unchanged.
+    write_address: bool = False
+    #: The query the last run wrote into the URL: the view the browser shows.
+    written: dict[str, str] = field(default_factory=dict)
+    #: This run reads every control from the URL: one it leaves out is at its default.
+    read_all: bool = False
+
+
+def _kept() -> _ControlsState:
+    state = st.session_state
+    try:
+        return state[_KEPT]
+    except KeyError:
+        kept = state[_KEPT] = _ControlsState()
+        return kept
 
 
 def begin_run() -> None:
     """Forget which controls the previous run drew. After the browser's Back or Forward, read every
     control from the URL again (and forget what a preset queued): the address the browser went back
     to is the view, and the session still holds the values of the view it left."""
-    state = st.session_state
-    state[_DEFAULTS] = {}
-    state[_READ_ALL] = _history_navigation() or bool(state.pop(_REOPEN, False))
-    if state[_READ_ALL]:
-        state[_SEEDED] = set()
-        state.pop(_PENDING, None)
+    kept = _kept()
+    kept.defaults = {}
+    kept.read_all = _history_navigation() or kept.reopen
+    kept.reopen = False
+    if kept.read_all:
+        kept.seeded = set()
+        kept.pending = {}
 
 
 def open_view() -> None:
     """Before st.switch_page to an address that is a whole view (a lesson's step): the next run reads
     every control from that address, as after the browser's Back, and one it leaves out is at its
     default, not at the value this session last held."""
-    st.session_state[_REOPEN] = True
+    kept = _kept()
+    kept.reopen = True
     # st.switch_page's query_params become the session's query, but the browser's address bar shows
     # them only when the run sends a query of its own (Streamlit 1.67): without it, the address
     # lagged one step behind the view.
-    st.session_state[_WRITE_ADDRESS] = True
+    kept.write_address = True
 
 
 def _history_navigation() -> bool:
@@ -79,41 +115,43 @@ def _history_navigation() -> bool:
 
 def begin_page() -> None:
     """In a whole run, as the page begins: the controls drawn so far are the app's, not the page's."""
-    st.session_state[_BEFORE_PAGE] = set(st.session_state.get(_DEFAULTS, {}))
-    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
+    kept = _kept()
+    kept.before_page = set(kept.defaults)
+    kept.step_reruns = PAGE_FRAGMENT
 
 
 def begin_page_rerun() -> s.Settings:
     """As the page's fragment reruns alone: forget the page's own controls (it draws them again, and
     one it no longer draws leaves the URL, as in a whole run) and read the shared settings again
     (a callback may have set them). Returns them."""
-    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
-    return _forget_controls_since(_BEFORE_PAGE)
+    kept = _kept()
+    kept.step_reruns = PAGE_FRAGMENT
+    return _forget_controls_since(kept.before_page)
 
 
 def begin_settings_part() -> None:
     """In a whole run or a page's rerun, as the page's settings part begins: the controls drawn so
     far are the page's own, which a move of a shared control no longer draws again."""
-    st.session_state[_BEFORE_PART] = set(st.session_state[_DEFAULTS])
-    st.session_state[_STEP_RERUNS] = SETTINGS_PART
+    kept = _kept()
+    kept.before_part = set(kept.defaults)
+    kept.step_reruns = SETTINGS_PART
 
 
 def steps_rerun_page() -> None:
     """Something drawn after the page's settings part reads the shared settings too (the code shown, a
     reading compared with the view): until the page's next run, a move of a shared control reruns the
     page, not the part alone."""
-    st.session_state[_STEP_RERUNS] = PAGE_FRAGMENT
+    _kept().step_reruns = PAGE_FRAGMENT
 
 
 def begin_settings_part_rerun() -> s.Settings:
     """As the page's settings part reruns alone: ``begin_page_rerun`` for the part's controls."""
-    return _forget_controls_since(_BEFORE_PART)
+    return _forget_controls_since(_kept().before_part)
 
 
-def _forget_controls_since(mark: str) -> s.Settings:
-    state = st.session_state
-    before = state.get(mark, set())
-    state[_DEFAULTS] = {key: default for key, default in state[_DEFAULTS].items() if key in before}
+def _forget_controls_since(before: set[str]) -> s.Settings:
+    kept = _kept()
+    kept.defaults = {key: default for key, default in kept.defaults.items() if key in before}
     return shared_settings()
 
 
@@ -121,28 +159,29 @@ def needs_whole_run() -> bool:
     """True when a rerun of the page alone cannot show what the session holds: the sidebar's
     controls show other values than session state's (a page's preset, config or reading set d or
     n; a move left a preset, whose name the sidebar still shows), or a preset waits to open its page."""
-    state = st.session_state
-    return _SWITCH_TO in state or any(state.get(key) != shown for key, shown in state.get(_SHOWN, {}).items())
+    state, kept = st.session_state, _kept()
+    return kept.switch_to is not None or any(state.get(key) != shown for key, shown in kept.shown.items())
 
 
-def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> None:
-    """Put the value this control should start with into session state, before drawing it."""
-    state = st.session_state
-    state[_DEFAULTS][key] = default
-    pending = state.get(_PENDING)
-    if pending and key in pending:
-        state[key] = pending.pop(key)
-        return
-    seeded = state.setdefault(_SEEDED, set())
-    if key not in seeded:
-        seeded.add(key)
+def _seed(key: str, default: object, parse: Callable[[list[str]], tuple[object, list[str]]]) -> object:
+    """Put the value this control should start with into session state, before drawing it; returns it."""
+    state, kept = st.session_state, _kept()
+    kept.defaults[key] = default
+    if key in kept.pending:
+        value = state[key] = kept.pending.pop(key)
+        return value
+    if key not in kept.seeded:
+        kept.seeded.add(key)
         raws = st.query_params.get_all(key)
         if raws:
-            state[key], notices = parse(raws)
-            state.setdefault(_NOTICES, []).extend(notices)
-        elif state.get(_READ_ALL):
+            value, notices = parse(raws)
+            state[key] = value
+            kept.notices.extend(notices)
+            return value
+        if kept.read_all:
             state[key] = default  # the address left it out: its default is what it shows
-    state.setdefault(key, default)
+            return default
+    return state.setdefault(key, default)
 
 
 def _moved(key: str) -> None:
@@ -150,11 +189,11 @@ def _moved(key: str) -> None:
     browser already shows the move; ``needs_whole_run`` asks for a whole run if more changed)."""
     if _sent_by_a_fragment():
         return
-    state = st.session_state
+    state, kept = st.session_state, _kept()
     state["preset"] = CUSTOM
-    state.setdefault(_SHOWN, {})[key] = state[key]
+    kept.shown[key] = state[key]
     # The page's notices of the URL's values are above its settings part: the page reruns to clear them.
-    st.rerun(PAGE_FRAGMENT if state.get(_NOTICES_SHOWN) else state.get(_STEP_RERUNS, PAGE_FRAGMENT))
+    st.rerun(PAGE_FRAGMENT if kept.notices_shown else kept.step_reruns)
 
 
 def _apply_preset() -> None:
@@ -185,20 +224,20 @@ def apply_preset(key: str) -> None:
     preset = PRESETS[key]
     for name, value in vars(preset.settings).items():
         st.session_state[name] = value
-    st.session_state.setdefault(_PENDING, {}).update(preset.page_values)
-    st.session_state[_SWITCH_TO] = preset.page
+    kept = _kept()
+    kept.pending.update(preset.page_values)
+    kept.switch_to = preset.page
 
 
 def _parse_preset(raws: list[str]) -> tuple[str, list[str]]:
     value, notices = s.parse_choice("preset", raws, default=CUSTOM, options=(CUSTOM, *PRESETS))
     if value != CUSTOM:
         # A preset in a URL sets what the URL does not say itself.
+        pending = _kept().pending
         for name, setting in vars(PRESETS[value].settings).items():
             if not st.query_params.get_all(name):
-                st.session_state.setdefault(_PENDING, {})[name] = setting
-        st.session_state.setdefault(_PENDING, {}).update(
-            {k: v for k, v in PRESETS[value].page_values.items() if not st.query_params.get_all(k)}
-        )
+                pending[name] = setting
+        pending.update({k: v for k, v in PRESETS[value].page_values.items() if not st.query_params.get_all(k)})
     return value, notices
 
 
@@ -257,7 +296,7 @@ def sidebar_ui() -> None:
             help="Download buttons under every chart, for the exact values it shows.",
         )
     state = st.session_state
-    state[_SHOWN] = {key: state[key] for key in ("preset", *SHARED_DEFAULTS)}
+    _kept().shown = {key: state[key] for key in ("preset", *SHARED_DEFAULTS)}
 
 
 def int_control(
@@ -266,9 +305,9 @@ def int_control(
     """A page's whole-number slider, kept in the URL under ``key``, clamped to [low, high]."""
     high = max(high, low)
     default = min(max(default, low), high)
-    _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
+    value = _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
     # Limits depend on the settings (e.g. ref < L): clamp what an earlier run left.
-    st.session_state[key] = min(max(int(st.session_state[key]), low), high)
+    st.session_state[key] = min(max(int(value), low), high)
     if low == high:
         (container or st).caption(f"{label}: {low}")
         return low
@@ -332,13 +371,13 @@ def _set_controls(values: dict[str, object]) -> None:
         state.update(shared)
         state["preset"] = CUSTOM
         state["settings"] = shared_settings()
-    state.setdefault(_PENDING, {}).update({k: v for k, v in values.items() if k not in SHARED_DEFAULTS})
+    _kept().pending.update({k: v for k, v in values.items() if k not in SHARED_DEFAULTS})
 
 
 def reseed(keys: tuple[str, ...]) -> None:
     """Read these controls from the URL again when they are next drawn: a link to another page
     (st.page_link's query_params) then opens it with the values it carries."""
-    st.session_state.setdefault(_SEEDED, set()).difference_update(keys)
+    _kept().seeded.difference_update(keys)
 
 
 def number_control(
@@ -355,9 +394,8 @@ def number_control(
     kind = int if whole else float
     low, high, default = kind(low), kind(high), kind(default)
     parse = s.parse_int if whole else s.parse_float
-    _seed(key, default, lambda raws: parse(key, raws, default=default, low=low, high=high))
+    wanted = _seed(key, default, lambda raws: parse(key, raws, default=default, low=low, high=high))
     # Clamp what was typed, or what an earlier run or a preset left.
-    wanted = st.session_state[key]
     usable = isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and math.isfinite(wanted)
     value = min(max(wanted, low), high) if usable else default
     value = kind(math.floor(value + 0.5) if whole else value)
@@ -386,21 +424,20 @@ def seed_value(key: str, default: object, parse: Callable[[list[str]], tuple[obj
     """A page's value kept in the URL under ``key`` with no widget of its own (the page shows it
     in its own words): a preset's pending value, else the URL's (read once per session and
     cleaned by ``parse``), else what this session holds, else ``default``."""
-    _seed(key, default, parse)
-    return st.session_state[key]
+    return _seed(key, default, parse)
 
 
 def queue_values(values: dict[str, object]) -> None:
     """Give controls new values from a widget callback (a page's preset or a pasted file),
     sidebar or page alike: each takes its value when it is next drawn, before the widget is."""
-    st.session_state.setdefault(_PENDING, {}).update(values)
+    _kept().pending.update(values)
 
 
 def correct_controls(values: dict[str, object], notices: list[str]) -> None:
     """The page cannot use its controls' values as they are (two that must go in order): the controls
     take ``values`` and the app runs again, the URL following, with ``notices`` above the page."""
     queue_values(values)
-    st.session_state.setdefault(_NOTICES, []).extend(notices)
+    _kept().notices.extend(notices)
     st.rerun(scope="app")
 
 
@@ -444,8 +481,7 @@ def seed_bool(key: str, default: bool = False) -> bool:
         value, notices = s.parse_choice(key, raws, default=str(default).lower(), options=("true", "false"))
         return value == "true", notices
 
-    _seed(key, default, parse)
-    return bool(st.session_state[key])
+    return bool(_seed(key, default, parse))
 
 
 def bool_control(
@@ -480,50 +516,52 @@ def show_notices(container) -> None:
     """Show, once, what was changed in the URL's values (one line each), and which of its keys this
     view did not read (a control these settings do not draw, another page's key): ``write_url``
     leaves them out."""
-    state = st.session_state
-    seeded = state.setdefault(_SEEDED, set())
-    unread = [key for key in st.query_params if key not in seeded]
-    seeded.update(unread)  # said once; the URL no longer holds them after this run
-    state.setdefault(_NOTICES, []).extend(
+    kept = _kept()
+    unread = [key for key in st.query_params if key not in kept.seeded]
+    kept.seeded.update(unread)  # said once; the URL no longer holds them after this run
+    kept.notices.extend(
         f"URL: {s.echo(f'{key}={st.query_params.get_all(key)[-1]}')} is not used by this view at these settings; "
         "it was left out."
         for key in unread
     )
-    notices = st.session_state.pop(_NOTICES, [])
+    notices, kept.notices = kept.notices, []
     for notice in notices:
         container.warning(notice, icon=":material/link_off:")
-    st.session_state[_NOTICES_SHOWN] = bool(notices)
+    kept.notices_shown = bool(notices)
 
 
 def show_note(container, note: str) -> None:
     """Show ``note``, one line about where the settings come from, with the notices: like them, the
     next step of a shared control reruns the page and so updates or clears it."""
     container.caption(note)
-    st.session_state[_NOTICES_SHOWN] = True
+    _kept().notices_shown = True
 
 
 def pending_page_switch() -> str | None:
     """The page a preset asked to open, if any (read once)."""
-    return st.session_state.pop(_SWITCH_TO, None)
+    kept = _kept()
+    target, kept.switch_to = kept.switch_to, None
+    return target
 
 
 def write_url() -> None:
     """Mirror every control drawn in this run that differs from its default into the URL."""
-    state = st.session_state
+    state, kept = st.session_state, _kept()
     # One read of session state per control: each goes through Streamlit's proxy and its lock (about 4 µs),
     # and a whole run writes twenty to fifty controls (benchmarks/JOURNAL.md, "2026-12-07, 14:25").
-    values = {key: (state.get(key, _ABSENT), default) for key, default in state[_DEFAULTS].items()}
+    values = {key: (state.get(key, _ABSENT), default) for key, default in kept.defaults.items()}
     query = {
         key: s.query_value(key, value).lower() if isinstance(value, bool) else s.query_value(key, value)
         for key, (value, default) in values.items()
         if value is not _ABSENT and value != default
     }
     current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
-    if query != current or state.pop(_WRITE_ADDRESS, False):
+    if query != current or kept.write_address:
         st.query_params.from_dict(query)
-    state[_WRITTEN] = query
+    kept.write_address = False
+    kept.written = query
 
 
 def written_query() -> dict[str, str]:
     """The query the last run wrote into the URL (``write_url``): the view the browser shows."""
-    return dict(st.session_state.get(_WRITTEN, {}))
+    return dict(_kept().written)

@@ -62,7 +62,7 @@ def views(page: PageInfo) -> list[str]:
 def drawn_keys(url_path: str, query: str) -> frozenset[str]:
     """The URL keys of every control drawn in a fresh session's run of ``/<page>?<query>``."""
     at = open_page(PAGE_BY_KEY[url_path], dict(parse_qsl(query, keep_blank_values=True)))
-    return frozenset(at.session_state[controls._DEFAULTS])  # no public name: the run's key -> default
+    return frozenset(at.session_state[controls._KEPT].defaults)  # no public name: the run's key -> default
 
 
 def address(url_path: str, query: str) -> str:
