@@ -90,7 +90,9 @@ PAGE_KEYS: dict[str, frozenset[str]] = {
     "layers": frozenset({"layer_model", "layer_target", "code"}),
     "mrope": frozenset({
         "vl_model", "text_before", "text_between", "text_after", "image_rows", "image_cols",
-        "video_frames", "video_rows", "video_cols", "video_seconds", "query_row", "query_col", "code",
+        "video_frames", "video_rows", "video_cols", "video_seconds",
+        "sequence",  # opens the text runs' and the video's sliders; closed, they are read all the same
+        "query_row", "query_col", "code",
     }),
 }
 

@@ -14,6 +14,8 @@ from explorer.ui import blocks, cached, config_inputs, controls, navigation
 #: visitor's config, and what reading it said.
 CONFIG_TEXT, CONFIG_FILE = "mrope_config_text", "mrope_config_file"
 VISITOR_VIEW, CONFIG_MESSAGE = "_mrope_view", "_mrope_config_message"
+#: URL key of the expander that holds the text runs' and the video's sliders.
+SEQUENCE_KEY = "sequence"
 
 
 @cached.page_cache(st.cache_data(max_entries=8, show_spinner=False))
@@ -83,27 +85,32 @@ st.markdown(f"**{mrope.model_name(model)}**: d = {preset.d} per head, base {pres
             f"{list(preset.sections)} {mrope.layout_name(preset.interleaved)}, spatial merge {preset.merge}"
             + (f", tokens_per_second {preset.tokens_per_second:g}" if preset.tokens_per_second else "")
             + f".{source_line}")
-text_row = blocks.row()
-text_before = controls.int_control("text_before", "Text before the image (tokens)", default=6, low=0,
-                                   high=mrope.TEXT_MAX, container=text_row)
-text_between = controls.int_control("text_between", "Text between (tokens)", default=4, low=0, high=mrope.TEXT_MAX,
-                                    container=text_row)
-text_after = controls.int_control("text_after", "Text after the video (tokens)", default=3, low=0,
-                                  high=mrope.TEXT_MAX, container=text_row)
 image_row = blocks.row()
 image_rows = controls.int_control("image_rows", "Image: rows of tokens", default=8, low=1, high=mrope.SIDE_MAX,
                                   container=image_row)
 image_cols = controls.int_control("image_cols", "Image: columns of tokens", default=12, low=1, high=mrope.SIDE_MAX,
                                   container=image_row)
-video_row = blocks.row()
+# The text runs and the video, on request: seven more sliders would cost every whole run of this page about a
+# tenth of its server time (benchmarks/JOURNAL.md, "2026-12-07, 16:30"). Hidden, they keep their values (URL,
+# session), and the sequence's caption below says what they are.
+around = blocks.kept_on_request("The text around the image, and the video", key=SEQUENCE_KEY,
+                                icon=":material/movie:")
+shown = around is not None
+text_row, video_row = (around.container(horizontal=True), around.container(horizontal=True)) if shown else (None, None)
+text_before = controls.int_control("text_before", "Text before the image (tokens)", default=6, low=0,
+                                   high=mrope.TEXT_MAX, container=text_row, drawn=shown, persist=True)
+text_between = controls.int_control("text_between", "Text between (tokens)", default=4, low=0, high=mrope.TEXT_MAX,
+                                    container=text_row, drawn=shown, persist=True)
+text_after = controls.int_control("text_after", "Text after the video (tokens)", default=3, low=0,
+                                  high=mrope.TEXT_MAX, container=text_row, drawn=shown, persist=True)
 video_frames = controls.int_control("video_frames", "Video: frames (after the temporal patch)", default=4, low=1,
-                                    high=mrope.FRAMES_MAX, container=video_row)
+                                    high=mrope.FRAMES_MAX, container=video_row, drawn=shown, persist=True)
 video_rows = controls.int_control("video_rows", "Video: rows", default=4, low=1, high=mrope.SIDE_MAX,
-                                  container=video_row)
+                                  container=video_row, drawn=shown, persist=True)
 video_cols = controls.int_control("video_cols", "Video: columns", default=6, low=1, high=mrope.SIDE_MAX,
-                                  container=video_row)
+                                  container=video_row, drawn=shown, persist=True)
 seconds = controls.option_control("video_seconds", "Video: seconds per frame", mrope.SECONDS_STOPS, default=1.0,
-                                  container=video_row)
+                                  container=video_row, drawn=shown, persist=True)
 sequence = mrope.with_sequence(preset, text_before=text_before, image_rows=image_rows, image_cols=image_cols,
                                text_between=text_between, video_frames=video_frames, video_rows=video_rows,
                                video_cols=video_cols, seconds=seconds, text_after=text_after)
@@ -129,6 +136,7 @@ def grid_section(view: MropeView, key: str) -> None:
     blocks.chart(mrope.rows_figure(view, ids, title="Temporal, height and width position of every token"),
                  key="mrope_rows")
     st.caption(
+        f"The sequence: {mrope.sequence_words(view)}. "
         "Text runs climb on all three rows together. An image or a video spreads its tokens over its grid, and the "
         "text after it resumes at its start plus max(rows, columns), on all three axes, not after its largest "
         "temporal position. "

@@ -74,25 +74,29 @@ def on_request(label: str, *, key: str, icon: str | None = None) -> DeltaGenerat
     return expander if expander.open else None
 
 
+def kept_on_request(label: str, *, key: str, icon: str | None = None) -> DeltaGenerator | None:
+    """``on_request``, its state kept in the URL as a toggle's is (``key=true``): a shared view opens
+    with it open. Like the code toggle, it stays open on a page opened next that has one with the same
+    key (a page without one in between closes it). ``label`` must not change with the settings
+    (Streamlit keys the expander's state by it)."""
+    # Read from the URL and registered for it as a toggle is, and sent with its value in every run
+    # (controls.bool_control says why).
+    st.session_state[key] = controls.seed_bool(key)
+    return on_request(label, key=key, icon=icon)
+
+
 #: URL key of the expander that holds a page's Play chart (a page with two names its second otherwise).
 PLAY_KEY = "play"
 
 
 def play_on_request(label: str, *, key: str = PLAY_KEY) -> DeltaGenerator | None:
     """An expander for a Play chart (explorer/animation.py) that animates a chart drawn above it, closed
-    until the visitor opens it: the expander to draw the Play chart, its caption and downloads into while
-    it is open, else None, and nothing drawn. Kept in the URL as a toggle is (``play=true``), so a shared
-    view opens with its animation; like the code toggle, it stays open on a page opened next that has
-    one (a page without one in between closes it). ``label`` must not change with the settings
-    (Streamlit keys the expander's state by it).
+    until the visitor opens it (``kept_on_request``, so ``play=true`` in a link opens it): the expander
+    to draw the Play chart, its caption and downloads into while it is open, else None, and nothing drawn.
 
-    An ``on_request`` expander, whose state is in the URL: the Play charts' frames, sent with every whole run
-    for an animation nobody had started, cost a class on settings of its own 14-21 % of the server's CPU
-    (benchmarks/JOURNAL.md, "2026-12-07, 12:40")."""
-    # Read from the URL and registered for it as a toggle is, and sent with its value in every run
-    # (controls.bool_control says why).
-    st.session_state[key] = controls.seed_bool(key)
-    return on_request(label, key=key, icon=":material/play_arrow:")
+    The Play charts' frames, sent with every whole run for an animation nobody had started, cost a class
+    on settings of its own 14-21 % of the server's CPU (benchmarks/JOURNAL.md, "2026-12-07, 12:40")."""
+    return kept_on_request(label, key=key, icon=":material/play_arrow:")
 
 
 def chart(fig: go.Figure, *, key: str | None = None) -> None:

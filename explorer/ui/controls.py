@@ -300,28 +300,39 @@ def sidebar_ui() -> None:
 
 
 def int_control(
-    key: str, label: str, *, default: int, low: int, high: int, container=None, help: str | None = None
+    key: str, label: str, *, default: int, low: int, high: int, container=None, help: str | None = None,
+    drawn: bool = True, persist: bool = False,
 ) -> int:
-    """A page's whole-number slider, kept in the URL under ``key``, clamped to [low, high]."""
+    """A page's whole-number slider, kept in the URL under ``key``, clamped to [low, high].
+    ``drawn`` and ``persist`` as ``bool_control``'s: a slider shown on request keeps its value while hidden."""
     high = max(high, low)
     default = min(max(default, low), high)
     value = _seed(key, default, lambda raws: s.parse_int(key, raws, default=default, low=low, high=high))
     # Limits depend on the settings (e.g. ref < L): clamp what an earlier run left.
-    st.session_state[key] = min(max(int(value), low), high)
+    value = st.session_state[key] = min(max(int(value), low), high)
+    if not drawn:
+        return value
     if low == high:
         (container or st).caption(f"{label}: {low}")
         return low
     # The value given is the one Streamlit takes for none (the minimum; session state holds the real one).
     # Left out, Streamlit copies the whole session state in every run to see whether the key holds a range.
-    return int((container or st).slider(label, low, high, low, key=key, help=help))
+    return int((container or st).slider(
+        label, low, high, low, key=key, help=help, persist_state="session" if persist else None))
 
 
 def option_control(
-    key: str, label: str, options: tuple[float, ...], *, default: float, container=None, help: str | None = None
+    key: str, label: str, options: tuple[float, ...], *, default: float, container=None, help: str | None = None,
+    drawn: bool = True, persist: bool = False,
 ) -> float:
-    """A page's slider over numeric stops (``options``, ascending), kept in the URL under ``key``."""
-    _seed(key, default, lambda raws: s.parse_option(key, raws, default=default, options=options))
-    return float((container or st).select_slider(label, options, key=key, format_func=s.format_number, help=help))
+    """A page's slider over numeric stops (``options``, ascending), kept in the URL under ``key``.
+    ``drawn`` and ``persist`` as ``bool_control``'s."""
+    value = _seed(key, default, lambda raws: s.parse_option(key, raws, default=default, options=options))
+    if not drawn:
+        return float(value)
+    return float((container or st).select_slider(
+        label, options, key=key, format_func=s.format_number, help=help,
+        persist_state="session" if persist else None))
 
 
 def select_control(

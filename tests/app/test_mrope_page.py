@@ -63,6 +63,48 @@ def test_every_key_clamps_a_hostile_value_with_a_notice(value: str) -> None:
     assert 1 <= at.session_state["image_rows"] <= mrope.SIDE_MAX
 
 
+AROUND = ("text_before", "text_between", "text_after", "video_frames", "video_rows", "video_cols", "video_seconds")
+
+
+def tokens_of(values: dict[str, float]) -> int:
+    """The sequence's length, counted here from its parts (text runs, the image's and the video's grids)."""
+    return int(values["text_before"] + values["image_rows"] * values["image_cols"] + values["text_between"]
+               + values["video_frames"] * values["video_rows"] * values["video_cols"] + values["text_after"])
+
+
+DEFAULTS = {"text_before": 6, "image_rows": 8, "image_cols": 12, "text_between": 4, "video_frames": 4,
+            "video_rows": 4, "video_cols": 6, "text_after": 3}
+
+
+def test_the_text_and_video_sliders_wait_closed_yet_a_link_s_values_shape_the_sequence_and_stay_in_it() -> None:
+    asked = {"text_before": "20", "video_frames": "9", "video_cols": "3", "video_seconds": "2"}
+    at = open_page(MROPE, asked)
+    drawn = {slider.key for slider in at.slider} | {slider.key for slider in at.select_slider}
+    assert not drawn & set(AROUND), drawn & set(AROUND)
+    assert {"image_rows", "image_cols"} <= drawn
+    assert metric(at, "tokens") == f"{tokens_of({**DEFAULTS, **{k: float(v) for k, v in asked.items()}}):,}"
+    assert "20 text tokens, the image (8 × 12 tokens)" in " ".join(caption.value for caption in at.caption)
+    assert {key: at.query_params[key] for key in asked} == asked
+    assert "sequence" not in at.query_params
+
+
+def test_sequence_true_opens_them_and_a_moved_slider_keeps_its_value_once_closed() -> None:
+    at = open_page(MROPE, {"sequence": "true", "text_between": "7"})
+    assert {slider.key for slider in at.slider} >= {"text_before", "text_between", "video_frames"}
+    assert at.slider(key="text_between").value == 7 and at.select_slider(key="video_seconds").value == 1.0
+    assert at.query_params["sequence"] == "true"
+    at.slider(key="video_rows").set_value(10).run()
+    at.select_slider(key="video_seconds").set_value(4.0).run()
+    at.session_state["sequence"] = False
+    at.run()
+    at.run()  # Streamlit forgets an undrawn widget's value as the run that left it out ends, unless kept
+    assert not {"video_rows", "video_seconds"} & {slider.key for slider in [*at.slider, *at.select_slider]}
+    assert metric(at, "tokens") == f"{tokens_of({**DEFAULTS, 'text_between': 7, 'video_rows': 10}):,}"
+    assert "4 s each" in " ".join(caption.value for caption in at.caption)
+    assert at.query_params["video_rows"] == "10" and at.query_params["video_seconds"] == "4"
+    assert "sequence" not in at.query_params
+
+
 def test_moving_the_query_reruns_its_section_and_changes_the_code() -> None:
     at = open_page(MROPE, {"code": "true"})
     at.slider(key="query_row").set_value(0).run()

@@ -217,6 +217,14 @@ def with_sequence(view: MropeView, **sequence: int | float) -> MropeView:
     return with_query(changed, view.query_row, view.query_col)
 
 
+def sequence_words(view: MropeView) -> str:
+    """The sequence in words, in its order, as the page's sliders set it."""
+    frames = "frame" if view.video_frames == 1 else "frames"
+    return (f"{view.text_before:,} text tokens, the image ({view.image_rows} × {view.image_cols} tokens), "
+            f"{view.text_between:,} text tokens, the video ({view.video_frames} {frames} of {view.video_rows} × "
+            f"{view.video_cols} tokens, {view.seconds:g} s each), {view.text_after:,} text tokens")
+
+
 def with_query(view: MropeView, query_row: int, query_col: int) -> MropeView:
     """The view with the query at this row and column of the image (clamped to it)."""
     return replace(view, query_row=min(max(query_row, 0), view.image_rows - 1),
