@@ -8,6 +8,7 @@ Run from the repository root:
     python -m benchmarks.rerun_cost --rounds 3 --pages rotary contexts   # three passes, medians
     python -m benchmarks.rerun_cost --extra-arg --runner.postScriptGC=true   # another server option
     python -m benchmarks.rerun_cost --floor --pages matrix   # and the app's chrome alone: every page's floor
+    python -m benchmarks.rerun_cost --url http://127.0.0.1:8501 --pid 1234   # a server of your own (an outside run)
 
 Each row is one session (tests/st_client.py speaks Streamlit's WebSocket protocol, and keeps Streamlit's
 message cache as a browser tab does: a chart it already holds comes as a reference) on one page: it
@@ -40,6 +41,12 @@ start of the run the browser asked for, its turn into the fragment's run, the se
 the floor under every page's row, on this machine, in this run (Home, Rotary, Attention and Longer
 contexts rerun less than their page: the part of it that reads the settings, see
 navigation.run_settings_part). It is not a page, and does not set the exit status.
+
+``--url`` and ``--pid`` measure a server started outside this script instead of one of its own: ``streamlit
+run app.py`` as the README starts it, a container's process, a deployment's replica (its CPU is read from
+``--pid``; as root the process is moved into a cpuacct cgroup for the rows and back). The trivial app is still
+this script's, served beside it. Every round then measures the same server process, warm from the round
+before, where the script's own servers are fresh each round.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.baseline_app import trivial_server
@@ -104,6 +112,14 @@ def chrome_only_app() -> Iterator[Path]:
         yield copy
 
 
+@dataclass(frozen=True)
+class OutsideServer:
+    """A server of the app this script did not start (``--url``, ``--pid``)."""
+
+    url: str
+    pid: int
+
+
 async def rerun_cpu_ms(
     base_url: str, clock: Callable[[], float], page: str, query: str, key: str, values: tuple, reruns: int,
     kind: str = STEP,
@@ -137,8 +153,12 @@ def main() -> int:
                         help=f'which reruns: a sidebar "{STEP}", a "{WHOLE}" of the page (default both)')
     parser.add_argument("--extra-arg", action="append", default=[], help="an option for both servers")
     parser.add_argument("--floor", action="store_true", help='also the rows of "chrome only" (see above)')
+    parser.add_argument("--url", help="measure this running server of the app instead of one of this script's")
+    parser.add_argument("--pid", type=int, help="with --url: the server's process id, whose CPU time is read")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if (args.url is None) != (args.pid is None):
+        parser.error("--url and --pid go together: the server's address, and its process id to read its CPU time")
     pages = [p for p in page_list.ALL_PAGES if not args.pages or p.url_path in args.pages]
     # (row's page, URL path, settings' name, query, d values): the floor's rows first, on their own server.
     floor_path = page_list.address_path(page_list.PAGES[1])
@@ -159,7 +179,8 @@ def main() -> int:
         for round_number in range(1, args.rounds + 1):
             with ExitStack() as servers:
                 trivial = servers.enter_context(trivial_server(args.extra_arg))
-                app = servers.enter_context(StreamlitServer("app.py", extra_args=args.extra_arg))
+                app = (OutsideServer(args.url.rstrip("/"), args.pid) if args.url
+                       else servers.enter_context(StreamlitServer("app.py", extra_args=args.extra_arg)))
                 clocks = {server: servers.enter_context(cpu_clock(server.pid)) for server in (trivial, app)}
                 cpu_clock_used = clocks[app].__name__
                 if floor_copy is not None:
@@ -196,6 +217,7 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
         "reruns_per_row": args.reruns, "rounds": args.rounds, "server_args": args.extra_arg,
+        "outside_server": args.url,
         "cpu_clock": cpu_clock_used,
         "budget_ratio": BUDGET_RATIO, "rows": rows,
     }

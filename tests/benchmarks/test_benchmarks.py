@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from support.angle_rounding import angle_rounding_tolerance
+from support.browser_harness import StreamlitServer
 
 import pe_core
 from explorer import page_list
@@ -100,3 +101,28 @@ def test_the_follow_scenario_sees_every_follower_open_every_next(tmp_path: Path)
     assert result["targets"]["every_follower_sees_every_next"]
     assert result["scenario"]["next_every_s"] == 1.5
     assert result["poll_run_s"]["n"] > 0, "the followers never polled"
+
+
+def test_rerun_cost_measures_a_server_started_outside_it_beside_its_own_trivial_app(tmp_path: Path) -> None:
+    """``--url`` and ``--pid``: the rows are the outside server's (its CPU read from the pid given), each
+    with a ratio to the script's own trivial app; the verdict on the budgets is the exit status, not this
+    test's. One without the other is refused in one line."""
+    output = tmp_path / "rerun.json"
+    with StreamlitServer("app.py", cwd=ROOT) as server:
+        completed = subprocess.run(
+            [sys.executable, "-m", "benchmarks.rerun_cost", "--pages", "scorecard", "--kinds", "whole run",
+             "--reruns", "3", "--url", server.url, "--pid", str(server.pid), "--out", str(output)],
+            capture_output=True, text=True, timeout=180, cwd=ROOT,
+        )
+        assert completed.returncode in (0, 1), completed.stderr[-3000:]
+        assert server.log_tail().count("page 'Criteria scorecard' failed") == 0
+    result = json.loads(output.read_text())
+    assert result["outside_server"] == server.url
+    rows = result["rows"]
+    assert [(row["page"], row["settings"], row["rerun"]) for row in rows] == [
+        ("scorecard", "defaults", "whole run"), ("scorecard", "largest", "whole run")]
+    assert all(row["cpu_ms_per_rerun"] > 0 and row["ratio_to_trivial"] > 0 for row in rows)
+
+    refused = subprocess.run([sys.executable, "-m", "benchmarks.rerun_cost", "--url", server.url],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert refused.returncode == 2 and "--url and --pid go together" in refused.stderr
