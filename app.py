@@ -48,9 +48,9 @@ else:
         st.switch_page(PAGES[target])
     # Above the page: presentation mode's style and the Share bar (the notices of the URL's values are the page's),
     # then the lesson's step and its narration.
-    bar = st.container()
+    bar = classroom.bar_place()
     if presenting:
-        style.present(bar)
+        style.present()
     if follow:
         follow_bar = lesson_follow.draw_bar()
     elif lesson is not None:

@@ -50,15 +50,21 @@ def page_block() -> AbstractContextManager:
     return st.container(key=f"present_{screen.width}x{screen.height}")
 
 
+def bar_place() -> DeltaGenerator:
+    """Above the page, before it runs: the row ``classroom_bar`` fills once the page has run. One block:
+    each costs a whole run what an element does (blocks.row)."""
+    return st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center")
+
+
 def classroom_bar(bar: DeltaGenerator, *, building: bool = True) -> bool:
-    """In ``bar`` above the page, drawn after it (on a step the page's first chart goes out
-    first): the Share button, "Add this view to the lesson" (``building``: neither presenting nor
+    """In ``bar`` (``bar_place``) above the page, drawn after it (on a step the page's first chart goes
+    out first): the Share button, "Add this view to the lesson" (``building``: neither presenting nor
     following a lesson) and presentation mode's toggle, reachable with the sidebar closed.
     Returns whether Share was pressed: ``share_panel`` then opens the panel, after
     controls.write_url, when every control's value, also one a fragment moved since the
     last full run, is in the URL.
     """
-    with bar, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+    with bar:
         if presenting():
             st.caption(SIDEBAR_CLOSED)
             screen_size.mount()

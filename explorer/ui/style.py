@@ -14,7 +14,6 @@ Streamlit runs an st.html's scripts once, when the element first appears.
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from explorer.ui import browser_navigation, keyboard
 
@@ -142,6 +141,6 @@ def _page_chrome() -> None:
     st.html(PAGE_CHROME, unsafe_allow_javascript=True)
 
 
-def present(container: DeltaGenerator) -> None:
-    """Presentation mode's style, in ``container`` (above the page, so it comes first)."""
-    container.html(PRESENT_STYLE)
+def present() -> None:
+    """Presentation mode's style (st.html sends style-only HTML to the event container, drawn nowhere)."""
+    st.html(PRESENT_STYLE)
