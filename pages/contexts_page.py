@@ -217,13 +217,6 @@ if not show_parameters:
     )
 
 
-def pitfall_notes(view: ContextView) -> None:
-    for note in contexts.pitfalls(view):
-        st.warning(note, icon=":material/report:")
-
-
-
-
 def shape(view: ContextView) -> str:
     """The view in a line, for the captions."""
     return (f"d={view.d}, b={format_number(view.base)}, L0={view.trained:,}, L={view.target:,}, "
@@ -231,6 +224,9 @@ def shape(view: ContextView) -> str:
 
 
 def pair_sections(view: ContextView) -> None:
+    """The view's pitfalls, then the pairs' turns (one cached section: each costs a whole run a cache lookup)."""
+    for note in contexts.pitfalls(view):
+        st.warning(note, icon=":material/report:")
     label = contexts.method_label(view)
     plain, scaled = contexts.coverage(view, "none"), contexts.coverage(view)
     a = contexts.attention_factor(view, view.method)
@@ -255,9 +251,8 @@ def pair_sections(view: ContextView) -> None:
         + "Press Play: a length T grows from "
         f"{min(view.trained, view.target):,}, drawn by your browser (no server run per frame). "
         + animation.KEYBOARD_NOTE
-    )
-    st.caption(
-        "The count compares with pretraining at L0 alone. A model trained further on long texts after its "
+        # One caption, two paragraphs: each element costs a whole run about what a block does (blocks.row).
+        + "\n\nThe count compares with pretraining at L0 alone. A model trained further on long texts after its "
         "scaling (Llama 3.1 and DeepSeek-V3 were, up to 128K tokens) met those angles there: what is counted here "
         "is what that training, or the method alone, has to make up for."
     )
@@ -380,7 +375,6 @@ def charts() -> None:
         source = model_config(model)
         st.caption(f"Preset: {source.name}. {source.note} Source: {source.url}")
         layer_link.show(layer_types.preset_note(model), preset=model)
-    blocks.cached_section("contexts_pitfalls", lambda: pitfall_notes(view), key)
     blocks.cached_section("contexts_pairs_section", lambda: pair_sections(view), key)
     blocks.first_chart_sent()
     blocks.downloads("the Play frames' turns", lambda: contexts.coverage_table(view), key="contexts_coverage")
