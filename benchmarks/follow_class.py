@@ -19,9 +19,10 @@ follower's next poll and its run of the step's page.
 Judged (the exit status): every follower sees every Next, and the class budget of PRODUCT.md for
 one projected view, p95 at most ``CLASS_P95_S``, holds both for the followers' first runs (the
 class opens the link the teacher shows) and for each Next (the class opens the step's view at
-once), while the class polls. Printed beside it: the lessons issue's promise of two seconds from a
-Next to every follower (``PROMISE_S``); a class of 100 on one 2-core process is over it, as long
-as 100 whole runs of a page take the server more than two seconds (issue 43, cheaper whole runs).
+once), while the class polls; with a class of ``PROJECTED_CLASS``, also PRODUCT.md's budget for
+cheap whole runs, ``PROJECTED_P95_S``, for both: what the followers' polling leaves of the server
+must still serve them that fast. Printed beside it: the lessons issue's promise of two seconds
+from a Next to every follower (``PROMISE_S``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ SETTLE_S = 3.0
 #: After the last Next, how long a follower may take before it counts as one that missed it.
 LAST_WAIT_S = 15.0
 CLASS_P95_S = 3.0
+#: PRODUCT.md's budget for cheap whole runs (issue 43): one projected view to a class of this size, p95 at most
+#: this, judged for the followers' first runs and for each Next when the class is that size.
+PROJECTED_CLASS, PROJECTED_P95_S = 100, 1.5
 PROMISE_S = 2.0
 WHOLE_RUN, FRAGMENT_RUN = "FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
 
@@ -190,6 +194,10 @@ async def load(args: argparse.Namespace, base_url: str, pid: int | None) -> dict
         f"p95_first_run_at_most_{CLASS_P95_S:g}s": first_p["p95"] is not None and first_p["p95"] <= CLASS_P95_S,
         f"p95_next_at_most_{CLASS_P95_S:g}s": wait_p["p95"] is not None and wait_p["p95"] <= CLASS_P95_S,
     }
+    if args.sessions == PROJECTED_CLASS:
+        for name, measured in (("first_run", first_p), ("next", wait_p)):
+            targets[f"p95_{name}_at_most_{PROJECTED_P95_S:g}s_for_{PROJECTED_CLASS}"] = (
+                measured["p95"] is not None and measured["p95"] <= PROJECTED_P95_S)
     promise_kept = missed == 0 and wait_p["max"] is not None and wait_p["max"] <= PROMISE_S
     failures = teacher_failures + [f"follower {i}: {x}" for i, f in enumerate(followers) for x in f.failures]
     return {
