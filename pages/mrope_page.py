@@ -91,7 +91,7 @@ image_rows = controls.int_control("image_rows", "Image: rows of tokens", default
 image_cols = controls.int_control("image_cols", "Image: columns of tokens", default=12, low=1, high=mrope.SIDE_MAX,
                                   container=image_row)
 # The text runs and the video, on request: seven more sliders would cost every whole run of this page about a
-# tenth of its server time (benchmarks/JOURNAL.md, "2026-12-07, 16:30"). Hidden, they keep their values (URL,
+# tenth of its server time (benchmarks/JOURNAL.md, "2026-12-07, 15:35"). Hidden, they keep their values (URL,
 # session), and the sequence's caption below says what they are.
 around = blocks.kept_on_request("The text around the image, and the video", key=SEQUENCE_KEY,
                                 icon=":material/movie:")

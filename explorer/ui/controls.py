@@ -41,7 +41,7 @@ class _ControlsState:
     """What this module keeps for one session between runs, under one session-state key: a read of
     ``st.session_state`` goes through Streamlit's proxy and its lock (about 4 µs, and a missing key
     raises inside it), and a whole run seeds twenty to fifty controls (benchmarks/JOURNAL.md,
-    "2026-12-07, 15:40")."""
+    "2026-12-07, 15:20")."""
 
     #: Keys already read from the URL in this session.
     seeded: set[str] = field(default_factory=set)
