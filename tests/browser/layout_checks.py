@@ -7,6 +7,8 @@ sizes, in both modes) and tests/browser/test_phone.py (every page on a phone).
 
 from __future__ import annotations
 
+from support.app_runs import PLAY_KEYS
+
 #: The texts of each Plotly chart that must not meet another text of the same chart, and
 #: the texts of each chart that reach outside it. Boxes are the browser's (a rotated axis
 #: title's box stands upright); a text element counts whole (its own tspans are inside its
@@ -197,22 +199,26 @@ def describe_chart_text(found: dict, where: str, *, overlaps: bool = True) -> li
 
 #: Clicks the first closed expander of the page that holds a Play chart drawn on request
 #: (explorer.ui.blocks.play_on_request: its label begins "Play:"), as a visitor does; true if it found one.
-OPEN_NEXT_PLAY_JS = """() => {
-    const summary = [...document.querySelectorAll('[data-testid="stExpander"] details:not([open]) > summary')]
-        .find((el) => el.innerText.trim().replace(/^play_arrow\\s*/, '').startsWith('Play:'));
+#: The expanders a page draws closed whose state its URL keeps (explorer.ui.blocks.kept_on_request), by key: the
+#: Play charts and M-RoPE's text and video sliders. Streamlit gives a keyed expander's block the class st-key-<key>.
+KEPT_ON_REQUEST_KEYS = (*sorted(PLAY_KEYS), "sequence")
+OPEN_NEXT_KEPT_JS = """(keys) => {
+    const summary = keys.map((key) => document.querySelector(`.st-key-${key} details:not([open]) > summary`))
+        .find((el) => el !== null);
     summary?.click();
     return summary !== undefined;
 }"""
-#: A page has at most two Play charts drawn on request (Waves).
-MAX_PLAYS_ON_REQUEST = 2
+#: A page has at most two of them (Waves' two Play charts).
+MAX_KEPT_ON_REQUEST = 2
 
 
-def open_plays(page) -> int:
-    """Open every Play chart of the page drawn on request, one click at a time, each drawn before the next
-    (a click reruns the page); how many it opened."""
+def open_kept_on_request(page) -> int:
+    """Open every expander of the page drawn on request whose state the URL keeps (the Play charts, M-RoPE's
+    text and video sliders), one click at a time, each drawn before the next (a click reruns the page); how
+    many it opened."""
     opened = 0
-    while page.evaluate(OPEN_NEXT_PLAY_JS):
+    while page.evaluate(OPEN_NEXT_KEPT_JS, list(KEPT_ON_REQUEST_KEYS)):
         opened += 1
-        assert opened <= MAX_PLAYS_ON_REQUEST, "a Play expander stayed closed once clicked"
+        assert opened <= MAX_KEPT_ON_REQUEST, "an expander drawn on request stayed closed once clicked"
         wait_until_settled(page)
     return opened

@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from layout_checks import open_plays, wait_until_settled
+from layout_checks import open_kept_on_request, wait_until_settled
 from support.browser_harness import APP_IDLE_JS, CHART_SIGNATURE_JS, VIEWPORT
 from test_browser import (
     FIRST_LOAD_MS,
@@ -138,13 +138,14 @@ def test_largest_settings_draw_every_chart_and_axe_finds_no_serious_violation(
 ) -> None:
     """At L=16384, d=2048 (where the size budgets bite), every chart drawn without an error, and
     no serious or critical axe-core violation, with headings in order, on the whole page in the
-    light theme, its "reproduce this" code and its Play charts shown (test_page_fits_a_phone: the dark one)."""
+    light theme, its "reproduce this" code, its Play charts and M-RoPE's text and video sliders shown
+    (test_page_fits_a_phone: the dark one)."""
     path = address_path(info)
     visit(tour, app_server, info, "?d=2048&L=16384")
     expect_sidebar(tour, d="2048", L="16384", n="10000")
     show_code(tour)
     wait_until_settled(tour)
-    open_plays(tour)
+    open_kept_on_request(tour)
     assert_no_traceback(tour)
     fit_viewport_to_content(tour, VIEWPORT["width"], VIEWPORT["height"])
     results = run_axe(tour, path)

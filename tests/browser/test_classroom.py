@@ -28,7 +28,7 @@ from layout_checks import (
     LABELS_CUT_JS,
     SMALL_CHART_TEXT_JS,
     describe_chart_text,
-    open_plays,
+    open_kept_on_request,
     wait_until_settled,
 )
 from PIL import Image
@@ -297,7 +297,7 @@ def test_in_presentation_mode_tab_reaches_only_controls_on_the_screen(app_server
     # The whole page before the walk: the Share bar is drawn after the page, and Play's buttons join
     # the tab order once drawn (CI once walked a page whose last charts had not arrived).
     wait_until_settled(page)
-    assert open_plays(page) == 2, "Waves' two Play charts drawn on request"
+    assert open_kept_on_request(page) == 2, "Waves' two Play charts drawn on request"
     page.wait_for_function("() => document.querySelectorAll('.updatemenu-button[tabindex=\"0\"]').length >= 2")
     expect_sidebar_open(page, False)
     reached: list[tuple] = []
@@ -404,7 +404,7 @@ def test_no_chart_text_over_text_and_no_label_cut_off_on_a_projector(app_server:
             wait_for_url(page, path, **({share.PRESENT_KEY: "true"} if present else {}))
             wait_until_drawn(page, path)
         wait_until_settled(page)
-        open_plays(page)  # a teacher's Play charts too (the next page may keep them open)
+        open_kept_on_request(page)  # a teacher's Play charts too (the next page may keep them open)
         for size in sizes:
             resized = size != page.viewport_size
             if resized:

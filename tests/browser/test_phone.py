@@ -9,7 +9,7 @@ through the tour of every page (test_accessibility.visit).
 from __future__ import annotations
 
 import pytest
-from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, open_plays, wait_until_settled
+from layout_checks import CHART_TEXT_JS, LABELS_CUT_JS, describe_chart_text, open_kept_on_request, wait_until_settled
 from test_accessibility import (
     PAGE_IDS,
     PAGES,
@@ -100,14 +100,14 @@ def phone(browser):
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_page_fits_a_phone(app_server: str, phone, info: page_list.PageInfo) -> None:
-    """At 390 x 844, in the dark theme, the code and the Play charts shown: no label is cut off, nothing runs off
-    the screen (formulas and code wrap to fit), the mode bar covers no chart title, the
-    sidebar's controls open on the screen, and axe finds no serious violation there either."""
+    """At 390 x 844, in the dark theme, the code, the Play charts and M-RoPE's text and video sliders shown: no
+    label is cut off, nothing runs off the screen (formulas and code wrap to fit), the mode bar covers no chart
+    title, the sidebar's controls open on the screen, and axe finds no serious violation there either."""
     path = address_path(info)
     visit(phone, app_server, info, "", PHONE)
     show_code(phone)
     wait_until_settled(phone)
-    open_plays(phone)
+    open_kept_on_request(phone)
     # No label cut off (issue 20): every text of a chart inside the chart and the screen, no
     # label ending in an ellipsis or running off the screen. (Tables scroll sideways here.)
     cut = describe_chart_text(phone.evaluate(CHART_TEXT_JS), f"/{path}", overlaps=False)

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import pytest
-from layout_checks import open_plays, wait_until_settled
+from layout_checks import open_kept_on_request, wait_until_settled
 from support.browser_harness import APP_IDLE_JS, REPO_ROOT
 from support.independent import encoding, rates
 from test_accessibility import PlaywrightError, open_from_navigation, open_page, tab_to
@@ -165,7 +165,7 @@ def test_play_animates_in_the_browser_without_a_rerun(app_server: str, tour, tou
         page.play_settings = tour_name
     page.wait_for_function(APP_IDLE_JS)
     wait_until_settled(page)
-    open_plays(page)  # the Play charts drawn on request, opened by a click (the next page may keep them open)
+    open_kept_on_request(page)  # the Play charts drawn on request, opened by a click (the next page may keep them open)
     for title, moving, check, shot in pages[path]:
         page.wait_for_function("(title) => (" + PLAY_STATE_JS + ")(title) !== null", arg=title)
         plot = page.locator(".js-plotly-plot", has=page.locator(".gtitle", has_text=title)).first
@@ -295,7 +295,7 @@ def test_tab_reaches_play_soon_past_no_chart_toolbar_and_in_the_drawn_order(app_
         open_page(tour, app_server, path)
     page = tour
     wait_until_settled(page)
-    open_plays(page)
+    open_kept_on_request(page)
     page.wait_for_function("() => document.querySelectorAll('.updatemenu-button[tabindex=\"0\"]').length >= 2")
     page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
     reached: list[dict] = []
