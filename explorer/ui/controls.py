@@ -88,8 +88,10 @@ def begin_run() -> None:
     to is the view, and the session still holds the values of the view it left."""
     kept = _kept()
     kept.defaults = {}
-    kept.read_all = _history_navigation() or kept.reopen
-    kept.reopen = False
+    if _history_navigation():
+        kept.read_all = True  # a pending reopen waits for the run that opens its view
+    else:
+        kept.read_all, kept.reopen = kept.reopen, False
     if kept.read_all:
         kept.seeded = set()
         kept.pending = {}
@@ -567,9 +569,11 @@ def write_url() -> None:
         if value is not _ABSENT and value != default
     }
     current = {key: st.query_params.get_all(key)[-1] for key in st.query_params}
-    if query != current or kept.write_address:
+    if query != current:
         st.query_params.from_dict(query)
-    kept.write_address = False
+    elif kept.write_address:  # sent once more by the first run whose query is already the session's
+        kept.write_address = False
+        st.query_params.from_dict(query)
     kept.written = query
 
 
