@@ -96,7 +96,10 @@ image_cols = controls.int_control("image_cols", "Image: columns of tokens", defa
 around = blocks.kept_on_request("The text around the image, and the video", key=SEQUENCE_KEY,
                                 icon=":material/movie:")
 shown = around is not None
-text_row, video_row = (around.container(horizontal=True), around.container(horizontal=True)) if shown else (None, None)
+text_row = video_row = None
+if shown:
+    with around:
+        text_row, video_row = blocks.row(), blocks.row()
 text_before = controls.int_control("text_before", "Text before the image (tokens)", default=6, low=0,
                                    high=mrope.TEXT_MAX, container=text_row, drawn=shown, persist=True)
 text_between = controls.int_control("text_between", "Text between (tokens)", default=4, low=0, high=mrope.TEXT_MAX,
